@@ -1,0 +1,21 @@
+//! promptc: inspect Codex rollout files.
+//!
+//! The pipeline, each stage depending only on the ones before it:
+//! `parse` (bytes to records) → `replay` (raw history, turns, steps) → `normalize` (model view)
+//! → `render` (text and JSON). The library does no I/O and never reads the environment: the
+//! binary in `src/bin/promptc/` reads files and decides colour and width.
+
+pub mod content;
+pub mod model;
+pub mod normalize;
+pub mod parse;
+pub mod render;
+pub mod replay;
+pub mod sanitize;
+pub mod session;
+
+pub use parse::{LoadError, LoadOptions};
+pub use session::{SelectError, Session, TurnSelector};
+
+/// Version of every JSON document promptc writes.
+pub const SCHEMA_VERSION: u32 = 1;

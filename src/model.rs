@@ -1,0 +1,350 @@
+//! Plain data for a loaded rollout: records (one per non-blank line), response items, session
+//! metadata, turn contexts and events. No I/O, no output formats: the JSON output types live in
+//! `render::json`.
+
+use std::ops::Range;
+
+/// Index of an item in [`Rollout::items`].
+pub type ItemId = usize;
+
+/// The file layout a rollout was written in (codex-rollout.md section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// Era A: a `{id,timestamp,instructions}` meta line, then bare items and `record_type` state lines.
+    BareLegacy,
+    /// Era A′: `{timestamp, record_type, ...flattened}` lines.
+    Tagged,
+    /// Eras B to D: `{timestamp, [ordinal], type, payload}` lines.
+    RolloutLines,
+    /// A plain JSONL of Responses-API items, no meta line.
+    PlainItems,
+    /// Nothing recognisable was loaded (every line skipped).
+    Unknown,
+}
+
+impl Generation {
+    /// Stable name used in text and JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Generation::BareLegacy => "bare-legacy",
+            Generation::Tagged => "tagged",
+            Generation::RolloutLines => "rollout-lines",
+            Generation::PlainItems => "plain-items",
+            Generation::Unknown => "unknown",
+        }
+    }
+}
+
+/// A loaded rollout: every non-blank line is either a [`Record`] or a [`SkippedLine`].
+#[derive(Debug)]
+pub struct Rollout {
+    /// How the caller named the input (a path, `-`), used in messages.
+    pub name: String,
+    /// The input, byte for byte; records and items point into it.
+    pub bytes: Vec<u8>,
+    pub generation: Generation,
+    pub records: Vec<Record>,
+    pub skipped: Vec<SkippedLine>,
+    /// Every response item found, in file order (including `replacement_history` entries).
+    pub items: Vec<Item>,
+    /// The first `session_meta` (or the bare legacy meta line): it decides the thread id.
+    pub meta: Option<SessionMeta>,
+    /// Notes about the file that are not errors (a second `session_meta`, …), with their line.
+    pub notes: Vec<(usize, String)>,
+}
+
+impl Rollout {
+    /// The exact JSON text of an item.
+    pub fn item_json(&self, id: ItemId) -> &str {
+        self.items[id].json(&self.bytes)
+    }
+
+    /// The exact bytes of a record's line.
+    pub fn line_bytes(&self, record: &Record) -> &[u8] {
+        &self.bytes[record.span.clone()]
+    }
+
+    /// The largest `turn_context`/event era marker seen, for display (`B`, `C`, `D`, or `A`).
+    pub fn era(&self) -> &'static str {
+        match self.generation {
+            Generation::BareLegacy | Generation::PlainItems => "A",
+            Generation::Tagged => "A′",
+            Generation::Unknown => "?",
+            Generation::RolloutLines => {
+                let newer = self.records.iter().any(|r| {
+                    r.ordinal
+                        || matches!(
+                            &r.kind,
+                            RecordKind::Unknown { .. } | RecordKind::Other { .. }
+                        )
+                });
+                let lifecycle = self.records.iter().any(|r| {
+                    matches!(&r.kind, RecordKind::Event(e) if matches!(e.kind, EventKind::TaskStarted | EventKind::TaskComplete))
+                });
+                if newer {
+                    "D"
+                } else if lifecycle {
+                    "C"
+                } else {
+                    "B"
+                }
+            }
+        }
+    }
+}
+
+/// One non-blank line that was understood.
+#[derive(Debug)]
+pub struct Record {
+    /// 1-based line number.
+    pub line: usize,
+    /// Byte range of the line (without its newline).
+    pub span: Range<usize>,
+    pub timestamp: Option<String>,
+    /// The line carried an `ordinal` (era D).
+    pub ordinal: bool,
+    pub kind: RecordKind,
+}
+
+/// What a line is.
+#[derive(Debug)]
+pub enum RecordKind {
+    SessionMeta(Box<SessionMeta>),
+    /// A response item (a `response_item` line, a bare item, or a tagged `response` line).
+    Item(ItemId),
+    Compacted(Compacted),
+    TurnContext(Box<TurnContext>),
+    Event(Event),
+    /// `{"record_type":"state"}` filler lines of the bare legacy format.
+    State,
+    /// A line type known from newer Codex builds that does not affect history.
+    Other {
+        type_name: String,
+    },
+    /// A line type promptc does not know.
+    Unknown {
+        type_name: String,
+    },
+}
+
+impl RecordKind {
+    /// Stable name used in output.
+    pub fn name(&self) -> String {
+        match self {
+            RecordKind::SessionMeta(_) => "session_meta".into(),
+            RecordKind::Item(_) => "response_item".into(),
+            RecordKind::Compacted(_) => "compacted".into(),
+            RecordKind::TurnContext(_) => "turn_context".into(),
+            RecordKind::Event(e) => format!("event_msg:{}", e.type_name),
+            RecordKind::State => "state".into(),
+            RecordKind::Other { type_name } => type_name.clone(),
+            RecordKind::Unknown { type_name } => format!("unknown:{type_name}"),
+        }
+    }
+}
+
+/// A line promptc could not use, and why.
+#[derive(Debug, Clone)]
+pub struct SkippedLine {
+    pub line: usize,
+    /// 1-based column of a JSON error, when there is one.
+    pub column: Option<usize>,
+    pub reason: String,
+    /// A short, escaped-on-render start of the line.
+    pub excerpt: String,
+}
+
+/// `session_meta` fields promptc uses (codex-rollout.md section 3.1).
+#[derive(Debug, Clone, Default)]
+pub struct SessionMeta {
+    pub id: Option<String>,
+    pub forked_from_id: Option<String>,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+    pub originator: Option<String>,
+    pub cli_version: Option<String>,
+    pub model_provider: Option<String>,
+    /// User instructions (AGENTS.md) in eras A/B; not the base prompt.
+    pub user_instructions: Option<String>,
+    /// The base instructions sent to the model (2026 files).
+    pub base_instructions: Option<String>,
+    /// Client-provided tool specs, exact JSON text of each (2026 files).
+    pub dynamic_tools: Option<Vec<String>>,
+}
+
+/// `turn_context` fields promptc uses (codex-rollout.md section 3.2).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnContext {
+    pub turn_id: Option<String>,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    pub summary: Option<String>,
+    pub verbosity: Option<String>,
+    pub base_instructions: Option<String>,
+    pub user_instructions: Option<String>,
+    pub developer_instructions: Option<String>,
+    /// `final_output_json_schema`, as compact JSON text.
+    pub output_schema: Option<String>,
+    pub approval_policy: Option<String>,
+    pub sandbox: Option<String>,
+    pub current_date: Option<String>,
+}
+
+/// A `compacted` line.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    pub message: String,
+    /// Item ids of `replacement_history`, when the line has one.
+    pub replacement: Option<Vec<ItemId>>,
+}
+
+/// An `event_msg` line.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// The payload's `type`, as written.
+    pub type_name: String,
+    pub kind: EventKind,
+    pub turn_id: Option<String>,
+}
+
+/// The events that matter to replay; everything else is `Other` (UI and telemetry).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    TaskStarted,
+    TaskComplete,
+    TurnAborted,
+    ThreadRolledBack { num_turns: u64 },
+    TokenCount(Option<TokenInfo>),
+    ContextCompacted,
+    UserMessage,
+    Other,
+}
+
+/// `token_count.info`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub total: Usage,
+    pub last: Usage,
+    pub context_window: Option<u64>,
+}
+
+/// One usage snapshot. OpenAI semantics: `cached_input_tokens` is a subset of `input_tokens`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_input_tokens: Option<u64>,
+    pub output_tokens: u64,
+    pub reasoning_output_tokens: u64,
+    pub total_tokens: u64,
+}
+
+/// A response item: where its JSON is, and the few fields replay and normalization need.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub text: ItemText,
+    pub kind: ItemKind,
+    /// The item's `type` as written.
+    pub type_name: String,
+    pub role: Option<String>,
+    pub call_id: Option<String>,
+    /// The item's own `id` (server id in era A, model-visible ids in the newest builds).
+    pub id: Option<String>,
+    pub name: Option<String>,
+    /// `execution` of tool search items (`client` or `server`).
+    pub execution: Option<String>,
+    /// The line the item was read from.
+    pub line: usize,
+}
+
+/// Where an item's JSON text is.
+#[derive(Debug, Clone)]
+pub enum ItemText {
+    /// A byte range of [`Rollout::bytes`], already checked to be UTF-8 JSON.
+    Span(Range<usize>),
+    /// Text promptc made (synthetic outputs, flattened era A′ items, rebuilt compaction history).
+    Owned(Box<str>),
+}
+
+impl Item {
+    /// The exact JSON text of the item.
+    pub fn json<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
+        match &self.text {
+            // Spans are only made over text that parsed as JSON, hence UTF-8.
+            ItemText::Span(range) => std::str::from_utf8(&bytes[range.clone()]).unwrap_or(""),
+            ItemText::Owned(text) => text,
+        }
+    }
+
+    /// A user-role message.
+    pub fn is_user_message(&self) -> bool {
+        self.kind == ItemKind::Message && self.role.as_deref() == Some("user")
+    }
+
+    /// An item the model produced in a response (starts a step's output).
+    pub fn is_model_output(&self) -> bool {
+        match self.kind {
+            ItemKind::Message => self.role.as_deref() == Some("assistant"),
+            ItemKind::Reasoning
+            | ItemKind::FunctionCall
+            | ItemKind::CustomToolCall
+            | ItemKind::LocalShellCall
+            | ItemKind::ToolSearchCall
+            | ItemKind::WebSearchCall
+            | ItemKind::ImageGenerationCall => true,
+            _ => false,
+        }
+    }
+}
+
+/// Response item types (codex-rollout.md section 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    Message,
+    Reasoning,
+    FunctionCall,
+    FunctionCallOutput,
+    CustomToolCall,
+    CustomToolCallOutput,
+    LocalShellCall,
+    ToolSearchCall,
+    ToolSearchOutput,
+    WebSearchCall,
+    ImageGenerationCall,
+    GhostSnapshot,
+    Compaction,
+    ContextCompaction,
+    AgentMessage,
+    AdditionalTools,
+    /// Not persisted by Codex and not an API item.
+    CompactionTrigger,
+    /// A type promptc does not know: kept and shown, never sent.
+    Unknown,
+}
+
+impl ItemKind {
+    /// Map a `type` string; `compaction_summary` is an alias of `compaction`.
+    pub fn from_type(type_name: &str) -> ItemKind {
+        match type_name {
+            "message" => ItemKind::Message,
+            "reasoning" => ItemKind::Reasoning,
+            "function_call" => ItemKind::FunctionCall,
+            "function_call_output" => ItemKind::FunctionCallOutput,
+            "custom_tool_call" => ItemKind::CustomToolCall,
+            "custom_tool_call_output" => ItemKind::CustomToolCallOutput,
+            "local_shell_call" => ItemKind::LocalShellCall,
+            "tool_search_call" => ItemKind::ToolSearchCall,
+            "tool_search_output" => ItemKind::ToolSearchOutput,
+            "web_search_call" => ItemKind::WebSearchCall,
+            "image_generation_call" => ItemKind::ImageGenerationCall,
+            "ghost_snapshot" => ItemKind::GhostSnapshot,
+            "compaction" | "compaction_summary" => ItemKind::Compaction,
+            "context_compaction" => ItemKind::ContextCompaction,
+            "agent_message" => ItemKind::AgentMessage,
+            "additional_tools" => ItemKind::AdditionalTools,
+            "compaction_trigger" => ItemKind::CompactionTrigger,
+            _ => ItemKind::Unknown,
+        }
+    }
+}

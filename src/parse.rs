@@ -1,0 +1,614 @@
+//! Loading: bytes of a rollout (any generation) into a [`Rollout`]. Every non-blank line ends up
+//! either as a record or as a skipped line with a reason; nothing is dropped silently and nothing
+//! here panics on input. No I/O: the caller reads the file (or stdin) and passes the bytes.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::model::{
+    Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Record, RecordKind, Rollout,
+    SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
+};
+
+/// How strict loading is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// Any skipped line is an error.
+    pub strict: bool,
+}
+
+/// Why a file could not be loaded at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{name}: empty file, not a rollout")]
+    Empty { name: String },
+    #[error("{name}: not a rollout: no line is a JSON object (line {line}: {reason})")]
+    NotARollout {
+        name: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("{name}:{line}{}: {reason} (--strict)", column.map(|c| format!(":{c}")).unwrap_or_default())]
+    Strict {
+        name: String,
+        line: usize,
+        column: Option<usize>,
+        reason: String,
+    },
+}
+
+/// Zstandard frame magic, for a friendly message when a compressed file reaches the parser.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Load a rollout from its bytes. `name` is used in records and messages.
+pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout, LoadError> {
+    let mut loader = Loader {
+        rollout: Rollout {
+            name: name.to_string(),
+            bytes: Vec::new(),
+            generation: Generation::Unknown,
+            records: Vec::new(),
+            skipped: Vec::new(),
+            items: Vec::new(),
+            meta: None,
+            notes: Vec::new(),
+        },
+        first_kind: None,
+    };
+    if bytes.starts_with(&ZSTD_MAGIC) {
+        return Err(LoadError::NotARollout {
+            name: name.to_string(),
+            line: 1,
+            reason: "zstd-compressed data; decompress it first".into(),
+        });
+    }
+    let mut start = 0;
+    let mut non_blank = 0;
+    for (index, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_start = start;
+        start += raw_line.len() + 1;
+        let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        non_blank += 1;
+        loader.line(index + 1, line_start..line_start + line.len(), line);
+        if options.strict
+            && let Some(skipped) = loader.rollout.skipped.first()
+        {
+            return Err(LoadError::Strict {
+                name: name.to_string(),
+                line: skipped.line,
+                column: skipped.column,
+                reason: skipped.reason.clone(),
+            });
+        }
+    }
+    if non_blank == 0 {
+        return Err(LoadError::Empty {
+            name: name.to_string(),
+        });
+    }
+    if loader.rollout.records.is_empty() {
+        let first = &loader.rollout.skipped[0];
+        return Err(LoadError::NotARollout {
+            name: name.to_string(),
+            line: first.line,
+            reason: first.reason.clone(),
+        });
+    }
+    loader.rollout.generation = loader.first_kind.unwrap_or(Generation::Unknown);
+    loader.rollout.bytes = bytes;
+    Ok(loader.rollout)
+}
+
+/// The envelope fields of any generation; everything else in the line is ignored here.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(rename = "type", borrow, default)]
+    type_: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    record_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    ordinal: Option<&'a RawValue>,
+}
+
+/// The fields of a response item that replay and normalization use.
+#[derive(Deserialize)]
+struct ItemHead<'a> {
+    #[serde(rename = "type", borrow)]
+    type_: Cow<'a, str>,
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    execution: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct EventHead<'a> {
+    #[serde(rename = "type", borrow)]
+    type_: Cow<'a, str>,
+    #[serde(borrow, default)]
+    turn_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    num_turns: Option<u64>,
+    #[serde(borrow, default)]
+    info: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CompactedPayload<'a> {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(borrow, default)]
+    replacement_history: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct TokenInfoPayload {
+    total_token_usage: UsagePayload,
+    last_token_usage: UsagePayload,
+    #[serde(default)]
+    model_context_window: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct UsagePayload {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    cached_input_tokens: u64,
+    #[serde(default)]
+    cache_write_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    reasoning_output_tokens: u64,
+    #[serde(default)]
+    total_tokens: u64,
+}
+
+impl From<UsagePayload> for Usage {
+    fn from(u: UsagePayload) -> Usage {
+        Usage {
+            input_tokens: u.input_tokens,
+            cached_input_tokens: u.cached_input_tokens,
+            cache_write_input_tokens: u.cache_write_input_tokens,
+            output_tokens: u.output_tokens,
+            reasoning_output_tokens: u.reasoning_output_tokens,
+            total_tokens: u.total_tokens,
+        }
+    }
+}
+
+/// Line types written by newer Codex builds that never touch history (codex-rollout.md section 3).
+const KNOWN_OTHER_LINE_TYPES: &[&str] = &[
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "world_state",
+    "token_usage_record",
+    "security_risk_score",
+    "retained_context",
+    "realtime_item",
+];
+
+struct Loader {
+    rollout: Rollout,
+    first_kind: Option<Generation>,
+}
+
+/// A line problem: reason and, for JSON errors, the 1-based column.
+struct LineError {
+    reason: String,
+    column: Option<usize>,
+}
+
+impl LineError {
+    fn new(reason: impl Into<String>) -> LineError {
+        LineError {
+            reason: reason.into(),
+            column: None,
+        }
+    }
+
+    fn json(context: &str, err: &serde_json::Error) -> LineError {
+        LineError {
+            reason: format!("{context}{}", strip_position(err)),
+            column: Some(err.column()),
+        }
+    }
+}
+
+/// serde_json appends " at line L column C"; the caller reports the position itself.
+fn strip_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+const EXCERPT_CHARS: usize = 60;
+
+/// A short excerpt of a line around `column` (1-based byte column), for messages.
+fn excerpt(line: &[u8], column: Option<usize>) -> String {
+    let text = String::from_utf8_lossy(line);
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= EXCERPT_CHARS {
+        return text.into_owned();
+    }
+    // Columns are byte offsets; map to a char index approximately by scanning.
+    let center = column
+        .map(|c| text.char_indices().take_while(|(i, _)| *i < c).count())
+        .unwrap_or(0);
+    let start = center.saturating_sub(EXCERPT_CHARS / 2);
+    let end = (start + EXCERPT_CHARS).min(chars.len());
+    let start = end.saturating_sub(EXCERPT_CHARS);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn as_str(raw: Option<&RawValue>) -> Option<String> {
+    let raw = raw?;
+    match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
+        Ok(s) => Some(s.into_owned()),
+        Err(_) => None,
+    }
+}
+
+fn value_str(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Loader {
+    fn line(&mut self, line_number: usize, span: std::ops::Range<usize>, line: &[u8]) {
+        match self.record(line_number, span.clone(), line) {
+            Ok(record) => self.rollout.records.push(record),
+            Err(err) => {
+                let excerpt = excerpt(line, err.column);
+                self.rollout.skipped.push(SkippedLine {
+                    line: line_number,
+                    column: err.column,
+                    reason: err.reason,
+                    excerpt,
+                })
+            }
+        }
+    }
+
+    fn record(
+        &mut self,
+        line_number: usize,
+        span: std::ops::Range<usize>,
+        line: &[u8],
+    ) -> Result<Record, LineError> {
+        let text = std::str::from_utf8(line).map_err(|e| LineError {
+            reason: "invalid UTF-8".into(),
+            column: Some(e.valid_up_to() + 1),
+        })?;
+        let trimmed = text.trim_start();
+        if !trimmed.starts_with('{') {
+            return Err(match serde_json::from_str::<IgnoredAny>(text) {
+                Ok(_) => LineError::new(format!(
+                    "JSON {}, not an object",
+                    json_kind(trimmed.as_bytes().first().copied())
+                )),
+                Err(e) => LineError::json("not JSON: ", &e),
+            });
+        }
+        let envelope: Envelope<'_> =
+            serde_json::from_str(text).map_err(|e| LineError::json("not JSON: ", &e))?;
+        let timestamp = as_str(envelope.timestamp);
+        let ordinal = envelope.ordinal.is_some();
+        let base = span.start;
+        let offset_of = |raw: &RawValue| -> std::ops::Range<usize> {
+            let start = base + (raw.get().as_ptr() as usize - text.as_ptr() as usize);
+            start..start + raw.get().len()
+        };
+
+        let kind = if let (Some(type_raw), Some(payload)) = (envelope.type_, envelope.payload) {
+            let type_name = serde_json::from_str::<Cow<'_, str>>(type_raw.get())
+                .map_err(|_| LineError::new("`type` is not a string"))?;
+            self.note_generation(Generation::RolloutLines);
+            self.rollout_line(&type_name, payload, offset_of(payload), line_number)?
+        } else if let Some(record_type) = envelope.record_type {
+            let record_type = serde_json::from_str::<Cow<'_, str>>(record_type.get())
+                .map_err(|_| LineError::new("`record_type` is not a string"))?;
+            self.tagged_line(&record_type, text, span.clone(), line_number)?
+        } else if envelope.type_.is_some() {
+            // A bare Responses item: era A after the meta line, or a plain item file.
+            self.note_generation(Generation::PlainItems);
+            let id = self.item(text, ItemText::Span(span.clone()), line_number)?;
+            RecordKind::Item(id)
+        } else if envelope.id.is_some() && envelope.timestamp.is_some() {
+            self.note_generation(Generation::BareLegacy);
+            let map: Map<String, Value> =
+                serde_json::from_str(text).map_err(|e| LineError::json("", &e))?;
+            let meta = session_meta(&map);
+            self.meta(meta, line_number)
+        } else {
+            RecordKind::Unknown {
+                type_name: "(no type)".into(),
+            }
+        };
+        Ok(Record {
+            line: line_number,
+            span,
+            timestamp,
+            ordinal,
+            kind,
+        })
+    }
+
+    fn note_generation(&mut self, generation: Generation) {
+        if self.first_kind.is_none() {
+            self.first_kind = Some(generation);
+        }
+    }
+
+    fn meta(&mut self, meta: SessionMeta, line_number: usize) -> RecordKind {
+        match &self.rollout.meta {
+            None => self.rollout.meta = Some(meta.clone()),
+            Some(first) => {
+                let note = if meta.forked_from_id.is_some() && meta.id != first.id {
+                    format!(
+                        "another session_meta (forked from {}); the first one decides the thread id",
+                        meta.forked_from_id.as_deref().unwrap_or("?")
+                    )
+                } else {
+                    "another session_meta; the first one decides the thread id".to_string()
+                };
+                self.rollout.notes.push((line_number, note));
+            }
+        }
+        RecordKind::SessionMeta(Box::new(meta))
+    }
+
+    fn rollout_line(
+        &mut self,
+        type_name: &str,
+        payload: &RawValue,
+        payload_span: std::ops::Range<usize>,
+        line_number: usize,
+    ) -> Result<RecordKind, LineError> {
+        let json = payload.get();
+        let object = || -> Result<Map<String, Value>, LineError> {
+            serde_json::from_str(json).map_err(|e| {
+                LineError::json(&format!("`{type_name}` payload is not an object: "), &e)
+            })
+        };
+        Ok(match type_name {
+            "session_meta" => {
+                let map = object()?;
+                self.meta(session_meta(&map), line_number)
+            }
+            "response_item" => {
+                RecordKind::Item(self.item(json, ItemText::Span(payload_span), line_number)?)
+            }
+            "turn_context" => RecordKind::TurnContext(Box::new(turn_context(&object()?))),
+            "compacted" => {
+                let payload: CompactedPayload<'_> = serde_json::from_str(json)
+                    .map_err(|e| LineError::json("`compacted` payload of the wrong shape: ", &e))?;
+                let replacement = match payload.replacement_history {
+                    None => None,
+                    Some(entries) => {
+                        let mut ids = Vec::with_capacity(entries.len());
+                        let base = payload_span.start;
+                        for raw in entries {
+                            let start =
+                                base + (raw.get().as_ptr() as usize - json.as_ptr() as usize);
+                            let span = start..start + raw.get().len();
+                            ids.push(self.item(raw.get(), ItemText::Span(span), line_number)?);
+                        }
+                        Some(ids)
+                    }
+                };
+                RecordKind::Compacted(Compacted {
+                    message: payload.message.unwrap_or_default(),
+                    replacement,
+                })
+            }
+            "event_msg" => RecordKind::Event(event(json)?),
+            other if KNOWN_OTHER_LINE_TYPES.contains(&other) => RecordKind::Other {
+                type_name: other.to_string(),
+            },
+            other => RecordKind::Unknown {
+                type_name: other.to_string(),
+            },
+        })
+    }
+
+    /// Era A′: `{timestamp, record_type, ...flattened payload}`.
+    fn tagged_line(
+        &mut self,
+        record_type: &str,
+        text: &str,
+        span: std::ops::Range<usize>,
+        line_number: usize,
+    ) -> Result<RecordKind, LineError> {
+        if record_type == "state" {
+            // Bare legacy files interleave these; do not let them decide the generation.
+            return Ok(RecordKind::State);
+        }
+        self.note_generation(Generation::Tagged);
+        let mut map: Map<String, Value> =
+            serde_json::from_str(text).map_err(|e| LineError::json("", &e))?;
+        map.shift_remove("timestamp");
+        map.shift_remove("record_type");
+        Ok(match record_type {
+            "session_meta" | "prev_session_meta" => {
+                let meta = session_meta(&map);
+                self.meta(meta, line_number)
+            }
+            "response" => {
+                let json = Value::Object(map).to_string();
+                let _ = span;
+                RecordKind::Item(self.item(
+                    &json.clone(),
+                    ItemText::Owned(json.into_boxed_str()),
+                    line_number,
+                )?)
+            }
+            "event" => {
+                let json = Value::Object(map).to_string();
+                RecordKind::Event(event(&json)?)
+            }
+            other => RecordKind::Unknown {
+                type_name: format!("record_type:{other}"),
+            },
+        })
+    }
+
+    fn item(&mut self, json: &str, text: ItemText, line_number: usize) -> Result<usize, LineError> {
+        if !json.trim_start().starts_with('{') {
+            return Err(LineError::new("response item is not a JSON object"));
+        }
+        let head: ItemHead<'_> = serde_json::from_str(json)
+            .map_err(|e| LineError::json("response item of the wrong shape: ", &e))?;
+        let item = Item {
+            text,
+            kind: ItemKind::from_type(&head.type_),
+            type_name: head.type_.into_owned(),
+            role: head.role.map(Cow::into_owned),
+            call_id: head.call_id.map(Cow::into_owned),
+            id: head.id.map(Cow::into_owned),
+            name: head.name.map(Cow::into_owned),
+            execution: head.execution.map(Cow::into_owned),
+            line: line_number,
+        };
+        self.rollout.items.push(item);
+        Ok(self.rollout.items.len() - 1)
+    }
+}
+
+fn json_kind(first: Option<u8>) -> &'static str {
+    match first {
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+fn event(json: &str) -> Result<Event, LineError> {
+    let head: EventHead<'_> = serde_json::from_str(json)
+        .map_err(|e| LineError::json("`event_msg` payload of the wrong shape: ", &e))?;
+    let kind = match head.type_.as_ref() {
+        "task_started" | "turn_started" => EventKind::TaskStarted,
+        "task_complete" | "turn_complete" => EventKind::TaskComplete,
+        "turn_aborted" => EventKind::TurnAborted,
+        "thread_rolled_back" => EventKind::ThreadRolledBack {
+            num_turns: head
+                .num_turns
+                .ok_or_else(|| LineError::new("`thread_rolled_back` without `num_turns`"))?,
+        },
+        "context_compacted" => EventKind::ContextCompacted,
+        "user_message" => EventKind::UserMessage,
+        "token_count" => {
+            let info = match head.info {
+                Some(raw) if raw.get() != "null" => {
+                    let info: TokenInfoPayload = serde_json::from_str(raw.get()).map_err(|e| {
+                        LineError::json("`token_count.info` of the wrong shape: ", &e)
+                    })?;
+                    Some(TokenInfo {
+                        total: info.total_token_usage.into(),
+                        last: info.last_token_usage.into(),
+                        context_window: info.model_context_window,
+                    })
+                }
+                _ => None,
+            };
+            EventKind::TokenCount(info)
+        }
+        _ => EventKind::Other,
+    };
+    Ok(Event {
+        type_name: head.type_.into_owned(),
+        kind,
+        turn_id: head.turn_id.map(Cow::into_owned),
+    })
+}
+
+fn session_meta(map: &Map<String, Value>) -> SessionMeta {
+    let base_instructions = match map.get("base_instructions") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Object(o)) => value_str(o, "text"),
+        _ => None,
+    };
+    let dynamic_tools = map
+        .get("dynamic_tools")
+        .and_then(Value::as_array)
+        .map(|tools| tools.iter().map(Value::to_string).collect());
+    SessionMeta {
+        id: value_str(map, "id"),
+        forked_from_id: value_str(map, "forked_from_id"),
+        timestamp: value_str(map, "timestamp"),
+        cwd: value_str(map, "cwd"),
+        originator: value_str(map, "originator"),
+        cli_version: value_str(map, "cli_version"),
+        model_provider: value_str(map, "model_provider"),
+        user_instructions: value_str(map, "instructions"),
+        base_instructions,
+        dynamic_tools,
+    }
+}
+
+fn turn_context(map: &Map<String, Value>) -> TurnContext {
+    let sandbox = map.get("sandbox_policy").and_then(|policy| match policy {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => value_str(o, "type").or_else(|| value_str(o, "mode")),
+        _ => None,
+    });
+    let collaboration_effort = map
+        .get("collaboration_mode")
+        .and_then(|m| m.get("settings"))
+        .and_then(|s| s.get("reasoning_effort"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    TurnContext {
+        turn_id: value_str(map, "turn_id"),
+        cwd: value_str(map, "cwd"),
+        model: value_str(map, "model"),
+        effort: value_str(map, "effort").or(collaboration_effort),
+        summary: value_str(map, "summary"),
+        verbosity: value_str(map, "verbosity"),
+        base_instructions: match map.get("base_instructions") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Object(o)) => value_str(o, "text"),
+            _ => None,
+        },
+        user_instructions: value_str(map, "user_instructions"),
+        developer_instructions: value_str(map, "developer_instructions"),
+        output_schema: map
+            .get("final_output_json_schema")
+            .filter(|v| !v.is_null())
+            .map(Value::to_string),
+        approval_policy: value_str(map, "approval_policy"),
+        sandbox,
+        current_date: value_str(map, "current_date"),
+    }
+}

@@ -1,0 +1,625 @@
+//! Replay: the durable ("raw") history a resume rebuilds from a rollout, with its turns and
+//! steps (codex-rollout.md sections 6.1, 7.2, 7.3).
+//!
+//! History lives in *epochs*: append-only lists of entries. A compaction or a rollback starts a
+//! new epoch, so every step can point at `(epoch, prefix length)` and no step copies the history
+//! before it: replay is linear in the rollout.
+
+use crate::content::{SUMMARY_PREFIX, is_contextual_user_message, is_turn_boundary, message_texts};
+use crate::model::{
+    EventKind, Item, ItemId, ItemKind, ItemText, RecordKind, Rollout, TokenInfo, Usage,
+};
+
+/// One entry of the raw history: an item and the line it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub item: ItemId,
+    pub line: usize,
+}
+
+/// A user turn.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// 1-based.
+    pub number: usize,
+    pub turn_id: Option<String>,
+    /// Line where the turn starts (its user message or `task_started`).
+    pub line: usize,
+    /// Indices into [`Replay::steps`].
+    pub steps: Vec<usize>,
+    /// Dropped from history by a later `thread_rolled_back`.
+    pub rolled_back: bool,
+    /// Ended by `turn_aborted`.
+    pub aborted: bool,
+}
+
+/// An observed usage for one request, from a `token_count` event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    pub line: usize,
+    pub timestamp: Option<String>,
+    /// `last_token_usage`: the usage of this one request.
+    pub usage: Usage,
+}
+
+/// One sampling request.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Index into [`Replay::turns`].
+    pub turn: usize,
+    /// 1-based within its turn.
+    pub number: usize,
+    /// The request's input is `epochs[epoch][..prefix_len]`.
+    pub epoch: usize,
+    pub prefix_len: usize,
+    /// The `turn_context` record in effect (index into `Rollout::records`).
+    pub context: Option<usize>,
+    pub usage: Option<Observation>,
+    /// Line of the step's first model output, or of the last line for a pending step.
+    pub line: usize,
+    pub timestamp: Option<String>,
+    /// No output was recorded: the request a resume would send next.
+    pub pending: bool,
+}
+
+/// A compaction checkpoint.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    pub line: usize,
+    /// The epoch the compaction started.
+    pub epoch: usize,
+    /// The history was rebuilt by promptc (no `replacement_history`): approximate.
+    pub rebuilt: bool,
+    /// Usage reported for the compaction request itself, if any.
+    pub usage: Option<Observation>,
+}
+
+/// A rollback.
+#[derive(Debug, Clone)]
+pub struct Rollback {
+    pub line: usize,
+    pub num_turns: u64,
+    /// Turns it actually removed.
+    pub dropped_turns: usize,
+    pub epoch: usize,
+}
+
+/// What became of a record during replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// The item entered the raw history.
+    EnteredHistory,
+    /// A system-role message: Codex never records it.
+    SystemMessage,
+    /// An item type promptc does not know: kept and shown, not replayed.
+    UnknownItem,
+    /// `compaction_trigger`: not an API item.
+    NotPersisted,
+    /// Replaced the history (a `compacted` line).
+    Compaction,
+    /// Dropped turns (`thread_rolled_back`).
+    Rollback,
+    /// Set the context of the following requests.
+    TurnContext,
+    /// A usage observation attached to a step or compaction.
+    Usage,
+    /// A `token_count` whose totals repeat the previous one.
+    DuplicateUsage,
+    /// A turn boundary event.
+    TurnLifecycle,
+    /// Metadata, UI and telemetry lines: never part of the history.
+    Ignored,
+    /// A line type promptc does not know.
+    UnknownLine,
+}
+
+impl Effect {
+    /// Stable name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Effect::EnteredHistory => "history",
+            Effect::SystemMessage => "system_message_not_recorded",
+            Effect::UnknownItem => "unknown_item_not_replayed",
+            Effect::NotPersisted => "not_persisted",
+            Effect::Compaction => "compaction",
+            Effect::Rollback => "rollback",
+            Effect::TurnContext => "turn_context",
+            Effect::Usage => "usage",
+            Effect::DuplicateUsage => "duplicate_usage",
+            Effect::TurnLifecycle => "turn_lifecycle",
+            Effect::Ignored => "not_history",
+            Effect::UnknownLine => "unknown_line_not_replayed",
+        }
+    }
+}
+
+/// The result of replaying a rollout.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub epochs: Vec<Vec<HistoryEntry>>,
+    pub turns: Vec<Turn>,
+    pub steps: Vec<Step>,
+    pub checkpoints: Vec<Checkpoint>,
+    pub rollbacks: Vec<Rollback>,
+    /// One per record of the rollout.
+    pub effects: Vec<Effect>,
+    /// Items promptc made while replaying (a rebuilt compaction history); ids continue after
+    /// `Rollout::items`.
+    pub extra_items: Vec<Item>,
+    /// Things the replay could only approximate, with their line.
+    pub approximations: Vec<(usize, String)>,
+    /// Observations promptc could not attach to a request, with their line.
+    pub unattached_usage: Vec<usize>,
+}
+
+impl Replay {
+    /// The raw history after the whole file: the last epoch.
+    pub fn history(&self) -> &[HistoryEntry] {
+        self.epochs.last().map_or(&[], Vec::as_slice)
+    }
+
+    /// The raw history a step's request was built from.
+    pub fn step_history(&self, step: usize) -> &[HistoryEntry] {
+        let s = &self.steps[step];
+        &self.epochs[s.epoch][..s.prefix_len]
+    }
+
+    /// An item by id, whether it came from the file or from replay.
+    pub fn item<'a>(&'a self, rollout: &'a Rollout, id: ItemId) -> &'a Item {
+        if id < rollout.items.len() {
+            &rollout.items[id]
+        } else {
+            &self.extra_items[id - rollout.items.len()]
+        }
+    }
+
+    /// An item's JSON text, whether it came from the file or from replay.
+    pub fn item_json<'a>(&'a self, rollout: &'a Rollout, id: ItemId) -> &'a str {
+        self.item(rollout, id).json(&rollout.bytes)
+    }
+}
+
+/// Does the item enter the history (Codex's `is_api_message` filter)?
+fn filter(item: &Item) -> Effect {
+    match item.kind {
+        ItemKind::Message if item.role.as_deref() == Some("system") => Effect::SystemMessage,
+        ItemKind::Unknown => Effect::UnknownItem,
+        ItemKind::CompactionTrigger => Effect::NotPersisted,
+        _ => Effect::EnteredHistory,
+    }
+}
+
+/// Is the item something the next request sends as new input (as opposed to model output)?
+fn is_input(item: &Item) -> bool {
+    match item.kind {
+        ItemKind::Message => matches!(item.role.as_deref(), Some("user" | "developer")),
+        ItemKind::FunctionCallOutput
+        | ItemKind::CustomToolCallOutput
+        | ItemKind::ToolSearchOutput => true,
+        _ => false,
+    }
+}
+
+/// The budget Codex uses when it rebuilds a compacted history from user messages
+/// (`build_token_limited_compacted_history`, late 2025), in approximate tokens of 4 bytes.
+const COMPACT_USER_MESSAGE_MAX_TOKENS: usize = 20_000;
+
+struct State<'a> {
+    rollout: &'a Rollout,
+    replay: Replay,
+    lifecycle: bool,
+    current_turn: Option<usize>,
+    current_context: Option<usize>,
+    /// A `turn_context` (or a turn start) asked for a new request.
+    slot_open: bool,
+    /// The step created since the slot opened.
+    slot_step: Option<usize>,
+    slot_usage: Option<Observation>,
+    carried_usage: Option<Observation>,
+    last_total: Option<Usage>,
+    last_was_input: bool,
+}
+
+/// Replay a rollout into its raw history, turns and steps.
+pub fn replay(rollout: &Rollout) -> Replay {
+    let lifecycle = rollout
+        .records
+        .iter()
+        .any(|r| matches!(&r.kind, RecordKind::Event(e) if e.kind == EventKind::TaskStarted));
+    let mut state = State {
+        rollout,
+        replay: Replay {
+            epochs: vec![Vec::new()],
+            turns: Vec::new(),
+            steps: Vec::new(),
+            checkpoints: Vec::new(),
+            rollbacks: Vec::new(),
+            effects: Vec::with_capacity(rollout.records.len()),
+            extra_items: Vec::new(),
+            approximations: Vec::new(),
+            unattached_usage: Vec::new(),
+        },
+        lifecycle,
+        current_turn: None,
+        current_context: None,
+        slot_open: false,
+        slot_step: None,
+        slot_usage: None,
+        carried_usage: None,
+        last_total: None,
+        last_was_input: false,
+    };
+    for (index, record) in rollout.records.iter().enumerate() {
+        let effect = state.record(index);
+        let _ = record;
+        state.replay.effects.push(effect);
+    }
+    state.finish();
+    state.replay
+}
+
+impl State<'_> {
+    fn epoch(&mut self) -> &mut Vec<HistoryEntry> {
+        self.replay
+            .epochs
+            .last_mut()
+            .expect("invariant: replay always has an epoch")
+    }
+
+    fn record(&mut self, index: usize) -> Effect {
+        let record = &self.rollout.records[index];
+        let line = record.line;
+        match &record.kind {
+            RecordKind::SessionMeta(_) | RecordKind::State | RecordKind::Other { .. } => {
+                Effect::Ignored
+            }
+            RecordKind::Unknown { .. } => Effect::UnknownLine,
+            RecordKind::TurnContext(_) => {
+                self.current_context = Some(index);
+                self.open_slot();
+                Effect::TurnContext
+            }
+            RecordKind::Item(id) => self.item(*id, line),
+            RecordKind::Compacted(compacted) => {
+                let usage = self.slot_usage.take().or(self.carried_usage.take());
+                let (entries, rebuilt) = match &compacted.replacement {
+                    Some(ids) => (
+                        ids.iter()
+                            .filter(|&&id| {
+                                filter(&self.rollout.items[id]) == Effect::EnteredHistory
+                            })
+                            .map(|&item| HistoryEntry { item, line })
+                            .collect(),
+                        false,
+                    ),
+                    None => (self.rebuild_compacted(&compacted.message, line), true),
+                };
+                self.replay.epochs.push(entries);
+                let epoch = self.replay.epochs.len() - 1;
+                self.replay.checkpoints.push(Checkpoint {
+                    line,
+                    epoch,
+                    rebuilt,
+                    usage,
+                });
+                self.open_slot();
+                Effect::Compaction
+            }
+            RecordKind::Event(event) => match &event.kind {
+                EventKind::TaskStarted => {
+                    self.start_turn(event.turn_id.clone(), line);
+                    self.open_slot();
+                    Effect::TurnLifecycle
+                }
+                EventKind::TaskComplete => Effect::TurnLifecycle,
+                EventKind::TurnAborted => {
+                    if let Some(turn) = self.current_turn {
+                        self.replay.turns[turn].aborted = true;
+                    }
+                    Effect::TurnLifecycle
+                }
+                EventKind::ThreadRolledBack { num_turns } => {
+                    self.rollback(*num_turns, line);
+                    Effect::Rollback
+                }
+                EventKind::TokenCount(Some(info)) => self.observe(info, record),
+                EventKind::TokenCount(None)
+                | EventKind::ContextCompacted
+                | EventKind::UserMessage
+                | EventKind::Other => Effect::Ignored,
+            },
+        }
+    }
+
+    fn open_slot(&mut self) {
+        if let Some(usage) = self.slot_usage.take() {
+            // A request that produced no output (a retry): keep its usage for the next one.
+            self.carry(usage);
+        }
+        self.slot_open = true;
+        self.slot_step = None;
+    }
+
+    fn carry(&mut self, usage: Observation) {
+        if let Some(previous) = self.carried_usage.replace(usage) {
+            self.replay.unattached_usage.push(previous.line);
+        }
+    }
+
+    fn observe(&mut self, info: &TokenInfo, record: &crate::model::Record) -> Effect {
+        if self.last_total.as_ref() == Some(&info.total) {
+            return Effect::DuplicateUsage;
+        }
+        self.last_total = Some(info.total.clone());
+        let observation = Observation {
+            line: record.line,
+            timestamp: record.timestamp.clone(),
+            usage: info.last.clone(),
+        };
+        if self.slot_open && self.slot_step.is_none() {
+            if let Some(previous) = self.slot_usage.replace(observation) {
+                self.carry(previous);
+            }
+        } else if let Some(step) = self.replay.steps.last_mut().filter(|s| s.usage.is_none()) {
+            step.usage = Some(observation);
+        } else {
+            self.carry(observation);
+        }
+        Effect::Usage
+    }
+
+    fn start_turn(&mut self, turn_id: Option<String>, line: usize) {
+        self.replay.turns.push(Turn {
+            number: self.replay.turns.len() + 1,
+            turn_id,
+            line,
+            steps: Vec::new(),
+            rolled_back: false,
+            aborted: false,
+        });
+        self.current_turn = Some(self.replay.turns.len() - 1);
+    }
+
+    fn item(&mut self, id: ItemId, line: usize) -> Effect {
+        let item = &self.rollout.items[id];
+        let effect = filter(item);
+        if effect != Effect::EnteredHistory {
+            return effect;
+        }
+        let json = item.json(&self.rollout.bytes);
+        if !self.lifecycle && is_turn_boundary(item, json) {
+            self.start_turn(None, line);
+            self.open_slot();
+        }
+        if item.is_model_output() {
+            let new_request = self.last_was_input
+                || (self.slot_open && self.slot_step.is_none())
+                || self.replay.steps.is_empty();
+            if new_request {
+                self.new_step(line, false);
+            }
+            self.last_was_input = false;
+        } else if is_input(item) {
+            self.last_was_input = true;
+        }
+        self.epoch().push(HistoryEntry { item: id, line });
+        Effect::EnteredHistory
+    }
+
+    fn new_step(&mut self, line: usize, pending: bool) {
+        if self.current_turn.is_none() {
+            // Output before any user message (a plain item file): an implicit first turn.
+            self.start_turn(None, line);
+        }
+        let turn = self
+            .current_turn
+            .expect("invariant: a turn was just started");
+        let usage = self.slot_usage.take().or_else(|| self.carried_usage.take());
+        let timestamp = self
+            .rollout
+            .records
+            .iter()
+            .rev()
+            .find(|r| r.line <= line)
+            .and_then(|r| r.timestamp.clone());
+        let step = Step {
+            turn,
+            number: self.replay.turns[turn].steps.len() + 1,
+            epoch: self.replay.epochs.len() - 1,
+            prefix_len: self.replay.epochs.last().map_or(0, Vec::len),
+            context: self.current_context,
+            usage,
+            line,
+            timestamp,
+            pending,
+        };
+        self.replay.steps.push(step);
+        let index = self.replay.steps.len() - 1;
+        self.replay.turns[turn].steps.push(index);
+        self.slot_step = Some(index);
+        self.slot_open = false;
+    }
+
+    fn finish(&mut self) {
+        let wants_request = (self.slot_open && self.slot_step.is_none()) || self.last_was_input;
+        let history_len = self.replay.epochs.last().map_or(0, Vec::len);
+        let covered = self.replay.steps.last().is_some_and(|s| {
+            s.epoch == self.replay.epochs.len() - 1 && s.prefix_len == history_len
+        });
+        if wants_request && history_len > 0 && !covered {
+            let line = self.rollout.records.last().map_or(0, |r| r.line);
+            self.new_step(line, true);
+        }
+        for usage in [self.slot_usage.take(), self.carried_usage.take()]
+            .into_iter()
+            .flatten()
+        {
+            match self.replay.steps.last_mut().filter(|s| s.usage.is_none()) {
+                Some(step) => step.usage = Some(usage),
+                None => self.replay.unattached_usage.push(usage.line),
+            }
+        }
+    }
+
+    /// `drop_last_n_user_turns`: cut at the n-th user turn boundary from the end (the first
+    /// boundary when there are fewer), then trim contextual messages just above the cut.
+    fn rollback(&mut self, num_turns: u64, line: usize) {
+        let rollout = self.rollout;
+        let current: Vec<HistoryEntry> = self.replay.history().to_vec();
+        let boundaries: Vec<usize> = current
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                let item = self.replay_item(e.item);
+                is_turn_boundary(item, item.json(&rollout.bytes))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let n = usize::try_from(num_turns).unwrap_or(usize::MAX);
+        let mut cut = if n == 0 || boundaries.is_empty() {
+            current.len()
+        } else if n >= boundaries.len() {
+            boundaries[0]
+        } else {
+            boundaries[boundaries.len() - n]
+        };
+        if n > boundaries.len() && !boundaries.is_empty() {
+            self.replay.approximations.push((
+                line,
+                format!(
+                    "rollback of {num_turns} turns, but the history holds {}: cut at the first",
+                    boundaries.len()
+                ),
+            ));
+        }
+        if cut < current.len() && !boundaries.is_empty() && cut > boundaries[0] {
+            while cut > boundaries[0] {
+                let item = self.replay_item(current[cut - 1].item);
+                let contextual = match item.role.as_deref() {
+                    Some("developer") => true,
+                    Some("user") => is_contextual_user_message(item.json(&rollout.bytes)),
+                    _ => false,
+                };
+                if item.kind == ItemKind::Message && contextual {
+                    cut -= 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        let dropped = boundaries.iter().filter(|&&b| b >= cut).count();
+        // Mark the newest surviving turns as rolled back, newest first.
+        let mut remaining = dropped;
+        for turn in self.replay.turns.iter_mut().rev() {
+            if remaining == 0 {
+                break;
+            }
+            if !turn.rolled_back {
+                turn.rolled_back = true;
+                remaining -= 1;
+            }
+        }
+        self.replay.epochs.push(current[..cut].to_vec());
+        self.replay.rollbacks.push(Rollback {
+            line,
+            num_turns,
+            dropped_turns: dropped,
+            epoch: self.replay.epochs.len() - 1,
+        });
+        self.last_was_input = cut > 0;
+        self.open_slot();
+    }
+
+    fn replay_item(&self, id: ItemId) -> &Item {
+        if id < self.rollout.items.len() {
+            &self.rollout.items[id]
+        } else {
+            &self.replay.extra_items[id - self.rollout.items.len()]
+        }
+    }
+
+    /// Legacy compaction without `replacement_history`: Codex rebuilds
+    /// `initial context + recent user messages (about 20k tokens) + summary`. The initial context
+    /// is rebuilt from the config at resume time, which the rollout does not record: promptc
+    /// reuses the contextual messages that opened the history, and says the result is approximate.
+    fn rebuild_compacted(&mut self, message: &str, line: usize) -> Vec<HistoryEntry> {
+        let rollout = self.rollout;
+        let history: Vec<HistoryEntry> = self.replay.history().to_vec();
+        let mut entries = Vec::new();
+        for entry in &history {
+            let item = self.replay_item(entry.item);
+            let json = item.json(&rollout.bytes);
+            let contextual = item.kind == ItemKind::Message
+                && (item.role.as_deref() == Some("developer")
+                    || (item.is_user_message() && is_contextual_user_message(json)));
+            if !contextual {
+                break;
+            }
+            entries.push(*entry);
+        }
+        let mut selected: Vec<String> = Vec::new();
+        let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
+        for entry in history.iter().rev() {
+            let item = self.replay_item(entry.item);
+            let json = item.json(&rollout.bytes);
+            if !is_turn_boundary(item, json) {
+                continue;
+            }
+            let text = message_texts(json).join("\n");
+            if text.starts_with(SUMMARY_PREFIX) {
+                continue;
+            }
+            if budget == 0 {
+                break;
+            }
+            if text.len() <= budget {
+                budget -= text.len();
+                selected.push(text);
+            } else {
+                let mut cut = budget;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                selected.push(format!("{}…", &text[..cut]));
+                budget = 0;
+            }
+        }
+        selected.reverse();
+        let summary = if message.is_empty() {
+            "(no summary available)".to_string()
+        } else {
+            message.to_string()
+        };
+        selected.push(summary);
+        for text in selected {
+            let json = serde_json::json!({
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": text}],
+            })
+            .to_string();
+            let item = Item {
+                text: ItemText::Owned(json.into_boxed_str()),
+                kind: ItemKind::Message,
+                type_name: "message".into(),
+                role: Some("user".into()),
+                call_id: None,
+                id: None,
+                name: None,
+                execution: None,
+                line,
+            };
+            self.replay.extra_items.push(item);
+            let id = self.rollout.items.len() + self.replay.extra_items.len() - 1;
+            entries.push(HistoryEntry { item: id, line });
+        }
+        self.replay.approximations.push((
+            line,
+            "compaction without replacement_history: history rebuilt from the opening context, \
+             recent user messages and the summary; Codex rebuilds the initial context from its \
+             config at resume time"
+                .to_string(),
+        ));
+        entries
+    }
+}

@@ -1,0 +1,172 @@
+//! A loaded and replayed rollout, and the selections commands make on it (a turn, a step).
+
+use crate::model::{Item, ItemId, Rollout, TurnContext};
+use crate::normalize::{ModelView, ViewEntry, ViewItem, normalize};
+use crate::parse::{LoadError, LoadOptions, load};
+use crate::replay::{HistoryEntry, Replay, replay};
+
+/// A rollout with its replay.
+#[derive(Debug)]
+pub struct Session {
+    pub rollout: Rollout,
+    pub replay: Replay,
+}
+
+/// How a command names a turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnSelector {
+    /// 1-based number.
+    Number(usize),
+    /// A `turn_id` from the file.
+    Id(String),
+}
+
+impl std::str::FromStr for TurnSelector {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<TurnSelector, Self::Err> {
+        Ok(match text.parse::<usize>() {
+            Ok(n) => TurnSelector::Number(n),
+            Err(_) => TurnSelector::Id(text.to_string()),
+        })
+    }
+}
+
+/// A selection that does not exist in the rollout.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SelectError {
+    #[error("the rollout has no turns")]
+    NoTurns,
+    #[error("no turn {0} (the rollout has {1} turns)")]
+    NoSuchTurn(String, usize),
+    #[error("turn {turn} has no step {step} (it has {steps})")]
+    NoSuchStep {
+        turn: usize,
+        step: usize,
+        steps: usize,
+    },
+    #[error("turn {0} has no steps")]
+    NoSteps(usize),
+    #[error("--step needs --turn")]
+    StepWithoutTurn,
+}
+
+impl Session {
+    /// Load and replay.
+    pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Session, LoadError> {
+        let rollout = load(name, bytes, options)?;
+        let replay = replay(&rollout);
+        Ok(Session { rollout, replay })
+    }
+
+    /// An item by id (file items and replay-made items).
+    pub fn item(&self, id: ItemId) -> &Item {
+        self.replay.item(&self.rollout, id)
+    }
+
+    /// An item's exact JSON text.
+    pub fn item_json(&self, id: ItemId) -> &str {
+        self.replay.item_json(&self.rollout, id)
+    }
+
+    /// The JSON text of a model-view entry.
+    pub fn view_json<'a>(&'a self, entry: &'a ViewEntry) -> &'a str {
+        match &entry.item {
+            ViewItem::History(id) => self.item_json(*id),
+            ViewItem::Synthetic(item) => item.json(&self.rollout.bytes),
+        }
+    }
+
+    /// The item of a model-view entry.
+    pub fn view_item<'a>(&'a self, entry: &'a ViewEntry) -> &'a Item {
+        match &entry.item {
+            ViewItem::History(id) => self.item(*id),
+            ViewItem::Synthetic(item) => item,
+        }
+    }
+
+    /// Normalize a raw history slice.
+    pub fn model_view(&self, history: &[HistoryEntry]) -> ModelView {
+        normalize(history, |id| self.item(id))
+    }
+
+    /// The turn context of a step, if the file recorded one.
+    pub fn step_context(&self, step: usize) -> Option<&TurnContext> {
+        let record = self.replay.steps[step].context?;
+        match &self.rollout.records[record].kind {
+            crate::model::RecordKind::TurnContext(tc) => Some(tc),
+            _ => None,
+        }
+    }
+
+    /// Models named by the file's turn contexts, in first-use order.
+    pub fn models(&self) -> Vec<String> {
+        let mut models: Vec<String> = Vec::new();
+        for record in &self.rollout.records {
+            if let crate::model::RecordKind::TurnContext(tc) = &record.kind
+                && let Some(model) = &tc.model
+                && !models.contains(model)
+            {
+                models.push(model.clone());
+            }
+        }
+        models
+    }
+
+    /// Resolve `--turn`/`--step` to a step index. With neither: the last step (the request a
+    /// resume sends next when the history ends on inputs). With a turn only: its last step.
+    pub fn select_step(
+        &self,
+        turn: Option<&TurnSelector>,
+        step: Option<usize>,
+    ) -> Result<usize, SelectError> {
+        let turns = &self.replay.turns;
+        let Some(turn) = turn else {
+            if step.is_some() {
+                return Err(SelectError::StepWithoutTurn);
+            }
+            return self
+                .replay
+                .steps
+                .len()
+                .checked_sub(1)
+                .ok_or(SelectError::NoTurns);
+        };
+        let turn_index = self.select_turn(turn)?;
+        let steps = &turns[turn_index].steps;
+        match step {
+            None => steps
+                .last()
+                .copied()
+                .ok_or(SelectError::NoSteps(turn_index + 1)),
+            Some(n) => steps
+                .get(n.wrapping_sub(1))
+                .copied()
+                .ok_or(SelectError::NoSuchStep {
+                    turn: turn_index + 1,
+                    step: n,
+                    steps: steps.len(),
+                }),
+        }
+    }
+
+    /// Resolve a turn selector to an index into `replay.turns`.
+    pub fn select_turn(&self, turn: &TurnSelector) -> Result<usize, SelectError> {
+        let turns = &self.replay.turns;
+        if turns.is_empty() {
+            return Err(SelectError::NoTurns);
+        }
+        match turn {
+            TurnSelector::Number(n) => {
+                if *n >= 1 && *n <= turns.len() {
+                    Ok(n - 1)
+                } else {
+                    Err(SelectError::NoSuchTurn(n.to_string(), turns.len()))
+                }
+            }
+            TurnSelector::Id(id) => turns
+                .iter()
+                .position(|t| t.turn_id.as_deref() == Some(id.as_str()))
+                .ok_or_else(|| SelectError::NoSuchTurn(id.clone(), turns.len())),
+        }
+    }
+}
