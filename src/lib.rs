@@ -5,7 +5,11 @@
 //! → `render` (text and JSON). The library does no I/O and never reads the environment: the
 //! binary in `src/bin/promptc/` reads files and decides colour and width.
 
+pub mod cache;
+pub mod compile;
 pub mod content;
+pub mod fingerprint;
+pub mod discover;
 pub mod model;
 pub mod normalize;
 pub mod parse;
@@ -13,6 +17,7 @@ pub mod render;
 pub mod replay;
 pub mod sanitize;
 pub mod session;
+pub mod tokens;
 
 pub use parse::{LoadError, LoadOptions};
 pub use session::{SelectError, Session, TurnSelector};

@@ -1,6 +1,7 @@
 //! Output: human text (escaped, optionally coloured) and versioned JSON documents. Writers are
 //! passed in; nothing here touches stdout or the environment.
 
+pub mod request;
 pub mod view;
 
 use std::io::{self, Write};

@@ -26,6 +26,19 @@ pub struct Cli {
 pub enum Command {
     /// Show the raw history and the model view of a rollout, side by side.
     View(ViewArgs),
+    /// Compile the request Codex sent (or would send on resume) at a turn and step.
+    Compile(CompileArgs),
+    /// Fingerprint every step's request, component by component.
+    Fingerprint(FingerprintArgs),
+    /// One row per step: observed and predicted prompt-cache use, and why.
+    Steps(StepsArgs),
+    /// List the rollouts under the Codex home, newest first.
+    Sessions(SessionsArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    #[command(hide = true)]
+    Man,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -63,7 +76,9 @@ impl FormatArgs {
 /// A rollout argument and how strictly to load it.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// A rollout file (`.jsonl`), or `-` for standard input.
+    /// A rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), `-` for standard input,
+    /// `latest` for the newest rollout under the Codex home, or a session id (or a unique
+    /// prefix of one) found there.
     #[arg(value_name = "ROLLOUT")]
     pub rollout: String,
 
@@ -92,6 +107,76 @@ pub struct ViewArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// The Codex home to search (default: $CODEX_HOME, else ~/.codex).
+    #[arg(long, value_name = "DIR")]
+    pub codex_home: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// What a request is compiled with, beyond the rollout.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A JSON array of tool specs (as the Responses API takes them), or a captured request
+    /// with a `tools` field. Without it the tools are unknown.
+    #[arg(long, value_name = "FILE")]
+    pub tools: Option<std::path::PathBuf>,
+
+    /// The base instructions text. Without it: `session_meta.base_instructions` or a
+    /// `turn_context` override when recorded, else unknown.
+    #[arg(long, value_name = "FILE")]
+    pub instructions: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Print long texts whole instead of folding them.
+    #[arg(long)]
+    pub full: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FingerprintArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StepsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Skip token estimation (faster; estimated and predicted columns show `-`).
+    #[arg(long)]
+    pub no_tokens: bool,
 }
 
 #[cfg(test)]

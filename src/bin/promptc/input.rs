@@ -1,23 +1,311 @@
-//! Reading a ROLLOUT argument: a path, or `-` for stdin.
+//! Reading a ROLLOUT argument: a path, `-` for standard input, `latest`, or a session id (or a
+//! unique prefix of one) looked up under the Codex home. Zstandard-compressed input (found by
+//! its magic bytes, whatever the name) is decompressed. Also the walk of the Codex home that
+//! `promptc sessions` lists.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
+use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 
-/// Read the whole input. Errors name the file.
+use crate::env;
+use promptc::discover::{RolloutName, id_matches, is_id_query, newest_first, parse_file_name};
+
+/// Zstandard frame magic number, little-endian 0xFD2FB528.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+/// Skippable frames: magic numbers 0x184D2A50 to 0x184D2A5F.
+const SKIPPABLE_MAGIC_TAIL: [u8; 3] = [0x2a, 0x4d, 0x18];
+
+/// The ROLLOUT argument that names the newest rollout.
+pub const LATEST: &str = "latest";
+
+/// Candidates listed in an ambiguous-prefix error.
+const MAX_CANDIDATES_SHOWN: usize = 10;
+
+/// A read input: how to name it in messages, and its (decompressed) bytes.
+#[derive(Debug)]
+pub struct Input {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Read the whole input, resolved and decompressed. Errors name the file.
 pub fn read(argument: &str) -> anyhow::Result<Vec<u8>> {
+    Ok(read_input(argument)?.bytes)
+}
+
+/// Read the whole input, resolved and decompressed, with the name to use in messages: the
+/// argument itself, or the path it resolved to.
+pub fn read_input(argument: &str) -> anyhow::Result<Input> {
     if argument == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
-        return Ok(bytes);
+        let bytes = decompress_if_zstd(bytes).context("standard input")?;
+        return Ok(Input {
+            name: argument.to_string(),
+            bytes,
+        });
     }
-    let path = Path::new(argument);
+    let path = resolve(argument)?;
+    let name = if path.as_os_str() == argument {
+        argument.to_string()
+    } else {
+        path.display().to_string()
+    };
+    let bytes = read_file(&path).with_context(|| format!("{name}: cannot read"))?;
+    Ok(Input { name, bytes })
+}
+
+/// Read a file and decompress it when it is zstd data. The caller adds the file name.
+pub fn read_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     if path.is_dir() {
-        bail!("{argument}: is a directory, not a rollout file");
+        bail!("is a directory, not a rollout file");
     }
-    std::fs::read(path).with_context(|| format!("{argument}: cannot read"))
+    let bytes = std::fs::read(path)?;
+    decompress_if_zstd(bytes)
+}
+
+/// Turn a ROLLOUT argument into a path. An existing path always wins; then `latest` (the newest
+/// rollout under the Codex home), then a session id or a unique prefix of one. Anything else is
+/// returned as a path, for the read to report.
+pub fn resolve(argument: &str) -> anyhow::Result<PathBuf> {
+    let path = PathBuf::from(argument);
+    if path.exists() || (argument != LATEST && !is_id_query(argument)) {
+        return Ok(path);
+    }
+    let home = codex_home()
+        .with_context(|| format!("{argument}: no such file, and no Codex home to look it up"))?;
+    let rollouts = find_rollouts(&home)?;
+    if argument == LATEST {
+        return rollouts.into_iter().next().map(|r| r.path).ok_or_else(|| {
+            anyhow!(
+                "{argument}: no such file, and no rollouts under {}",
+                sessions_dirs(&home)
+            )
+        });
+    }
+    let mut matches: Vec<Rollout> = rollouts
+        .into_iter()
+        .filter(|r| r.name.as_ref().is_some_and(|n| id_matches(argument, &n.id)))
+        .collect();
+    match matches.len() {
+        0 => bail!(
+            "{argument}: no such file, and no session id under {} starts with it",
+            sessions_dirs(&home)
+        ),
+        1 => Ok(matches.remove(0).path),
+        n => {
+            let mut message = format!("{argument}: ambiguous session id: {n} rollouts match:");
+            for rollout in matches.iter().take(MAX_CANDIDATES_SHOWN) {
+                let id = rollout.name.as_ref().map_or("", |n| n.id.as_str());
+                message.push_str(&format!("\n  {id}  {}", rollout.path.display()));
+            }
+            if n > MAX_CANDIDATES_SHOWN {
+                message.push_str(&format!("\n  … and {} more", n - MAX_CANDIDATES_SHOWN));
+            }
+            Err(anyhow!(message))
+        }
+    }
+}
+
+fn sessions_dirs(home: &Path) -> String {
+    format!(
+        "{} or {}",
+        home.join(SESSIONS).display(),
+        home.join(ARCHIVED).display()
+    )
+}
+
+/// `$CODEX_HOME`, else `$HOME/.codex`.
+pub fn codex_home() -> anyhow::Result<PathBuf> {
+    if let Some(home) = env::var(env::CODEX_HOME).filter(|h| !h.is_empty()) {
+        return Ok(PathBuf::from(home));
+    }
+    match env::var(env::HOME).filter(|h| !h.is_empty()) {
+        Some(home) => Ok(Path::new(&home).join(".codex")),
+        None => bail!(
+            "cannot find the Codex home: set {} (or {})",
+            env::CODEX_HOME,
+            env::HOME
+        ),
+    }
+}
+
+/// Where Codex writes rollouts, nested `YYYY/MM/DD`.
+const SESSIONS: &str = "sessions";
+/// Where Codex moves archived rollouts, flat.
+const ARCHIVED: &str = "archived_sessions";
+
+/// A rollout file found under the Codex home.
+#[derive(Debug)]
+pub struct Rollout {
+    pub path: PathBuf,
+    /// What its name says, when it is of Codex's form.
+    pub name: Option<RolloutName>,
+    /// Found in `archived_sessions`.
+    pub archived: bool,
+}
+
+/// Every `rollout-*.jsonl[.zst]` under `HOME/sessions/**` and `HOME/archived_sessions/`, newest
+/// first. A missing directory holds no rollouts.
+pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
+    let mut found = Vec::new();
+    walk(&home.join(SESSIONS), true, false, &mut found)?;
+    walk(&home.join(ARCHIVED), false, true, &mut found)?;
+    found.sort_by(|a, b| {
+        newest_first(
+            (a.name.as_ref(), a.path.as_path()),
+            (b.name.as_ref(), b.path.as_path()),
+        )
+    });
+    Ok(found)
+}
+
+fn walk(
+    dir: &Path,
+    recurse: bool,
+    archived: bool,
+    found: &mut Vec<Rollout>,
+) -> anyhow::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot list", dir.display())),
+    };
+    for entry in entries {
+        let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("{}: cannot stat", path.display()))?;
+        // Symbolic links to directories are not followed (no cycles); links to files are.
+        if kind.is_dir() {
+            if recurse {
+                walk(&path, recurse, archived, found)?;
+            }
+            continue;
+        }
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        if !promptc::discover::is_rollout_file_name(file_name) {
+            continue;
+        }
+        if kind.is_symlink() && !path.is_file() {
+            continue;
+        }
+        found.push(Rollout {
+            name: parse_file_name(file_name),
+            path,
+            archived,
+        });
+    }
+    Ok(())
+}
+
+/// Decompress when the bytes start with a zstd frame; otherwise return them as they are.
+pub fn decompress_if_zstd(bytes: Vec<u8>) -> anyhow::Result<Vec<u8>> {
+    if bytes.starts_with(&ZSTD_MAGIC) {
+        decompress(&bytes)
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// Decompress every frame of zstd data (skippable frames are skipped), checking checksums.
+pub fn decompress(mut input: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let invalid = |e: FrameDecoderError| anyhow!("invalid zstd data: {e}");
+    let mut decoder = FrameDecoder::new();
+    let mut output = Vec::with_capacity(input.len().saturating_mul(4));
+    while !input.is_empty() {
+        if input.len() >= 8 && input[1..4] == SKIPPABLE_MAGIC_TAIL && input[0] & 0xf0 == 0x50 {
+            let length = u32::from_le_bytes([input[4], input[5], input[6], input[7]]) as usize;
+            input = input
+                .get(8 + length..)
+                .ok_or_else(|| anyhow!("invalid zstd data: truncated skippable frame"))?;
+            continue;
+        }
+        match decoder.init(&mut input) {
+            Ok(()) => {}
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                length,
+                ..
+            })) => {
+                input = input
+                    .get(length as usize..)
+                    .ok_or_else(|| anyhow!("invalid zstd data: truncated skippable frame"))?;
+                continue;
+            }
+            Err(e) => return Err(invalid(e)),
+        }
+        while !decoder.is_finished() {
+            let before = input.len();
+            decoder
+                .decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20))
+                .map_err(invalid)?;
+            decoder
+                .collect_to_writer(&mut output)
+                .context("invalid zstd data")?;
+            if input.len() == before && !decoder.is_finished() {
+                bail!("invalid zstd data: truncated frame");
+            }
+        }
+        decoder
+            .collect_to_writer(&mut output)
+            .context("invalid zstd data")?;
+        if let (Some(stored), Some(computed)) = (
+            decoder.get_checksum_from_data(),
+            decoder.get_calculated_checksum(),
+        ) && stored != computed
+        {
+            bail!("invalid zstd data: checksum mismatch");
+        }
+    }
+    Ok(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+
+    fn compress(bytes: &[u8]) -> Vec<u8> {
+        compress_to_vec(bytes, CompressionLevel::Fastest)
+    }
+
+    #[test]
+    fn decompresses_frames_and_skips_skippable_ones() {
+        let text = b"{\"a\":1}\n".repeat(1000);
+        let mut data = compress(&text);
+        assert_eq!(decompress_if_zstd(data.clone()).unwrap(), text);
+        // A skippable frame, then a second frame: the outputs concatenate.
+        data.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+        data.extend(compress(b"tail\n"));
+        let mut expected = text.clone();
+        expected.extend_from_slice(b"tail\n");
+        assert_eq!(decompress(&data).unwrap(), expected);
+    }
+
+    #[test]
+    fn plain_bytes_pass_through() {
+        assert_eq!(decompress_if_zstd(b"{}\n".to_vec()).unwrap(), b"{}\n");
+    }
+
+    #[test]
+    fn truncated_or_corrupt_data_is_an_error() {
+        let data = compress(&b"{\"a\":1}\n".repeat(1000));
+        for cut in [4, 6, data.len() / 2, data.len() - 1] {
+            let error = decompress(&data[..cut]).unwrap_err();
+            assert!(error.to_string().contains("zstd"), "{cut}: {error}");
+        }
+        let mut header_only = ZSTD_MAGIC.to_vec();
+        header_only.extend_from_slice(&[0xff; 3]);
+        assert!(decompress(&header_only).is_err());
+    }
 }

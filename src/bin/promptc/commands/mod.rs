@@ -1,5 +1,10 @@
 //! One module per subcommand, each with `run(args, &Context) -> Result<ExitStatus>`.
 
+mod completions;
+mod sessions;
+mod compile;
+mod fingerprint;
+mod steps;
 mod view;
 
 use std::io::{BufWriter, Write};
@@ -29,14 +34,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     };
     match cli.command {
         Command::View(args) => view::run(args, &context),
+        Command::Compile(args) => compile::run(args, &context),
+        Command::Fingerprint(args) => fingerprint::run(args, &context),
+        Command::Steps(args) => steps::run(args, &context),
+        Command::Sessions(args) => sessions::run(args, &context),
+        Command::Completions(args) => completions::run(args),
+        Command::Man => completions::run_man(),
     }
 }
 
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
-    let bytes = crate::input::read(&input.rollout)?;
+    let crate::input::Input { name, bytes } = crate::input::read_input(&input.rollout)?;
     let session = Session::load(
-        &input.rollout,
+        &name,
         bytes,
         promptc::LoadOptions {
             strict: input.strict,
@@ -72,6 +83,40 @@ fn warn_skipped(session: &Session, context: &Context) {
             promptc::sanitize::escape_line(&skipped.excerpt),
         );
     }
+}
+
+/// Build the plan (model views, fingerprints, token estimates) of every step.
+pub fn plan(
+    session: &Session,
+    args: &crate::cli::PlanArgs,
+    estimate_tokens: bool,
+) -> anyhow::Result<promptc::fingerprint::Plan> {
+    let tools = match &args.tools {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read", path.display()))?;
+            Some(
+                promptc::compile::parse_tools(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            )
+        }
+    };
+    let instructions = match &args.instructions {
+        None => None,
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read", path.display()))?,
+        ),
+    };
+    Ok(promptc::fingerprint::plan(
+        session,
+        &promptc::fingerprint::PlanOptions {
+            instructions,
+            tools,
+            estimate_tokens,
+        },
+    ))
 }
 
 /// Run `write` against a buffered stdout and flush it, with context on failure.

@@ -1,0 +1,19 @@
+//! `promptc fingerprint`.
+
+use crate::cli::{FingerprintArgs, Format};
+use crate::commands::{Context, load, plan, with_stdout};
+use crate::exit::ExitStatus;
+use promptc::render::request::write_fingerprints;
+
+pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let session = load(&args.input, context)?;
+    let steps: Vec<usize> = if args.select.turn.is_some() {
+        vec![session.select_step(args.select.turn.as_ref(), args.select.step)?]
+    } else {
+        (0..session.replay.steps.len()).collect()
+    };
+    let plan = plan(&session, &args.plan, false)?;
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| write_fingerprints(out, &session, &plan, &steps, json))?;
+    Ok(ExitStatus::Success)
+}

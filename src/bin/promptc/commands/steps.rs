@@ -1,0 +1,15 @@
+//! `promptc steps`.
+
+use crate::cli::{Format, StepsArgs};
+use crate::commands::{Context, load, plan, with_stdout};
+use crate::exit::ExitStatus;
+use promptc::render::request::write_steps;
+
+pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let session = load(&args.input, context)?;
+    let plan = plan(&session, &args.plan, !args.no_tokens)?;
+    let rows = promptc::cache::analyze(&session, &plan);
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| write_steps(out, &session, &plan, &rows, json, &context.stdout))?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,297 @@
+//! What the provider cache could reuse at each step against what it did reuse
+//! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
+//! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
+
+use crate::fingerprint::{Plan, common_prefix};
+use crate::normalize::Origin;
+use crate::session::Session;
+
+/// The provider's minimum cacheable prefix, in tokens.
+pub const MIN_CACHEABLE: usize = 1024;
+/// Cache hits come in steps of this many tokens.
+pub const CACHE_GRANULE: usize = 128;
+/// A gap longer than this exceeds in-memory retention ("typically 5 to 10 minutes").
+pub const IDLE_GAP_SECONDS: i64 = 10 * 60;
+
+/// Round down to the provider's granule; nothing below the minimum.
+pub fn cacheable(tokens: usize) -> usize {
+    if tokens < MIN_CACHEABLE {
+        0
+    } else {
+        tokens / CACHE_GRANULE * CACHE_GRANULE
+    }
+}
+
+/// Why a step's cache outcome is what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The first request of the session: nothing to reuse.
+    First,
+    /// The history was replaced by a compaction.
+    Compaction,
+    /// Turns were rolled back.
+    Rollback,
+    /// A component before the input changed (`instructions`, `tools`, `params`, `prompt_cache_key`).
+    ComponentChanged(&'static str),
+    /// The input no longer starts with the previous input: first differing view index.
+    HistoryRewritten(usize),
+    /// The prefix was intact but the gap since the previous request exceeds the retention.
+    IdleGap(i64),
+    /// The prefix was intact, yet far less was cached than the previous request's size.
+    ProviderMiss,
+    /// Cached as the prompt predicts.
+    Hit,
+    /// No usage was recorded for this step.
+    NoUsage,
+}
+
+impl Verdict {
+    /// Stable name used in output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::First => "first_request",
+            Verdict::Compaction => "compaction_reset",
+            Verdict::Rollback => "rollback_reset",
+            Verdict::ComponentChanged(_) => "prefix_broken",
+            Verdict::HistoryRewritten(_) => "prefix_broken",
+            Verdict::IdleGap(_) => "idle_gap",
+            Verdict::ProviderMiss => "provider_miss",
+            Verdict::Hit => "hit",
+            Verdict::NoUsage => "no_usage",
+        }
+    }
+
+    /// A short explanation.
+    pub fn explain(&self) -> String {
+        match self {
+            Verdict::First => "first request: cold cache".into(),
+            Verdict::Compaction => "compaction replaced the history: expected reset".into(),
+            Verdict::Rollback => "rollback dropped turns: expected reset".into(),
+            Verdict::ComponentChanged(c) => format!("prefix broken: {c} changed"),
+            Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
+            Verdict::IdleGap(s) => format!("idle {}m{}s: longer than cache retention", s / 60, s % 60),
+            Verdict::ProviderMiss => "prefix intact, cache missed on the provider's side".into(),
+            Verdict::Hit => "prefix reused as predicted".into(),
+            Verdict::NoUsage => "no usage recorded".into(),
+        }
+    }
+}
+
+/// The analysis of one step.
+#[derive(Debug, Clone)]
+pub struct StepCache {
+    pub step: usize,
+    /// Estimated tokens of the whole request.
+    pub estimated_input: usize,
+    /// Input items shared with the previous request.
+    pub shared_items: usize,
+    /// Estimated tokens of the shared prefix (instructions, tools and shared items).
+    pub shared_tokens: usize,
+    /// What the provider could cache, from the prompt alone.
+    pub predicted_cached: usize,
+    pub observed_input: Option<u64>,
+    pub observed_cached: Option<u64>,
+    pub observed_cache_write: Option<u64>,
+    pub verdict: Verdict,
+    /// Could this request have been sent as `previous_response_id` + new items?
+    pub incremental: bool,
+    /// If not, why.
+    pub chain_break: Option<String>,
+    /// Tokens the previous request's size says could have been cached but were not.
+    pub lost_tokens: u64,
+}
+
+impl StepCache {
+    /// `cached / input`, when defined.
+    pub fn hit_rate(&self) -> Option<f64> {
+        match (self.observed_cached, self.observed_input) {
+            (Some(c), Some(i)) if i > 0 => Some(c as f64 / i as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds between two RFC 3339 UTC timestamps (`2025-11-17T21:32:46.911Z`), if both parse.
+pub fn seconds_between(earlier: &str, later: &str) -> Option<i64> {
+    Some(epoch_seconds(later)? - epoch_seconds(earlier)?)
+}
+
+fn epoch_seconds(timestamp: &str) -> Option<i64> {
+    let b = timestamp.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| -> Option<i64> { timestamp.get(range)?.parse().ok() };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+/// Analyse every step against the one before it.
+pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
+    let replay = &session.replay;
+    let mut out: Vec<StepCache> = Vec::with_capacity(replay.steps.len());
+    for (k, step) in replay.steps.iter().enumerate() {
+        let fingerprint = &plan.fingerprints[k];
+        let estimated_input = plan.request_tokens(k);
+        let usage = step.usage.as_ref().map(|o| &o.usage);
+        let observed_input = usage.map(|u| u.input_tokens);
+        let observed_cached = usage.map(|u| u.cached_input_tokens);
+        let observed_cache_write = usage.and_then(|u| u.cache_write_input_tokens);
+        let base = plan.instruction_tokens[k] + plan.tool_tokens;
+        let Some(previous) = k.checked_sub(1) else {
+            out.push(StepCache {
+                step: k,
+                estimated_input,
+                shared_items: 0,
+                shared_tokens: 0,
+                predicted_cached: 0,
+                observed_input,
+                observed_cached,
+                observed_cache_write,
+                verdict: if usage.is_some() { Verdict::First } else { Verdict::NoUsage },
+                incremental: false,
+                chain_break: Some("first request".into()),
+                lost_tokens: 0,
+            });
+            continue;
+        };
+        let prev_step = &replay.steps[previous];
+        let prev_fp = &plan.fingerprints[previous];
+        let component = if prev_fp.instructions != fingerprint.instructions {
+            Some("instructions")
+        } else if prev_fp.tools != fingerprint.tools {
+            Some("tools")
+        } else if prev_fp.params != fingerprint.params {
+            Some("params")
+        } else if prev_fp.prompt_cache_key != fingerprint.prompt_cache_key {
+            Some("prompt_cache_key")
+        } else {
+            None
+        };
+        let shared_items = if component.is_none() {
+            common_prefix(plan, previous, plan, k)
+        } else {
+            0
+        };
+        let prev_len = plan.views[previous].1;
+        let shared_tokens = if component.is_none() {
+            base + plan.input_tokens(k, shared_items)
+        } else {
+            0
+        };
+        let predicted_cached = cacheable(shared_tokens);
+        let reset = if step.epoch != prev_step.epoch {
+            let line = step.line;
+            let compaction = replay
+                .checkpoints
+                .iter()
+                .any(|c| c.epoch > prev_step.epoch && c.epoch <= step.epoch && c.line <= line);
+            Some(if compaction { Verdict::Compaction } else { Verdict::Rollback })
+        } else {
+            None
+        };
+        let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
+        let gap = match (&prev_step.timestamp, &step.timestamp) {
+            (Some(a), Some(b)) => seconds_between(a, b),
+            _ => None,
+        };
+        let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
+        let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
+        let verdict = if let Some(reset) = &reset {
+            reset.clone()
+        } else if let Some(component) = component {
+            Verdict::ComponentChanged(component)
+        } else if shared_items < prev_len {
+            Verdict::HistoryRewritten(shared_items)
+        } else if let Some(cached) = observed_cached {
+            match floor {
+                Some(floor) if cached < floor => match gap {
+                    Some(g) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
+                    _ => Verdict::ProviderMiss,
+                },
+                _ => Verdict::Hit,
+            }
+        } else {
+            Verdict::NoUsage
+        };
+        let lost_tokens = match (floor, observed_cached) {
+            (Some(floor), Some(cached)) => floor.saturating_sub(cached),
+            _ => 0,
+        };
+        let chain_break = chain_break(session, plan, previous, k, component, reset.as_ref(), prefix_intact);
+        out.push(StepCache {
+            step: k,
+            estimated_input,
+            shared_items,
+            shared_tokens,
+            predicted_cached,
+            observed_input,
+            observed_cached,
+            observed_cache_write,
+            verdict,
+            incremental: chain_break.is_none(),
+            chain_break,
+            lost_tokens,
+        });
+    }
+    out
+}
+
+/// Codex sends `previous_response_id` plus only the new items when every non-input field is the
+/// same and the new input starts with the previous input plus the previous response's output.
+fn chain_break(
+    session: &Session,
+    plan: &Plan,
+    previous: usize,
+    k: usize,
+    component: Option<&'static str>,
+    reset: Option<&Verdict>,
+    prefix_intact: bool,
+) -> Option<String> {
+    if let Some(reset) = reset {
+        return Some(reset.name().replace("_reset", ""));
+    }
+    if let Some(component) = component {
+        return Some(format!("{component} changed"));
+    }
+    if !prefix_intact {
+        return Some("history rewritten".into());
+    }
+    let replay = &session.replay;
+    let prev_step = &replay.steps[previous];
+    let step = &replay.steps[k];
+    let prev_len = plan.views[previous].1;
+    let len = plan.views[k].1;
+    if len <= prev_len {
+        return Some("no new input".into());
+    }
+    // The previous response's output: model-output items right after the previous prefix.
+    let history = &replay.epochs[step.epoch];
+    let mut expected = 0;
+    for entry in &history[prev_step.prefix_len..step.prefix_len] {
+        if session.item(entry.item).is_model_output() {
+            expected += 1;
+        } else {
+            break;
+        }
+    }
+    let view = plan.view(k);
+    for (offset, entry) in view[prev_len..].iter().take(expected).enumerate() {
+        if let Origin::Synthetic { .. } = entry.origin {
+            return Some(format!(
+                "normalization inserted a synthetic output at input item {}",
+                prev_len + offset
+            ));
+        }
+    }
+    None
+}

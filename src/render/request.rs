@@ -1,0 +1,477 @@
+//! `compile`, `fingerprint` and `steps` output.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::view::write_header;
+use super::{RenderOptions, Tone, paint, raw_json, write_json};
+use crate::cache::StepCache;
+use crate::compile::{CompiledRequest, RequestParts, compile};
+use crate::fingerprint::{Fingerprint, Plan, hex};
+use crate::sanitize::{escape_block, escape_line, truncate};
+use crate::session::Session;
+
+/// Compile the request of one step from a plan.
+pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequest {
+    let view = plan.view(step);
+    let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
+    let (instructions, source) = &plan.instructions[step];
+    compile(&RequestParts {
+        instructions: instructions.as_deref(),
+        instructions_source: *source,
+        input: &texts,
+        tools: &plan.tools,
+        context: session.step_context(step),
+        prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
+    })
+}
+
+/// A fingerprint in JSON: hex strings, `null` for unknown components.
+#[derive(Serialize)]
+pub struct FingerprintDocument {
+    pub request: String,
+    pub instructions: Option<String>,
+    pub tools: Option<String>,
+    pub tools_canonical: Option<String>,
+    pub params: String,
+    pub prompt_cache_key: Option<String>,
+    pub checkpoint: Option<String>,
+    pub input: String,
+    pub input_items: usize,
+    /// Components that are not known: the request fingerprint is partial when this is not empty.
+    pub unknown: Vec<&'static str>,
+}
+
+impl FingerprintDocument {
+    /// From a fingerprint.
+    pub fn new(fingerprint: &Fingerprint) -> FingerprintDocument {
+        FingerprintDocument {
+            request: hex(&fingerprint.request),
+            instructions: fingerprint.instructions.as_ref().map(hex),
+            tools: fingerprint.tools.as_ref().map(hex),
+            tools_canonical: fingerprint.tools_canonical.as_ref().map(hex),
+            params: hex(&fingerprint.params),
+            prompt_cache_key: fingerprint.prompt_cache_key.as_ref().map(hex),
+            checkpoint: fingerprint.checkpoint.as_ref().map(hex),
+            input: hex(&fingerprint.input),
+            input_items: fingerprint.input_items,
+            unknown: fingerprint.unknown(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Approximation {
+    part: &'static str,
+    reason: &'static str,
+}
+
+#[derive(Serialize)]
+struct CompileDocument<'a> {
+    schema_version: u32,
+    file: &'a str,
+    turn: usize,
+    step: usize,
+    turn_id: Option<&'a str>,
+    pending: bool,
+    instructions_source: &'static str,
+    tool_generation: Option<String>,
+    request: &'a RawValue,
+    fingerprint: FingerprintDocument,
+    input_items: Vec<InputItemDocument>,
+    approximations: Vec<Approximation>,
+}
+
+#[derive(Serialize)]
+struct InputItemDocument {
+    index: usize,
+    origin: &'static str,
+    hash: String,
+    chain: String,
+    canonical: String,
+}
+
+/// `compile --format json`.
+pub fn write_compile_json(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+) -> io::Result<()> {
+    let compiled = compile_step(session, plan, step);
+    let s = &session.replay.steps[step];
+    let turn = &session.replay.turns[s.turn];
+    let fingerprint = &plan.fingerprints[step];
+    let input_items = plan
+        .view(step)
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| InputItemDocument {
+            index,
+            origin: match entry.origin {
+                crate::normalize::Origin::Raw(_) => "raw",
+                crate::normalize::Origin::Synthetic { .. } => "synthetic",
+            },
+            hash: hex(plan.item_hash(step, index)),
+            chain: hex(plan.chain(step, index + 1)),
+            canonical: hex(&crate::fingerprint::canonical_item_hash(session.view_json(entry))),
+        })
+        .collect();
+    let document = CompileDocument {
+        schema_version: crate::SCHEMA_VERSION,
+        file: &session.rollout.name,
+        turn: turn.number,
+        step: s.number,
+        turn_id: turn.turn_id.as_deref(),
+        pending: s.pending,
+        instructions_source: plan.instructions[step].1.name(),
+        tool_generation: fingerprint.tools.as_ref().map(hex),
+        request: raw_json(&compiled.body),
+        fingerprint: FingerprintDocument::new(fingerprint),
+        input_items,
+        approximations: compiled
+            .approximations
+            .iter()
+            .map(|(part, reason)| Approximation { part, reason })
+            .collect(),
+    };
+    write_json(out, &document)
+}
+
+const FOLD_CHARS: usize = 400;
+
+/// Pretty-print a JSON value with long strings folded (unless `full`), escaped for a terminal.
+fn pretty(value: &Value, full: bool) -> String {
+    fn fold(value: &Value, full: bool) -> Value {
+        match value {
+            Value::String(s) if !full && s.chars().count() > FOLD_CHARS => {
+                let head: String = s.chars().take(FOLD_CHARS).collect();
+                Value::String(format!("{head}… [{} more bytes]", s.len() - head.len()))
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|v| fold(v, full)).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), fold(v, full)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let folded = fold(value, full);
+    let text = serde_json::to_string_pretty(&folded).unwrap_or_default();
+    escape_block(&text).into_owned()
+}
+
+/// `compile` as text.
+pub fn write_compile_text(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    options: &RenderOptions,
+) -> io::Result<()> {
+    write_header(out, session, options)?;
+    let compiled = compile_step(session, plan, step);
+    let s = &session.replay.steps[step];
+    let turn = &session.replay.turns[s.turn];
+    writeln!(
+        out,
+        "{} turn {} step {}{}",
+        paint(options, Tone::Dim, "request  "),
+        turn.number,
+        s.number,
+        if s.pending { " (pending: what a resume sends next)" } else { "" }
+    )?;
+    writeln!(
+        out,
+        "{} {}",
+        paint(options, Tone::Dim, "instr.   "),
+        plan.instructions[step].1.name()
+    )?;
+    for (part, reason) in &compiled.approximations {
+        writeln!(
+            out,
+            "{} {part}: {reason}",
+            paint(options, Tone::Warning, "unknown  ")
+        )?;
+    }
+    writeln!(out)?;
+    write_fingerprint_block(out, &plan.fingerprints[step], options)?;
+    writeln!(out)?;
+    let value: Value = serde_json::from_str(&compiled.body).unwrap_or(Value::Null);
+    writeln!(out, "{}", pretty(&value, options.full))?;
+    Ok(())
+}
+
+fn write_fingerprint_block(out: &mut dyn Write, fp: &Fingerprint, options: &RenderOptions) -> io::Result<()> {
+    let unknown = fp.unknown();
+    let partial = if unknown.is_empty() {
+        String::new()
+    } else {
+        format!(" (partial: {} unknown)", unknown.join(", "))
+    };
+    let or_unknown = |h: &Option<crate::fingerprint::Hash>| h.as_ref().map_or("unknown".to_string(), hex);
+    writeln!(out, "{}", paint(options, Tone::Heading, "FINGERPRINT"))?;
+    writeln!(out, "  request           {}{partial}", hex(&fp.request))?;
+    writeln!(out, "  instructions      {}", or_unknown(&fp.instructions))?;
+    writeln!(out, "  tools             {}", or_unknown(&fp.tools))?;
+    writeln!(out, "  params            {}", hex(&fp.params))?;
+    writeln!(out, "  prompt_cache_key  {}", or_unknown(&fp.prompt_cache_key))?;
+    writeln!(
+        out,
+        "  checkpoint        {}",
+        fp.checkpoint.as_ref().map_or("none".to_string(), hex)
+    )?;
+    writeln!(out, "  input             {} ({} items)", hex(&fp.input), fp.input_items)?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct FingerprintStepDocument<'a> {
+    turn: usize,
+    step: usize,
+    turn_id: Option<&'a str>,
+    pending: bool,
+    fingerprint: FingerprintDocument,
+}
+
+#[derive(Serialize)]
+struct FingerprintListDocument<'a> {
+    schema_version: u32,
+    file: &'a str,
+    steps: Vec<FingerprintStepDocument<'a>>,
+}
+
+/// `fingerprint` for the given steps.
+pub fn write_fingerprints(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    steps: &[usize],
+    json: bool,
+) -> io::Result<()> {
+    if json {
+        let document = FingerprintListDocument {
+            schema_version: crate::SCHEMA_VERSION,
+            file: &session.rollout.name,
+            steps: steps
+                .iter()
+                .map(|&k| {
+                    let s = &session.replay.steps[k];
+                    let turn = &session.replay.turns[s.turn];
+                    FingerprintStepDocument {
+                        turn: turn.number,
+                        step: s.number,
+                        turn_id: turn.turn_id.as_deref(),
+                        pending: s.pending,
+                        fingerprint: FingerprintDocument::new(&plan.fingerprints[k]),
+                    }
+                })
+                .collect(),
+        };
+        return write_json(out, &document);
+    }
+    writeln!(
+        out,
+        "turn step request                          input                            items  unknown"
+    )?;
+    for &k in steps {
+        let s = &session.replay.steps[k];
+        let turn = &session.replay.turns[s.turn];
+        let fp = &plan.fingerprints[k];
+        let unknown = fp.unknown();
+        writeln!(
+            out,
+            "{:>4} {:>4} {} {} {:>6}  {}",
+            turn.number,
+            s.number,
+            hex(&fp.request),
+            hex(&fp.input),
+            fp.input_items,
+            if unknown.is_empty() { "-".to_string() } else { unknown.join(",") }
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct StepsDocument<'a> {
+    schema_version: u32,
+    file: &'a str,
+    tokens_estimated: bool,
+    steps: Vec<StepRowDocument<'a>>,
+    summary: SummaryDocument,
+}
+
+#[derive(Serialize)]
+struct StepRowDocument<'a> {
+    turn: usize,
+    step: usize,
+    turn_id: Option<&'a str>,
+    model: Option<&'a str>,
+    effort: Option<&'a str>,
+    input_items: usize,
+    estimated_input_tokens: usize,
+    observed_input_tokens: Option<u64>,
+    observed_cached_tokens: Option<u64>,
+    cache_write_tokens: Option<u64>,
+    hit_rate: Option<f64>,
+    shared_prefix_items: usize,
+    shared_prefix_tokens: usize,
+    predicted_cached_tokens: usize,
+    verdict: &'static str,
+    explanation: String,
+    incremental: bool,
+    chain_break: Option<&'a str>,
+    lost_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct SummaryDocument {
+    steps: usize,
+    observed_steps: usize,
+    input_tokens: u64,
+    cached_tokens: u64,
+    hit_rate: Option<f64>,
+    lost_tokens_by_cause: Vec<(String, u64)>,
+}
+
+fn summary(rows: &[StepCache]) -> SummaryDocument {
+    let observed: Vec<&StepCache> = rows.iter().filter(|r| r.observed_input.is_some()).collect();
+    let input: u64 = observed.iter().filter_map(|r| r.observed_input).sum();
+    let cached: u64 = observed.iter().filter_map(|r| r.observed_cached).sum();
+    let mut lost: Vec<(String, u64)> = Vec::new();
+    for row in rows.iter().filter(|r| r.lost_tokens > 0) {
+        let cause = row.verdict.name().to_string();
+        match lost.iter_mut().find(|(c, _)| *c == cause) {
+            Some((_, total)) => *total += row.lost_tokens,
+            None => lost.push((cause, row.lost_tokens)),
+        }
+    }
+    lost.sort();
+    SummaryDocument {
+        steps: rows.len(),
+        observed_steps: observed.len(),
+        input_tokens: input,
+        cached_tokens: cached,
+        hit_rate: (input > 0).then(|| cached as f64 / input as f64),
+        lost_tokens_by_cause: lost,
+    }
+}
+
+fn round3(value: Option<f64>) -> Option<f64> {
+    value.map(|v| (v * 1000.0).round() / 1000.0)
+}
+
+/// `steps` output.
+pub fn write_steps(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    rows: &[StepCache],
+    json: bool,
+    options: &RenderOptions,
+) -> io::Result<()> {
+    let summary = summary(rows);
+    if json {
+        let document = StepsDocument {
+            schema_version: crate::SCHEMA_VERSION,
+            file: &session.rollout.name,
+            tokens_estimated: plan.estimate_tokens,
+            steps: rows
+                .iter()
+                .map(|r| {
+                    let s = &session.replay.steps[r.step];
+                    let turn = &session.replay.turns[s.turn];
+                    let context = session.step_context(r.step);
+                    StepRowDocument {
+                        turn: turn.number,
+                        step: s.number,
+                        turn_id: turn.turn_id.as_deref(),
+                        model: context.and_then(|c| c.model.as_deref()),
+                        effort: context.and_then(|c| c.effort.as_deref()),
+                        input_items: plan.views[r.step].1,
+                        estimated_input_tokens: r.estimated_input,
+                        observed_input_tokens: r.observed_input,
+                        observed_cached_tokens: r.observed_cached,
+                        cache_write_tokens: r.observed_cache_write,
+                        hit_rate: round3(r.hit_rate()),
+                        shared_prefix_items: r.shared_items,
+                        shared_prefix_tokens: r.shared_tokens,
+                        predicted_cached_tokens: r.predicted_cached,
+                        verdict: r.verdict.name(),
+                        explanation: r.verdict.explain(),
+                        incremental: r.incremental,
+                        chain_break: r.chain_break.as_deref(),
+                        lost_tokens: r.lost_tokens,
+                    }
+                })
+                .collect(),
+            summary: SummaryDocument {
+                hit_rate: round3(summary.hit_rate),
+                ..summary
+            },
+        };
+        return write_json(out, &document);
+    }
+    write_header(out, session, options)?;
+    writeln!(out)?;
+    let heading = "turn step model             items  est.in   obs.in   cached   hit%  pred.cache  inc  verdict";
+    writeln!(out, "{}", paint(options, Tone::Heading, heading))?;
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    for r in rows {
+        let s = &session.replay.steps[r.step];
+        let turn = &session.replay.turns[s.turn];
+        let context = session.step_context(r.step);
+        let model = match (context.and_then(|c| c.model.as_deref()), context.and_then(|c| c.effort.as_deref())) {
+            (Some(m), Some(e)) => format!("{m}/{e}"),
+            (Some(m), None) => m.to_string(),
+            _ => "-".to_string(),
+        };
+        let hit = r.hit_rate().map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
+        let estimated = if plan.estimate_tokens { r.estimated_input.to_string() } else { "-".into() };
+        let predicted = if plan.estimate_tokens { r.predicted_cached.to_string() } else { "-".into() };
+        let verdict = r.verdict.explain();
+        let tone = match r.verdict {
+            crate::cache::Verdict::Hit | crate::cache::Verdict::First => Tone::Good,
+            crate::cache::Verdict::Compaction | crate::cache::Verdict::Rollback => Tone::Dim,
+            _ => Tone::Warning,
+        };
+        let row = format!(
+            "{:>4} {:>4} {:<17} {:>5} {:>7} {:>8} {:>8} {:>5} {:>11}  {:<3}  ",
+            turn.number,
+            s.number,
+            truncate(&escape_line(&model), 17),
+            plan.views[r.step].1,
+            estimated,
+            opt(r.observed_input),
+            opt(r.observed_cached),
+            hit,
+            predicted,
+            if r.incremental { "yes" } else { "no" },
+        );
+        let room = options.width.saturating_sub(row.chars().count()).max(20);
+        writeln!(out, "{row}{}", paint(options, tone, &truncate(&verdict, room)))?;
+    }
+    writeln!(out)?;
+    let rate = summary
+        .hit_rate
+        .map_or("-".to_string(), |h| format!("{:.1}%", h * 100.0));
+    writeln!(
+        out,
+        "{} {} steps ({} with usage), input {} tokens, cached {}, hit rate {}",
+        paint(options, Tone::Heading, "summary"),
+        summary.steps,
+        summary.observed_steps,
+        summary.input_tokens,
+        summary.cached_tokens,
+        rate
+    )?;
+    for (cause, tokens) in &summary.lost_tokens_by_cause {
+        writeln!(out, "  lost to {cause}: {tokens} tokens")?;
+    }
+    Ok(())
+}

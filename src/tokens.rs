@@ -1,0 +1,71 @@
+//! Token estimates with the o200k tokenizer, offline (bundled by `bpe-openai`). Estimates, not
+//! the provider's count: the server wraps items in a template promptc does not know.
+
+use serde_json::Value;
+
+use crate::model::{Item, ItemKind};
+
+/// Tokens the server's template adds per input item (role and separators), an estimate.
+pub const ITEM_OVERHEAD: usize = 4;
+
+/// o200k token count of a text.
+pub fn count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    bpe_openai::o200k_base().count(text)
+}
+
+/// Estimated input tokens of an item: its model-visible text plus a per-item overhead.
+/// Encrypted reasoning is decrypted by the provider; its size is estimated from the payload
+/// length (base64, about 3/4 bytes per character, about 4 bytes per token, less framing).
+pub fn item_tokens(item: &Item, json: &str) -> usize {
+    let Ok(value) = serde_json::from_str::<Value>(json) else {
+        return count(json);
+    };
+    let mut total = ITEM_OVERHEAD;
+    let mut add = |text: &str| total += count(text);
+    match item.kind {
+        ItemKind::Message => match value.get("content") {
+            Some(Value::String(s)) => add(s),
+            Some(Value::Array(parts)) => {
+                for part in parts {
+                    if let Some(text) = part.get("text").and_then(Value::as_str) {
+                        add(text);
+                    } else if part.get("image_url").is_some() {
+                        // A rough fixed cost per image.
+                        add(&"x ".repeat(256));
+                    }
+                }
+            }
+            _ => {}
+        },
+        ItemKind::Reasoning => {
+            if let Some(parts) = value.get("summary").and_then(Value::as_array) {
+                for part in parts {
+                    if let Some(text) = part.get("text").and_then(Value::as_str) {
+                        add(text);
+                    }
+                }
+            }
+            if let Some(encrypted) = value.get("encrypted_content").and_then(Value::as_str) {
+                total += encrypted.len() * 3 / 4 / 4 / 2;
+            }
+        }
+        ItemKind::FunctionCall => {
+            add(item.name.as_deref().unwrap_or(""));
+            add(value.get("arguments").and_then(Value::as_str).unwrap_or(""));
+        }
+        ItemKind::CustomToolCall => {
+            add(item.name.as_deref().unwrap_or(""));
+            add(value.get("input").and_then(Value::as_str).unwrap_or(""));
+        }
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => match value.get("output") {
+            Some(Value::String(s)) => add(s),
+            Some(other) => add(&other.to_string()),
+            None => {}
+        },
+        _ => add(json),
+    }
+    total
+}
