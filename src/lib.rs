@@ -6,8 +6,10 @@
 //! binary in `src/bin/promptc/` reads files and decides colour and width.
 
 pub mod cache;
+pub mod check;
 pub mod compile;
 pub mod content;
+pub mod diff;
 pub mod fingerprint;
 pub mod discover;
 pub mod model;
@@ -18,6 +20,7 @@ pub mod replay;
 pub mod sanitize;
 pub mod session;
 pub mod tokens;
+pub mod volatile;
 
 pub use parse::{LoadError, LoadOptions};
 pub use session::{SelectError, Session, TurnSelector};

@@ -196,6 +196,25 @@ impl<'a> CallIndex<'a> {
     }
 }
 
+/// Why a list of items is not in normalized form (a call without output, an output without a
+/// call, a ghost snapshot), or `None` when normalizing it again would change nothing.
+pub fn first_violation(items: &[&Item]) -> Option<String> {
+    let index = CallIndex::build(items.iter().copied());
+    for (i, item) in items.iter().enumerate() {
+        let call_id = item.call_id.as_deref().unwrap_or("");
+        if item.kind == ItemKind::GhostSnapshot {
+            return Some(format!("item {i} is a ghost snapshot"));
+        }
+        if index.is_orphan(item) {
+            return Some(format!("item {i} is an output with no call ({call_id})"));
+        }
+        if !index.has_output(item) && synthetic_kind(item).is_some() {
+            return Some(format!("item {i} is a call with no output ({call_id})"));
+        }
+    }
+    None
+}
+
 /// Normalize a raw history. `item_of` resolves an item id (file items and replay-made items).
 pub fn normalize<'a>(history: &[HistoryEntry], item_of: impl Fn(ItemId) -> &'a Item) -> ModelView {
     let index = CallIndex::build(history.iter().map(|e| item_of(e.item)));

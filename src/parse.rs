@@ -333,7 +333,24 @@ impl Loader {
             let type_name = serde_json::from_str::<Cow<'_, str>>(type_raw.get())
                 .map_err(|_| LineError::new("`type` is not a string"))?;
             self.note_generation(Generation::RolloutLines);
-            self.rollout_line(&type_name, payload, offset_of(payload), line_number)?
+            let payload_span = offset_of(payload);
+            let column_base = payload_span.start - span.start;
+            let trimmed_payload = payload.get().trim_start();
+            if !trimmed_payload.starts_with('{') {
+                return Err(LineError {
+                    reason: format!(
+                        "`{type_name}` payload is a JSON {}, not an object",
+                        json_kind(trimmed_payload.as_bytes().first().copied())
+                    ),
+                    column: Some(column_base + 1),
+                });
+            }
+            self.rollout_line(&type_name, payload, payload_span, line_number)
+                .map_err(|mut e| {
+                    // Errors inside the payload count columns from the payload's start.
+                    e.column = e.column.map(|c| c + column_base);
+                    e
+                })?
         } else if let Some(record_type) = envelope.record_type {
             let record_type = serde_json::from_str::<Cow<'_, str>>(record_type.get())
                 .map_err(|_| LineError::new("`record_type` is not a string"))?;

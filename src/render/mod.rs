@@ -1,6 +1,8 @@
 //! Output: human text (escaped, optionally coloured) and versioned JSON documents. Writers are
 //! passed in; nothing here touches stdout or the environment.
 
+pub mod check;
+pub mod diff;
 pub mod request;
 pub mod view;
 

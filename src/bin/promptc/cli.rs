@@ -32,6 +32,10 @@ pub enum Command {
     Fingerprint(FingerprintArgs),
     /// One row per step: observed and predicted prompt-cache use, and why.
     Steps(StepsArgs),
+    /// Compare two rollouts request by request and name every drift.
+    Diff(DiffArgs),
+    /// Check invariants of rollouts and compare their fingerprints with a baseline (for CI).
+    Check(CheckArgs),
     /// List the rollouts under the Codex home, newest first.
     Sessions(SessionsArgs),
     /// Print a shell completion script.
@@ -177,6 +181,45 @@ pub struct StepsArgs {
     /// Skip token estimation (faster; estimated and predicted columns show `-`).
     #[arg(long)]
     pub no_tokens: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The first rollout (`-` for standard input).
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The second rollout: a resume, a fork, or the same session recorded again.
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// Fail on the first line that cannot be read.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Rollout files to check.
+    #[arg(value_name = "ROLLOUT", required = true)]
+    pub rollouts: Vec<String>,
+    /// A JSON file of every step's fingerprint per rollout: any difference fails.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<std::path::PathBuf>,
+    /// Write the baseline file from these rollouts instead of comparing.
+    #[arg(long, requires = "baseline")]
+    pub update_baseline: bool,
+    /// Fail on the first line that cannot be read.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
 }
 
 #[cfg(test)]

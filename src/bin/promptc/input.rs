@@ -31,14 +31,9 @@ pub struct Input {
     pub bytes: Vec<u8>,
 }
 
-/// Read the whole input, resolved and decompressed. Errors name the file.
-pub fn read(argument: &str) -> anyhow::Result<Vec<u8>> {
-    Ok(read_input(argument)?.bytes)
-}
-
 /// Read the whole input, resolved and decompressed, with the name to use in messages: the
 /// argument itself, or the path it resolved to.
-pub fn read_input(argument: &str) -> anyhow::Result<Input> {
+pub fn read(argument: &str) -> anyhow::Result<Input> {
     if argument == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -209,9 +204,14 @@ fn walk(
     Ok(())
 }
 
+/// True when the bytes start with a zstd frame.
+pub fn is_zstd(bytes: &[u8]) -> bool {
+    bytes.starts_with(&ZSTD_MAGIC)
+}
+
 /// Decompress when the bytes start with a zstd frame; otherwise return them as they are.
 pub fn decompress_if_zstd(bytes: Vec<u8>) -> anyhow::Result<Vec<u8>> {
-    if bytes.starts_with(&ZSTD_MAGIC) {
+    if is_zstd(&bytes) {
         decompress(&bytes)
     } else {
         Ok(bytes)

@@ -2,7 +2,6 @@
 //! and committed under `completions/` (a test keeps the committed files current).
 
 use clap::CommandFactory;
-use std::io::Write;
 
 use crate::cli::{Cli, CompletionsArgs};
 use crate::commands::with_stdout;

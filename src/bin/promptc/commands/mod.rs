@@ -2,7 +2,9 @@
 
 mod completions;
 mod sessions;
+mod check;
 mod compile;
+mod diff;
 mod fingerprint;
 mod steps;
 mod view;
@@ -37,6 +39,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Compile(args) => compile::run(args, &context),
         Command::Fingerprint(args) => fingerprint::run(args, &context),
         Command::Steps(args) => steps::run(args, &context),
+        Command::Diff(args) => diff::run(args, &context),
+        Command::Check(args) => check::run(args, &context),
         Command::Sessions(args) => sessions::run(args, &context),
         Command::Completions(args) => completions::run(args),
         Command::Man => completions::run_man(),
@@ -45,7 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
 
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
-    let crate::input::Input { name, bytes } = crate::input::read_input(&input.rollout)?;
+    let crate::input::Input { name, bytes } = crate::input::read(&input.rollout)?;
     let session = Session::load(
         &name,
         bytes,
@@ -75,7 +79,7 @@ fn warn_skipped(session: &Session, context: &Context) {
         let column = skipped.column.map(|c| format!(":{c}")).unwrap_or_default();
         let _ = writeln!(
             stderr,
-            "{label}: {}:{}{}: skipped: {} (line starts: {})",
+            "{label}: {}:{}{}: skipped: {} (near: {})",
             promptc::sanitize::escape_line(&session.rollout.name),
             skipped.line,
             column,

@@ -3,14 +3,13 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use anyhow::Context as _;
 use serde::Serialize;
 
 use crate::cli::{Format, SessionsArgs};
 use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
 use crate::input::{self, Rollout};
-use promptc::discover::{SessionSummary, summarize};
+use promptc::discover::{SessionSummary, summarize, unique_prefix_len};
 use promptc::render::{RenderOptions, Tone, human_size, paint, write_json};
 use promptc::sanitize::{escape_line, truncate};
 
@@ -92,16 +91,23 @@ fn summarize_all(rollouts: Vec<Rollout>) -> Vec<Row> {
 
 fn summarize_one(rollout: Rollout) -> Row {
     let name = rollout.path.display().to_string();
-    let read = std::fs::read(&rollout.path).with_context(|| format!("{name}: cannot read"));
-    let (size, compressed, summary) = match read {
-        Err(error) => (0, false, Err(format!("{error:#}"))),
+    let (size, compressed, summary) = match std::fs::read(&rollout.path) {
+        Err(error) => (0, false, Err(format!("cannot read: {error}"))),
         Ok(bytes) => {
             let size = bytes.len() as u64;
-            let compressed = bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+            let compressed = input::is_zstd(&bytes);
             let summary = input::decompress_if_zstd(bytes)
-                .with_context(|| format!("{name}: cannot read"))
-                .map_err(|e| format!("{e:#}"))
-                .and_then(|bytes| summarize(&name, bytes).map_err(|e| e.to_string()));
+                .map_err(|e| format!("cannot read: {e:#}"))
+                .and_then(|bytes| {
+                    summarize(&name, bytes).map_err(|e| {
+                        // Load errors start with the name; the row and the warning add it.
+                        let message = e.to_string();
+                        match message.strip_prefix(&format!("{name}: ")) {
+                            Some(reason) => reason.to_string(),
+                            None => message,
+                        }
+                    })
+                });
             (size, compressed, summary)
         }
     };
@@ -126,7 +132,13 @@ fn warn_failures(rows: &[Row], context: &Context) {
     );
     for row in rows {
         if let Err(error) = &row.summary {
-            let _ = writeln!(stderr, "{label}: {}", escape_line(error));
+            let path = row.rollout.path.display().to_string();
+            let _ = writeln!(
+                stderr,
+                "{label}: {}: {}",
+                escape_line(&path),
+                escape_line(error)
+            );
         }
     }
 }
@@ -212,12 +224,17 @@ struct Cells {
 const MODEL_MAX: usize = 24;
 const VERSION_MAX: usize = 12;
 
-fn cells(row: &Row) -> Cells {
+/// Ids are shown abbreviated to the shortest unique prefix, at least this long.
+const ID_MIN: usize = 8;
+
+fn cells(row: &Row, id_len: usize) -> Cells {
     let date = row.rollout.name.as_ref().map_or_else(
         || "-".to_string(),
         |n| n.timestamp.replacen('T', " ", 1)[..16].to_string(),
     );
-    let id = row.id().map_or("-".into(), |id| escape_line(id).into_owned());
+    let id = row.id().map_or("-".into(), |id| {
+        escape_line(&id.chars().take(id_len).collect::<String>()).into_owned()
+    });
     let size = human_size(usize::try_from(row.size).unwrap_or(usize::MAX));
     let cell = |text: Option<&str>, max: usize| {
         text.map_or("-".into(), |t| truncate(&escape_line(t), max).into_owned())
@@ -274,7 +291,8 @@ fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -
         hit: "HIT".into(),
         message: "FIRST MESSAGE".into(),
     };
-    let body: Vec<Cells> = rows.iter().map(cells).collect();
+    let id_len = unique_prefix_len(rows.iter().filter_map(Row::id), ID_MIN);
+    let body: Vec<Cells> = rows.iter().map(|row| cells(row, id_len)).collect();
     let all = || std::iter::once(&header).chain(&body);
     let width = |f: fn(&Cells) -> &String| all().map(|c| f(c).chars().count()).max().unwrap_or(0);
     let widths = [
@@ -289,7 +307,7 @@ fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -
     ];
     for (index, c) in all().enumerate() {
         let mut line = format!(
-            "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {:>w4$}  {:>w5$}  {:>w6$}  {:>w7$}",
+            "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$} {:>w4$} {:>w5$} {:>w6$} {:>w7$}",
             c.date,
             c.id,
             c.version,

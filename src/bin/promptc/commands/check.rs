@@ -1,0 +1,89 @@
+//! `promptc check`.
+
+use std::io::Write;
+
+use anyhow::Context as _;
+
+use crate::cli::{CheckArgs, Format, InputArgs};
+use crate::commands::{Context, load, plan, with_stdout};
+use crate::exit::ExitStatus;
+use promptc::check::{Baseline, baseline_steps, check, compare_baseline};
+use promptc::render::check::{RolloutReport, write_check};
+
+pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let baseline: Option<Baseline> = match (&args.baseline, args.update_baseline) {
+        (Some(path), false) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the baseline", path.display()))?;
+            Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("{}: not a promptc baseline", path.display()))?,
+            )
+        }
+        _ => None,
+    };
+    let mut reports = Vec::new();
+    let mut new_baseline = Baseline {
+        schema_version: promptc::SCHEMA_VERSION,
+        rollouts: Default::default(),
+    };
+    for rollout in &args.rollouts {
+        let session = load(
+            &InputArgs {
+                rollout: rollout.clone(),
+                strict: args.strict,
+            },
+            context,
+        )?;
+        let plan = plan(&session, &args.plan, false)?;
+        let mut findings = check(&session, &plan);
+        let steps = baseline_steps(&session, &plan);
+        if let Some(baseline) = &baseline {
+            match baseline.rollouts.get(rollout) {
+                Some(expected) => findings.extend(compare_baseline(expected, &steps)),
+                None => findings.push(promptc::check::Finding {
+                    name: "baseline:missing".into(),
+                    step: None,
+                    detail: "this rollout is not in the baseline (run with --update-baseline)".into(),
+                }),
+            }
+        }
+        let located = findings
+            .into_iter()
+            .map(|f| {
+                let at = f.step.map(|k| {
+                    let s = &session.replay.steps[k];
+                    (session.replay.turns[s.turn].number, s.number)
+                });
+                (f, at)
+            })
+            .collect();
+        reports.push(RolloutReport {
+            name: rollout.clone(),
+            steps: session.replay.steps.len(),
+            findings: located,
+        });
+        new_baseline.rollouts.insert(rollout.clone(), steps);
+    }
+    if args.update_baseline
+        && let Some(path) = &args.baseline
+    {
+        let mut text = serde_json::to_string_pretty(&new_baseline)?;
+        text.push('\n');
+        std::fs::write(path, text)
+            .with_context(|| format!("{}: cannot write the baseline", path.display()))?;
+        let _ = writeln!(
+            std::io::stderr(),
+            "wrote baseline {} ({} rollouts)",
+            path.display(),
+            new_baseline.rollouts.len()
+        );
+    }
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| write_check(out, &reports, json, &context.stdout))?;
+    Ok(if reports.iter().any(|r| !r.findings.is_empty()) {
+        ExitStatus::Differences
+    } else {
+        ExitStatus::Success
+    })
+}

@@ -1,0 +1,36 @@
+//! `promptc diff`.
+
+use crate::cli::{DiffArgs, Format, InputArgs};
+use crate::commands::{Context, load, plan, with_stdout};
+use crate::exit::ExitStatus;
+use promptc::render::diff::{write_diff_json, write_diff_text};
+
+pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let input = |rollout: &str| InputArgs {
+        rollout: rollout.to_string(),
+        strict: args.strict,
+    };
+    let a = load(&input(&args.a), context)?;
+    let b = load(&input(&args.b), context)?;
+    let pa = plan(&a, &args.plan, true)?;
+    let pb = plan(&b, &args.plan, true)?;
+    let only = match &args.select.turn {
+        None => None,
+        Some(turn) => Some((
+            a.select_step(Some(turn), args.select.step)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", args.a))?,
+            b.select_step(Some(turn), args.select.step)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", args.b))?,
+        )),
+    };
+    let diff = promptc::diff::diff(&a, &pa, &b, &pb, only);
+    with_stdout(|out| match args.format.format() {
+        Format::Json => write_diff_json(out, &a, &b, &diff),
+        Format::Text => write_diff_text(out, &a, &b, &diff, &context.stdout),
+    })?;
+    Ok(if diff.has_unexpected() {
+        ExitStatus::Differences
+    } else {
+        ExitStatus::Success
+    })
+}

@@ -1,0 +1,296 @@
+//! Invariants a healthy rollout keeps (for CI on fixture rollouts), and baselines of every
+//! step's fingerprint.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{Verdict, analyze};
+use crate::fingerprint::{Plan, hex};
+use crate::model::{Item, ItemKind};
+use crate::normalize::first_violation;
+use crate::render::request::FingerprintDocument;
+use crate::session::Session;
+use crate::volatile;
+
+/// Names of the invariants, in the order they are checked.
+pub const INVARIANTS: &[&str] = &[
+    "input_extends_previous",
+    "stable_prefix_components",
+    "no_volatile_prefix",
+    "model_view_normalized",
+    "unique_call_ids",
+];
+
+/// A broken invariant or a baseline difference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// An invariant name, or `baseline:<drift class>`.
+    pub name: String,
+    /// Step index, when the finding is about one step.
+    pub step: Option<usize>,
+    pub detail: String,
+}
+
+fn finding(name: &str, step: Option<usize>, detail: String) -> Finding {
+    Finding {
+        name: name.to_string(),
+        step,
+        detail,
+    }
+}
+
+/// Check every invariant of one rollout.
+pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let rows = analyze(session, plan);
+    for row in &rows {
+        match &row.verdict {
+            Verdict::HistoryRewritten(index) => findings.push(finding(
+                "input_extends_previous",
+                Some(row.step),
+                format!("the input does not extend the previous request: item {index} differs"),
+            )),
+            Verdict::ComponentChanged(component) => {
+                let model_switch = row.step > 0 && {
+                    let before = session.step_context(row.step - 1).and_then(|c| c.model.clone());
+                    let now = session.step_context(row.step).and_then(|c| c.model.clone());
+                    before != now
+                };
+                let explained = match *component {
+                    // Parameters come from the recorded turn context; new instructions are
+                    // explained by a recorded model switch.
+                    "params" => true,
+                    "instructions" => model_switch,
+                    _ => false,
+                };
+                if !explained {
+                    findings.push(finding(
+                        "stable_prefix_components",
+                        Some(row.step),
+                        format!("{component} changed within the thread with no recorded cause"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if let Some(reason) = &row.chain_break
+            && reason.starts_with("normalization")
+        {
+            findings.push(finding("input_extends_previous", Some(row.step), reason.clone()));
+        }
+    }
+    findings.extend(volatile_findings(session, plan));
+    let history = session.replay.history();
+    let view = session.model_view(history);
+    let items: Vec<&Item> = view.entries.iter().map(|e| session.view_item(e)).collect();
+    if let Some(violation) = first_violation(&items) {
+        findings.push(finding("model_view_normalized", None, violation));
+    }
+    findings.extend(call_id_findings(session));
+    findings
+}
+
+fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut seen_instructions: Vec<String> = Vec::new();
+    for (step, (text, _)) in plan.instructions.iter().enumerate() {
+        if let Some(text) = text
+            && !seen_instructions.iter().any(|t| t == text.as_ref())
+        {
+            seen_instructions.push(text.to_string());
+            let values: Vec<String> = volatile::find(text).into_iter().map(|v| v.text).collect();
+            if !values.is_empty() {
+                out.push(finding(
+                    "no_volatile_prefix",
+                    Some(step),
+                    format!("instructions contain per-run values: {}", values.join(", ")),
+                ));
+            }
+        }
+    }
+    if let Some(tools) = &plan.tools.tools {
+        for tool in tools {
+            let values: Vec<String> = volatile::find(tool).into_iter().map(|v| v.text).collect();
+            if !values.is_empty() {
+                out.push(finding(
+                    "no_volatile_prefix",
+                    None,
+                    format!(
+                        "tool {} contains per-run values: {}",
+                        crate::compile::tool_name(tool),
+                        values.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    // The opening context messages of the first request sit in every later prefix.
+    if !plan.views.is_empty() {
+        for entry in plan.view(0) {
+            let item = session.view_item(entry);
+            let json = session.view_json(entry);
+            let contextual = item.kind == ItemKind::Message
+                && (item.role.as_deref() == Some("developer")
+                    || (item.is_user_message() && crate::content::is_contextual_user_message(json)));
+            if !contextual {
+                break;
+            }
+            let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();
+            if !values.is_empty() {
+                out.push(finding(
+                    "no_volatile_prefix",
+                    Some(0),
+                    format!(
+                        "context message at line {} contains per-run values: {}",
+                        item.line,
+                        values.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn call_id_findings(session: &Session) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut calls: BTreeMap<(u8, String), usize> = BTreeMap::new();
+    let mut outputs: BTreeMap<(u8, String), usize> = BTreeMap::new();
+    for entry in session.replay.history() {
+        let item = session.item(entry.item);
+        let Some(call_id) = &item.call_id else {
+            continue;
+        };
+        let (space, is_call) = match item.kind {
+            ItemKind::FunctionCall | ItemKind::LocalShellCall => (0, true),
+            ItemKind::FunctionCallOutput => (0, false),
+            ItemKind::CustomToolCall => (1, true),
+            ItemKind::CustomToolCallOutput => (1, false),
+            ItemKind::ToolSearchCall => (2, true),
+            ItemKind::ToolSearchOutput => (2, false),
+            _ => continue,
+        };
+        let map = if is_call { &mut calls } else { &mut outputs };
+        if let Some(first) = map.insert((space, call_id.clone()), entry.line) {
+            out.push(finding(
+                "unique_call_ids",
+                None,
+                format!(
+                    "{} {call_id} at line {} repeats the one at line {first}",
+                    if is_call { "call" } else { "output" },
+                    entry.line
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// A committed file of every step's fingerprint per rollout.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Baseline {
+    pub schema_version: u32,
+    pub rollouts: BTreeMap<String, Vec<BaselineStep>>,
+}
+
+/// One step in a baseline.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BaselineStep {
+    pub turn: usize,
+    pub step: usize,
+    pub request: String,
+    pub instructions: Option<String>,
+    pub tools: Option<String>,
+    pub tools_canonical: Option<String>,
+    pub params: String,
+    pub prompt_cache_key: Option<String>,
+    pub checkpoint: Option<String>,
+    pub input: String,
+    pub input_items: usize,
+}
+
+/// The baseline entries of one rollout.
+pub fn baseline_steps(session: &Session, plan: &Plan) -> Vec<BaselineStep> {
+    plan.fingerprints
+        .iter()
+        .enumerate()
+        .map(|(k, fp)| {
+            let s = &session.replay.steps[k];
+            let doc = FingerprintDocument::new(fp);
+            BaselineStep {
+                turn: session.replay.turns[s.turn].number,
+                step: s.number,
+                request: doc.request,
+                instructions: doc.instructions,
+                tools: doc.tools,
+                tools_canonical: doc.tools_canonical,
+                params: doc.params,
+                prompt_cache_key: doc.prompt_cache_key,
+                checkpoint: doc.checkpoint,
+                input: hex(&fp.input),
+                input_items: fp.input_items,
+            }
+        })
+        .collect()
+}
+
+/// Compare a rollout's steps with its baseline entries: one finding per drift class, at the
+/// first step that shows it.
+pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    let mut push = |class: &str, step: usize, detail: String| {
+        let name = format!("baseline:{class}");
+        if !out.iter().any(|f| f.name == name) {
+            out.push(Finding {
+                name,
+                step: Some(step),
+                detail,
+            });
+        }
+    };
+    for (k, (e, a)) in expected.iter().zip(actual).enumerate() {
+        if e == a {
+            continue;
+        }
+        let at = format!("turn {} step {}", a.turn, a.step);
+        if (e.turn, e.step) != (a.turn, a.step) {
+            push("steps_changed", k, format!("step {k} was turn {} step {}, now {at}", e.turn, e.step));
+            continue;
+        }
+        if e.prompt_cache_key != a.prompt_cache_key {
+            push("cache_key_changed", k, format!("{at}: prompt_cache_key changed"));
+        }
+        if e.instructions != a.instructions {
+            push("instructions_changed", k, format!("{at}: instructions changed"));
+        }
+        if e.tools != a.tools {
+            let class = if e.tools_canonical == a.tools_canonical && e.tools.is_some() && a.tools.is_some() {
+                "tools_reordered"
+            } else {
+                "tools_changed"
+            };
+            push(class, k, format!("{at}: tools changed"));
+        }
+        if e.params != a.params {
+            push("params_changed", k, format!("{at}: request parameters changed"));
+        }
+        if e.checkpoint != a.checkpoint {
+            push("compaction", k, format!("{at}: the history starts from another checkpoint"));
+        } else if e.input != a.input {
+            push(
+                "history_rewritten",
+                k,
+                format!("{at}: input changed ({} items, was {})", a.input_items, e.input_items),
+            );
+        }
+    }
+    if expected.len() != actual.len() {
+        push(
+            "steps_changed",
+            expected.len().min(actual.len()),
+            format!("{} steps, the baseline has {}", actual.len(), expected.len()),
+        );
+    }
+    out
+}
