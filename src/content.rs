@@ -60,9 +60,21 @@ pub fn is_turn_boundary(item: &Item, json: &str) -> bool {
     item.is_user_message() && !is_contextual_user_message(json)
 }
 
+/// Characters of a preview; tables show less.
+const PREVIEW_CHARS: usize = 300;
+
 /// A one-line description of the item's content for tables: the start of its text, the tool
-/// name and arguments, or the output. Not escaped: the renderer escapes.
+/// name and arguments, or the output. At most a few hundred characters. Not escaped: the
+/// renderer escapes.
 pub fn preview(item: &Item, json: &str) -> String {
+    let text = full_preview(item, json);
+    if text.len() <= PREVIEW_CHARS * 4 {
+        return text;
+    }
+    text.chars().take(PREVIEW_CHARS).collect()
+}
+
+fn full_preview(item: &Item, json: &str) -> String {
     let Ok(value) = serde_json::from_str::<Value>(json) else {
         return String::new();
     };

@@ -558,3 +558,6 @@ pub fn common_prefix(a: &Plan, step_a: usize, b: &Plan, step_b: usize) -> usize 
     }
     low
 }
+
+#[cfg(test)]
+mod tests;

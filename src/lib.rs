@@ -22,6 +22,11 @@ pub mod session;
 pub mod tokens;
 pub mod volatile;
 
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod test_support;
+
 pub use parse::{LoadError, LoadOptions};
 pub use session::{SelectError, Session, TurnSelector};
 

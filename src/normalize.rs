@@ -253,3 +253,6 @@ pub fn normalize<'a>(history: &[HistoryEntry], item_of: impl Fn(ItemId) -> &'a I
     }
     view
 }
+
+#[cfg(test)]
+mod tests;

@@ -246,26 +246,30 @@ fn strip_position(err: &serde_json::Error) -> String {
 
 const EXCERPT_CHARS: usize = 60;
 
-/// A short excerpt of a line around `column` (1-based byte column), for messages.
+/// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a
+/// window of the line, so a 100 MB line costs no more than a short one.
 fn excerpt(line: &[u8], column: Option<usize>) -> String {
-    let text = String::from_utf8_lossy(line);
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= EXCERPT_CHARS {
-        return text.into_owned();
-    }
-    // Columns are byte offsets; map to a char index approximately by scanning.
-    let center = column
-        .map(|c| text.char_indices().take_while(|(i, _)| *i < c).count())
-        .unwrap_or(0);
-    let start = center.saturating_sub(EXCERPT_CHARS / 2);
-    let end = (start + EXCERPT_CHARS).min(chars.len());
-    let start = end.saturating_sub(EXCERPT_CHARS);
+    const WINDOW: usize = EXCERPT_CHARS * 4;
+    let center = column.unwrap_or(1).saturating_sub(1).min(line.len());
+    let start = center.saturating_sub(WINDOW / 2);
+    let end = (start + WINDOW).min(line.len());
+    let window = String::from_utf8_lossy(&line[start..end]);
+    let chars: Vec<char> = window.chars().collect();
+    // Keep EXCERPT_CHARS characters around the column's position in the window.
+    let center_chars = String::from_utf8_lossy(&line[start..center]).chars().count();
+    let from = if column.is_some() {
+        center_chars.saturating_sub(EXCERPT_CHARS / 2)
+    } else {
+        0
+    };
+    let to = (from + EXCERPT_CHARS).min(chars.len());
+    let from = to.saturating_sub(EXCERPT_CHARS).min(from);
     let mut out = String::new();
-    if start > 0 {
+    if start > 0 || from > 0 {
         out.push('…');
     }
-    out.extend(&chars[start..end]);
-    if end < chars.len() {
+    out.extend(&chars[from..to]);
+    if end < line.len() || to < chars.len() {
         out.push('…');
     }
     out
@@ -629,3 +633,6 @@ fn turn_context(map: &Map<String, Value>) -> TurnContext {
         current_date: value_str(map, "current_date"),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -623,3 +623,6 @@ impl State<'_> {
         entries
     }
 }
+
+#[cfg(test)]
+mod tests;

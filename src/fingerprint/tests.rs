@@ -1,0 +1,116 @@
+//! Fingerprints: the documented encoding, and the incremental per-step views against a direct
+//! normalization of each step's history.
+
+use crate::fingerprint::{PlanOptions, common_prefix, hash, hex, plan};
+use crate::session::Session;
+use crate::test_support::{all_fixtures, real_samples, session};
+
+/// Expected values computed independently with the Python `blake3` package:
+/// `blake3(tag + b"\0" + bytes).digest()[:16].hex()`, and for the chain
+/// `blake3(blake3(b"input\0").digest() + blake3(b"item\0" + item).digest())`.
+#[test]
+fn encoding_matches_an_independent_blake3() {
+    let item = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
+    assert_eq!(hex(&hash("item", item.as_bytes())), "9bddf7aec0ead89b8a6dd8a277e6c7af");
+    assert_eq!(hex(&hash("instructions", b"Be brief.")), "c34e4fc914bf70e46ad430ce4ec369a9");
+    let s = session(&[item]);
+    let p = plan(&s, &PlanOptions::default());
+    assert_eq!(hex(&p.fingerprints[0].input), "9d1c9206e7a9a4a8d851d09413ba0757");
+}
+
+fn check_views_match_direct_normalization(name: &str, s: &Session) {
+    let p = plan(s, &PlanOptions::default());
+    for step in 0..s.replay.steps.len() {
+        let direct = s.model_view(s.replay.step_history(step));
+        let direct_json: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
+        let planned_json: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+        assert_eq!(planned_json, direct_json, "{name} step {step}");
+        // The chain after all items is the input fingerprint.
+        assert_eq!(p.chain(step, direct_json.len()), &p.fingerprints[step].input, "{name}");
+    }
+}
+
+#[test]
+fn incremental_views_equal_direct_normalization_on_fixtures() {
+    for (name, s) in all_fixtures() {
+        check_views_match_direct_normalization(&name, &s);
+    }
+}
+
+#[test]
+fn incremental_views_equal_direct_normalization_on_real_samples() {
+    for (name, s) in real_samples() {
+        check_views_match_direct_normalization(&name, &s);
+    }
+}
+
+#[test]
+fn a_late_output_rewrites_the_earlier_prefix() {
+    // Step 2 sees call c1 without output (synthetic inserted); step 3 sees the real output, which
+    // arrived after a user message: the view forks and the fingerprints stay correct.
+    let s = session(&[
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}"#,
+        r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#,
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"also"}]}"#,
+        r#"{"type":"reasoning","summary":[],"encrypted_content":"x"}"#,
+        r#"{"type":"function_call_output","call_id":"c1","output":"late"}"#,
+        r#"{"type":"reasoning","summary":[],"encrypted_content":"y"}"#,
+    ]);
+    check_views_match_direct_normalization("late output", &s);
+    let p = plan(&s, &PlanOptions::default());
+    assert_eq!(s.replay.steps.len(), 3);
+    // Step 3's input does not extend step 2's: they share only the user message and the call.
+    assert_eq!(common_prefix(&p, 1, &p, 2), 2);
+}
+
+#[test]
+fn common_prefix_equals_a_naive_comparison() {
+    for (name, s) in all_fixtures() {
+        let p = plan(&s, &PlanOptions::default());
+        for step in 1..s.replay.steps.len() {
+            let a: Vec<&str> = p.view(step - 1).iter().map(|e| s.view_json(e)).collect();
+            let b: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+            let naive = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            assert_eq!(common_prefix(&p, step - 1, &p, step), naive, "{name} step {step}");
+        }
+    }
+}
+
+#[test]
+fn fingerprints_are_deterministic() {
+    for (name, s) in all_fixtures() {
+        let a = plan(&s, &PlanOptions::default());
+        let b = plan(&s, &PlanOptions::default());
+        assert_eq!(a.fingerprints, b.fingerprints, "{name}");
+    }
+}
+
+#[test]
+fn unknown_components_are_named_not_hashed() {
+    let s = session(&[r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#]);
+    let p = plan(&s, &PlanOptions::default());
+    assert_eq!(p.fingerprints[0].unknown(), ["instructions", "tools", "prompt_cache_key"]);
+    let p = plan(
+        &s,
+        &PlanOptions {
+            instructions: Some("Be brief.".into()),
+            tools: Some(vec![r#"{"type":"function","name":"shell"}"#.into()]),
+            estimate_tokens: false,
+        },
+    );
+    assert_eq!(p.fingerprints[0].unknown(), ["prompt_cache_key"]);
+    assert_eq!(hex(p.fingerprints[0].instructions.as_ref().expect("known")), "c34e4fc914bf70e46ad430ce4ec369a9");
+}
+
+#[test]
+fn tool_order_changes_the_exact_but_not_the_canonical_tools_fingerprint() {
+    let s = session(&[r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#]);
+    let tools = |list: &[&str]| PlanOptions {
+        tools: Some(list.iter().map(|t| t.to_string()).collect()),
+        ..PlanOptions::default()
+    };
+    let a = plan(&s, &tools(&[r#"{"type":"function","name":"a"}"#, r#"{"name":"b","type":"function"}"#]));
+    let b = plan(&s, &tools(&[r#"{"type":"function","name":"b"}"#, r#"{"type":"function","name":"a"}"#]));
+    assert_ne!(a.fingerprints[0].tools, b.fingerprints[0].tools);
+    assert_eq!(a.fingerprints[0].tools_canonical, b.fingerprints[0].tools_canonical);
+}

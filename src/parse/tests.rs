@@ -1,0 +1,130 @@
+//! Loading: generations, exact bytes and line numbers, and bad lines.
+
+use crate::model::{Generation, RecordKind};
+use crate::parse::{LoadError, LoadOptions, load};
+
+fn load_text(text: &str) -> Result<crate::model::Rollout, LoadError> {
+    load("t.jsonl", text.as_bytes().to_vec(), LoadOptions::default())
+}
+
+#[test]
+fn detects_each_generation_from_its_first_line() {
+    let cases = [
+        (r#"{"id":"x","timestamp":"2025-09-10T18:58:38Z","instructions":null}"#, Generation::BareLegacy),
+        (r#"{"timestamp":"t","record_type":"session_meta","id":"x"}"#, Generation::Tagged),
+        (r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#, Generation::RolloutLines),
+        (r#"{"type":"message","role":"user","content":[]}"#, Generation::PlainItems),
+    ];
+    for (line, generation) in cases {
+        assert_eq!(load_text(line).expect("loads").generation, generation, "{line}");
+    }
+}
+
+#[test]
+fn bare_legacy_state_lines_do_not_decide_the_generation() {
+    let rollout = load_text(
+        "{\"record_type\":\"state\"}\n{\"id\":\"x\",\"timestamp\":\"t\"}\n{\"type\":\"message\",\"role\":\"user\",\"content\":[]}",
+    )
+    .expect("loads");
+    assert_eq!(rollout.generation, Generation::BareLegacy);
+}
+
+#[test]
+fn records_keep_line_numbers_and_exact_bytes() {
+    let first = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#;
+    let item = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
+    let second = format!(r#"{{"timestamp":"t","type":"response_item","payload":{item}}}"#);
+    let rollout = load_text(&format!("{first}\r\n\n{second}\n")).expect("loads");
+    assert_eq!(rollout.records.len(), 2);
+    assert_eq!(rollout.records[0].line, 1);
+    assert_eq!(rollout.line_bytes(&rollout.records[0]), first.as_bytes());
+    assert_eq!(rollout.records[1].line, 3);
+    assert_eq!(rollout.item_json(0), item);
+}
+
+#[test]
+fn tagged_lines_are_flattened_into_items() {
+    let rollout = load_text(
+        "{\"timestamp\":\"t\",\"record_type\":\"session_meta\",\"id\":\"x\"}\n{\"timestamp\":\"t\",\"record_type\":\"response\",\"type\":\"message\",\"role\":\"user\",\"content\":[]}",
+    )
+    .expect("loads");
+    assert_eq!(rollout.item_json(0), r#"{"type":"message","role":"user","content":[]}"#);
+    assert_eq!(rollout.meta.as_ref().and_then(|m| m.id.as_deref()), Some("x"));
+}
+
+#[test]
+fn unknown_line_and_item_types_are_kept() {
+    let rollout = load_text(
+        "{\"timestamp\":\"t\",\"type\":\"telemetry_blob\",\"payload\":{}}\n{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"hologram_call\"}}",
+    )
+    .expect("loads");
+    assert!(matches!(&rollout.records[0].kind, RecordKind::Unknown { type_name } if type_name == "telemetry_blob"));
+    assert_eq!(rollout.items[0].type_name, "hologram_call");
+    assert!(rollout.skipped.is_empty());
+}
+
+#[test]
+fn bad_lines_are_skipped_with_line_column_and_reason() {
+    let good = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#;
+    let rollout = load_text(&format!(
+        "{good}\nnot json\n[1,2]\n{{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":42}}\n{good}\n{{\"truncated\":"
+    ))
+    .expect("loads");
+    let skipped: Vec<(usize, Option<usize>, &str)> = rollout
+        .skipped
+        .iter()
+        .map(|s| (s.line, s.column, s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (2, Some(2), "not JSON: expected ident"),
+            (3, None, "JSON array, not an object"),
+            (4, Some(51), "`response_item` payload is a JSON number, not an object"),
+            (6, Some(13), "not JSON: EOF while parsing a value"),
+        ]
+    );
+    assert_eq!(rollout.notes.len(), 1, "the second session_meta is noted");
+}
+
+#[test]
+fn strict_mode_fails_on_the_first_skipped_line() {
+    let result = load(
+        "t.jsonl",
+        b"{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n{oops".to_vec(),
+        LoadOptions { strict: true },
+    );
+    match result {
+        Err(LoadError::Strict { line, column, .. }) => assert_eq!((line, column), (2, Some(2))),
+        other => panic!("expected a strict error, got {other:?}"),
+    }
+}
+
+#[test]
+fn files_that_are_not_rollouts_are_errors_naming_the_file() {
+    let cases: [(&[u8], &str); 5] = [
+        (b"", "t.jsonl: empty file, not a rollout"),
+        (b"\n  \n\n", "t.jsonl: empty file, not a rollout"),
+        (b"[{\"type\":\"message\"}]", "t.jsonl: not a rollout: no line is a JSON object (line 1: JSON array, not an object)"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "t.jsonl: not a rollout: no line is a JSON object (line 1: invalid UTF-8)"),
+        (&[0x28, 0xb5, 0x2f, 0xfd, 0, 1], "t.jsonl: not a rollout: no line is a JSON object (line 1: zstd-compressed data; decompress it first)"),
+    ];
+    for (bytes, message) in cases {
+        let error = load("t.jsonl", bytes.to_vec(), LoadOptions::default()).expect_err("not a rollout");
+        assert_eq!(error.to_string(), message);
+    }
+}
+
+#[test]
+fn deep_nesting_and_huge_lines_do_not_crash() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let rollout = load_text(&format!(
+        "{{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\n{deep}\n{{\"timestamp\":\"t\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"x\",\"info\":{deep}}}}}"
+    ))
+    .expect("loads");
+    assert_eq!(rollout.records.len() + rollout.skipped.len(), 3);
+    let huge = format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":\"{}", "a".repeat(20_000_000));
+    let rollout = load_text(&format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\n{huge}")).expect("loads");
+    assert_eq!(rollout.skipped.len(), 1);
+    assert!(rollout.skipped[0].excerpt.chars().count() <= 62, "excerpts stay short");
+}

@@ -1,0 +1,82 @@
+//! Helpers for the library's unit tests.
+
+use crate::model::Item;
+use crate::session::Session;
+use crate::{LoadOptions, Session as S};
+
+/// Load a rollout from JSONL lines.
+pub fn session(lines: &[&str]) -> Session {
+    S::load("test.jsonl", lines.join("\n").into_bytes(), LoadOptions::default())
+        .expect("test rollout loads")
+}
+
+/// Load a fixture from `fixtures/`.
+pub fn fixture(path: &str) -> Session {
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(path);
+    let bytes = std::fs::read(&full).expect("fixture exists");
+    S::load(path, bytes, LoadOptions::default()).expect("fixture loads")
+}
+
+/// Every `.jsonl` fixture that loads, with its path relative to `fixtures/`.
+pub fn all_fixtures() -> Vec<(String, Session)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut paths = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixture folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let name = path.strip_prefix(&root).ok()?.display().to_string();
+            let bytes = std::fs::read(&path).ok()?;
+            S::load(&name, bytes, LoadOptions::default()).ok().map(|s| (name, s))
+        })
+        .collect()
+}
+
+/// Real samples beside the repository, when present.
+pub fn real_samples() -> Vec<(String, Session)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/codex-rollout-samples");
+    if !dir.is_dir() {
+        eprintln!("skipped: ../shared/codex-rollout-samples is not present");
+        return Vec::new();
+    }
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .chain(std::fs::read_dir(dir.join("real-corpus")).into_iter().flatten())
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("sample readable");
+            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let session = S::load(&name, bytes, LoadOptions::default()).expect("real sample loads");
+            (name, session)
+        })
+        .collect()
+}
+
+/// The `type` of each item, with role for messages, for compact assertions.
+pub fn kinds(items: &[&Item]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| match &i.role {
+            Some(role) => format!("{}/{role}", i.type_name),
+            None => format!("{}:{}", i.type_name, i.call_id.as_deref().unwrap_or("")),
+        })
+        .collect()
+}
