@@ -98,8 +98,7 @@ pub fn is_id_query(query: &str) -> bool {
 
 /// True when `query` is `id` or a prefix of it (case-insensitive).
 pub fn id_matches(query: &str, id: &str) -> bool {
-    id.len() >= query.len()
-        && id.as_bytes()[..query.len()].eq_ignore_ascii_case(query.as_bytes())
+    id.len() >= query.len() && id.as_bytes()[..query.len()].eq_ignore_ascii_case(query.as_bytes())
 }
 
 /// The shortest prefix length, at least `min`, that tells every id from every other (as
@@ -171,7 +170,9 @@ pub fn summarize_session(session: &Session) -> SessionSummary {
     };
     for usage in session.replay.steps.iter().filter_map(|s| s.usage.as_ref()) {
         summary.observed_steps += 1;
-        summary.input_tokens = summary.input_tokens.saturating_add(usage.usage.input_tokens);
+        summary.input_tokens = summary
+            .input_tokens
+            .saturating_add(usage.usage.input_tokens);
         summary.cached_input_tokens = summary
             .cached_input_tokens
             .saturating_add(usage.usage.cached_input_tokens);
@@ -268,7 +269,10 @@ mod tests {
         ];
         assert_eq!(unique_prefix_len(ids, 8), 35);
         assert_eq!(unique_prefix_len([ids[0], ids[2]], 8), 8);
-        assert_eq!(unique_prefix_len(["019b8e10-0000-7", "019b8e10-0001-7"], 8), 13);
+        assert_eq!(
+            unique_prefix_len(["019b8e10-0000-7", "019b8e10-0001-7"], 8),
+            13
+        );
         assert_eq!(unique_prefix_len([ids[0], ids[0]], 8), 36);
         assert_eq!(unique_prefix_len(["abc"], 8), 8);
         assert_eq!(unique_prefix_len([], 8), 8);
@@ -304,7 +308,10 @@ mod tests {
         assert_eq!(summary.models, ["gpt-5", "gpt-5-mini"]);
         assert_eq!((summary.turns, summary.steps), (2, 2));
         assert_eq!(summary.observed_steps, 2);
-        assert_eq!((summary.input_tokens, summary.cached_input_tokens), (4000, 2000));
+        assert_eq!(
+            (summary.input_tokens, summary.cached_input_tokens),
+            (4000, 2000)
+        );
         assert_eq!(summary.cache_hit_rate(), Some(0.5));
         assert_eq!(summary.first_user_message.as_deref(), Some("fix the\nbug"));
         assert_eq!(summary.skipped_lines, 1);

@@ -69,3 +69,6 @@ pub fn item_tokens(item: &Item, json: &str) -> usize {
     }
     total
 }
+
+#[cfg(test)]
+mod tests;

@@ -161,12 +161,7 @@ pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
     Ok(found)
 }
 
-fn walk(
-    dir: &Path,
-    recurse: bool,
-    archived: bool,
-    found: &mut Vec<Rollout>,
-) -> anyhow::Result<()> {
+fn walk(dir: &Path, recurse: bool, archived: bool, found: &mut Vec<Rollout>) -> anyhow::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

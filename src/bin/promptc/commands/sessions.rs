@@ -338,4 +338,3 @@ fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -
     }
     Ok(())
 }
-

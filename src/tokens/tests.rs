@@ -1,0 +1,48 @@
+//! How close token estimates come to what the provider counted.
+
+use crate::fingerprint::{PlanOptions, plan};
+use crate::test_support::real_samples;
+
+#[test]
+fn counts_known_strings() {
+    // o200k: "hello world" is two tokens; the empty string none.
+    assert_eq!(super::count("hello world"), 2);
+    assert_eq!(super::count(""), 0);
+}
+
+/// On the real 0.58.0 rollout, compare each step's observed input growth (what the provider
+/// counted for the items added since the previous request) with promptc's estimate of those
+/// items. Relative error per step, over steps whose observed growth is at least 200 tokens.
+#[test]
+fn estimated_growth_tracks_observed_growth_on_the_058_sample() {
+    let Some((_, s)) = real_samples().into_iter().find(|(n, _)| n.contains("019a93b9")) else {
+        return;
+    };
+    let p = plan(&s, &PlanOptions { estimate_tokens: true, ..PlanOptions::default() });
+    let mut errors: Vec<f64> = Vec::new();
+    let mut total_observed = 0i64;
+    let mut total_estimated = 0i64;
+    for k in 1..s.replay.steps.len() {
+        let (Some(prev), Some(now)) = (&s.replay.steps[k - 1].usage, &s.replay.steps[k].usage) else {
+            continue;
+        };
+        let observed = now.usage.input_tokens as i64 - prev.usage.input_tokens as i64;
+        let estimated = p.input_tokens(k, p.views[k].1) as i64 - p.input_tokens(k - 1, p.views[k - 1].1) as i64;
+        total_observed += observed;
+        total_estimated += estimated;
+        if observed >= 200 {
+            errors.push((estimated - observed) as f64 / observed as f64);
+        }
+    }
+    errors.sort_by(|a, b| a.total_cmp(b));
+    let median = errors[errors.len() / 2];
+    let p10 = errors[errors.len() / 10];
+    let p90 = errors[errors.len() * 9 / 10];
+    let overall = (total_estimated - total_observed) as f64 / total_observed as f64;
+    eprintln!(
+        "growth error over {} steps: p10 {p10:.3}, median {median:.3}, p90 {p90:.3}; total estimated {total_estimated} vs observed {total_observed} ({overall:.3})",
+        errors.len()
+    );
+    assert!(median.abs() < 0.15, "median relative error {median}");
+    assert!(overall.abs() < 0.15, "overall relative error {overall}");
+}
