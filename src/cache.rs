@@ -69,7 +69,9 @@ impl Verdict {
             Verdict::Rollback => "rollback dropped turns: expected reset".into(),
             Verdict::ComponentChanged(c) => format!("prefix broken: {c} changed"),
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
-            Verdict::IdleGap(s) => format!("idle {}m{}s: longer than cache retention", s / 60, s % 60),
+            Verdict::IdleGap(s) => {
+                format!("idle {}m{}s: longer than cache retention", s / 60, s % 60)
+            }
             Verdict::ProviderMiss => "prefix intact, cache missed on the provider's side".into(),
             Verdict::Hit => "prefix reused as predicted".into(),
             Verdict::NoUsage => "no usage recorded".into(),
@@ -157,7 +159,11 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
                 observed_input,
                 observed_cached,
                 observed_cache_write,
-                verdict: if usage.is_some() { Verdict::First } else { Verdict::NoUsage },
+                verdict: if usage.is_some() {
+                    Verdict::First
+                } else {
+                    Verdict::NoUsage
+                },
                 incremental: false,
                 chain_break: Some("first request".into()),
                 lost_tokens: 0,
@@ -195,7 +201,11 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
                 .checkpoints
                 .iter()
                 .any(|c| c.epoch > prev_step.epoch && c.epoch <= step.epoch && c.line <= line);
-            Some(if compaction { Verdict::Compaction } else { Verdict::Rollback })
+            Some(if compaction {
+                Verdict::Compaction
+            } else {
+                Verdict::Rollback
+            })
         } else {
             None
         };
@@ -227,7 +237,15 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
             (Some(floor), Some(cached)) => floor.saturating_sub(cached),
             _ => 0,
         };
-        let chain_break = chain_break(session, plan, previous, k, component, reset.as_ref(), prefix_intact);
+        let chain_break = chain_break(
+            session,
+            plan,
+            previous,
+            k,
+            component,
+            reset.as_ref(),
+            prefix_intact,
+        );
         out.push(StepCache {
             step: k,
             estimated_input,

@@ -53,7 +53,9 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
             )),
             Verdict::ComponentChanged(component) => {
                 let model_switch = row.step > 0 && {
-                    let before = session.step_context(row.step - 1).and_then(|c| c.model.clone());
+                    let before = session
+                        .step_context(row.step - 1)
+                        .and_then(|c| c.model.clone());
                     let now = session.step_context(row.step).and_then(|c| c.model.clone());
                     before != now
                 };
@@ -77,7 +79,11 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
         if let Some(reason) = &row.chain_break
             && reason.starts_with("normalization")
         {
-            findings.push(finding("input_extends_previous", Some(row.step), reason.clone()));
+            findings.push(finding(
+                "input_extends_previous",
+                Some(row.step),
+                reason.clone(),
+            ));
         }
     }
     findings.extend(volatile_findings(session, plan));
@@ -132,7 +138,8 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
             let json = session.view_json(entry);
             let contextual = item.kind == ItemKind::Message
                 && (item.role.as_deref() == Some("developer")
-                    || (item.is_user_message() && crate::content::is_contextual_user_message(json)));
+                    || (item.is_user_message()
+                        && crate::content::is_contextual_user_message(json)));
             if !contextual {
                 break;
             }
@@ -255,33 +262,58 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
         }
         let at = format!("turn {} step {}", a.turn, a.step);
         if (e.turn, e.step) != (a.turn, a.step) {
-            push("steps_changed", k, format!("step {k} was turn {} step {}, now {at}", e.turn, e.step));
+            push(
+                "steps_changed",
+                k,
+                format!("step {k} was turn {} step {}, now {at}", e.turn, e.step),
+            );
             continue;
         }
         if e.prompt_cache_key != a.prompt_cache_key {
-            push("cache_key_changed", k, format!("{at}: prompt_cache_key changed"));
+            push(
+                "cache_key_changed",
+                k,
+                format!("{at}: prompt_cache_key changed"),
+            );
         }
         if e.instructions != a.instructions {
-            push("instructions_changed", k, format!("{at}: instructions changed"));
+            push(
+                "instructions_changed",
+                k,
+                format!("{at}: instructions changed"),
+            );
         }
         if e.tools != a.tools {
-            let class = if e.tools_canonical == a.tools_canonical && e.tools.is_some() && a.tools.is_some() {
-                "tools_reordered"
-            } else {
-                "tools_changed"
-            };
+            let class =
+                if e.tools_canonical == a.tools_canonical && e.tools.is_some() && a.tools.is_some()
+                {
+                    "tools_reordered"
+                } else {
+                    "tools_changed"
+                };
             push(class, k, format!("{at}: tools changed"));
         }
         if e.params != a.params {
-            push("params_changed", k, format!("{at}: request parameters changed"));
+            push(
+                "params_changed",
+                k,
+                format!("{at}: request parameters changed"),
+            );
         }
         if e.checkpoint != a.checkpoint {
-            push("compaction", k, format!("{at}: the history starts from another checkpoint"));
+            push(
+                "compaction",
+                k,
+                format!("{at}: the history starts from another checkpoint"),
+            );
         } else if e.input != a.input {
             push(
                 "history_rewritten",
                 k,
-                format!("{at}: input changed ({} items, was {})", a.input_items, e.input_items),
+                format!(
+                    "{at}: input changed ({} items, was {})",
+                    a.input_items, e.input_items
+                ),
             );
         }
     }
@@ -289,7 +321,11 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
         push(
             "steps_changed",
             expected.len().min(actual.len()),
-            format!("{} steps, the baseline has {}", actual.len(), expected.len()),
+            format!(
+                "{} steps, the baseline has {}",
+                actual.len(),
+                expected.len()
+            ),
         );
     }
     out

@@ -89,16 +89,24 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     ));
     let params = params(context);
     if context.is_some_and(|c| c.effort.is_none()) {
-        approximations.push(("reasoning.effort", "not recorded: the model's default applies"));
+        approximations.push((
+            "reasoning.effort",
+            "not recorded: the model's default applies",
+        ));
     }
     if parts.prompt_cache_key.is_none() {
         approximations.push(("prompt_cache_key", "no session_meta id"));
     }
 
-    let mut body = String::with_capacity(parts.input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
+    let mut body =
+        String::with_capacity(parts.input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
     body.push('{');
     push_field(&mut body, "model", &json_string_or_null(model));
-    push_field(&mut body, "instructions", &json_string_or_null(parts.instructions));
+    push_field(
+        &mut body,
+        "instructions",
+        &json_string_or_null(parts.instructions),
+    );
     body.push_str(",\"input\":[");
     for (i, item) in parts.input.iter().enumerate() {
         if i > 0 {
@@ -113,8 +121,7 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     };
     push_field(&mut body, "tools", &tools);
     // The remaining fields are the params object's own fields, in request order.
-    let params_object: Map<String, Value> =
-        serde_json::from_str(&params).unwrap_or_default();
+    let params_object: Map<String, Value> = serde_json::from_str(&params).unwrap_or_default();
     for (key, value) in &params_object {
         if key == "model" || key == "prompt_cache_key" {
             continue;
@@ -124,7 +131,11 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
         }
         push_field(&mut body, key, &value.to_string());
     }
-    push_field(&mut body, "prompt_cache_key", &json_string_or_null(parts.prompt_cache_key));
+    push_field(
+        &mut body,
+        "prompt_cache_key",
+        &json_string_or_null(parts.prompt_cache_key),
+    );
     if let Some(text) = params_object.get("text") {
         push_field(&mut body, "text", &text.to_string());
     }
@@ -147,7 +158,10 @@ fn push_field(body: &mut String, key: &str, value: &str) {
 }
 
 fn json_string_or_null(value: Option<&str>) -> String {
-    value.map_or_else(|| "null".to_string(), |v| Value::String(v.to_string()).to_string())
+    value.map_or_else(
+        || "null".to_string(),
+        |v| Value::String(v.to_string()).to_string(),
+    )
 }
 
 /// The request-level parameters, in request order: `model`, `tool_choice`,
@@ -156,7 +170,9 @@ pub fn params(context: Option<&TurnContext>) -> String {
     let mut object = Map::new();
     object.insert(
         "model".into(),
-        context.and_then(|c| c.model.clone()).map_or(Value::Null, Value::String),
+        context
+            .and_then(|c| c.model.clone())
+            .map_or(Value::Null, Value::String),
     );
     object.insert("tool_choice".into(), "auto".into());
     object.insert("parallel_tool_calls".into(), Value::Null);
@@ -212,7 +228,9 @@ pub fn parse_tools(text: &str) -> Result<Vec<String>, String> {
         serde_json::from_str(text).map_err(|e| format!("not a JSON array of tool specs: {e}"))?
     } else {
         serde_json::from_str::<Captured<'_>>(text)
-            .map_err(|e| format!("neither a JSON array of tool specs nor a request with `tools`: {e}"))?
+            .map_err(|e| {
+                format!("neither a JSON array of tool specs nor a request with `tools`: {e}")
+            })?
             .tools
     };
     tools

@@ -78,7 +78,7 @@ fn full_preview(item: &Item, json: &str) -> String {
     let Ok(value) = serde_json::from_str::<Value>(json) else {
         return String::new();
     };
-    let text = match item.kind {
+    match item.kind {
         ItemKind::Message => content_texts(value.get("content")).join(" "),
         ItemKind::Reasoning => {
             let summary = value
@@ -140,8 +140,7 @@ fn full_preview(item: &Item, json: &str) -> String {
             .map(string_or_json)
             .unwrap_or_default(),
         _ => String::new(),
-    };
-    text
+    }
 }
 
 fn string_or_json(value: &Value) -> String {

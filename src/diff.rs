@@ -144,7 +144,13 @@ pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
 }
 
 /// Compare two sessions. With `only`, compare that one pair of steps.
-pub fn diff(a: &Session, pa: &Plan, b: &Session, pb: &Plan, only: Option<(usize, usize)>) -> PromptDiff {
+pub fn diff(
+    a: &Session,
+    pa: &Plan,
+    b: &Session,
+    pb: &Plan,
+    only: Option<(usize, usize)>,
+) -> PromptDiff {
     let pairs = match only {
         Some(pair) => vec![pair],
         None => align(a, b),
@@ -155,8 +161,12 @@ pub fn diff(a: &Session, pa: &Plan, b: &Session, pb: &Plan, only: Option<(usize,
         let a_paired: std::collections::HashSet<usize> = pairs.iter().map(|p| p.0).collect();
         let b_paired: std::collections::HashSet<usize> = pairs.iter().map(|p| p.1).collect();
         (
-            (0..a.replay.steps.len()).filter(|s| !a_paired.contains(s)).collect(),
-            (0..b.replay.steps.len()).filter(|s| !b_paired.contains(s)).collect(),
+            (0..a.replay.steps.len())
+                .filter(|s| !a_paired.contains(s))
+                .collect(),
+            (0..b.replay.steps.len())
+                .filter(|s| !b_paired.contains(s))
+                .collect(),
         )
     };
     let mut drifts: Vec<Drift> = Vec::new();
@@ -173,7 +183,11 @@ pub fn diff(a: &Session, pa: &Plan, b: &Session, pb: &Plan, only: Option<(usize,
                 && fa.tools == fb.tools
                 && fa.params == fb.params
                 && fa.prompt_cache_key == fb.prompt_cache_key;
-            let items = if components_equal { common_prefix(pa, sa, pb, sb) } else { 0 };
+            let items = if components_equal {
+                common_prefix(pa, sa, pb, sb)
+            } else {
+                0
+            };
             let tokens = if components_equal {
                 pa.instruction_tokens[sa] + pa.tool_tokens + pa.input_tokens(sa, items)
             } else {
@@ -187,18 +201,19 @@ pub fn diff(a: &Session, pa: &Plan, b: &Session, pb: &Plan, only: Option<(usize,
             });
         }
         for drift in found {
-            match drifts
-                .iter_mut()
-                .find(|d| d.class == drift.class && d.component == drift.component && d.detail == drift.detail)
-            {
+            match drifts.iter_mut().find(|d| {
+                d.class == drift.class && d.component == drift.component && d.detail == drift.detail
+            }) {
                 Some(existing) => existing.steps_affected += 1,
                 None => drifts.push(drift),
             }
         }
     }
     // B continues A: its first step past the shared ones may start from a reset.
-    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (b_only.first(), pairs.last()) {
-        if let Some(class) = continuation_reset(b, last_b, first_b_only) {
+    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (b_only.first(), pairs.last())
+        && let Some(class) = continuation_reset(b, last_b, first_b_only)
+    {
+        {
             let mut d = drift(
                 class,
                 "input",
@@ -206,7 +221,11 @@ pub fn diff(a: &Session, pa: &Plan, b: &Session, pb: &Plan, only: Option<(usize,
                 first_b_only,
                 format!(
                     "B continues A after a {}: its next request does not extend A's last one",
-                    if class == DriftClass::Rollback { "rollback" } else { "compaction" }
+                    if class == DriftClass::Rollback {
+                        "rollback"
+                    } else {
+                        "compaction"
+                    }
                 ),
             );
             d.input_index = Some(common_prefix(pb, last_b, pb, first_b_only));
@@ -222,7 +241,13 @@ pub fn diff(a: &Session, pa: &Plan, b: &Session, pb: &Plan, only: Option<(usize,
     }
 }
 
-fn drift(class: DriftClass, component: &'static str, sa: usize, sb: usize, detail: String) -> Drift {
+fn drift(
+    class: DriftClass,
+    component: &'static str,
+    sa: usize,
+    sb: usize,
+    detail: String,
+) -> Drift {
     Drift {
         class,
         component,
@@ -256,14 +281,22 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
             || (b_id.is_some() && a_meta.and_then(|m| m.forked_from_id.clone()) == b_id);
         let show = |id: &Option<String>| id.clone().unwrap_or_else(|| "none".into());
         out.push(drift(
-            if forked { DriftClass::Fork } else { DriftClass::CacheKeyChanged },
+            if forked {
+                DriftClass::Fork
+            } else {
+                DriftClass::CacheKeyChanged
+            },
             "prompt_cache_key",
             sa,
             sb,
             if forked {
                 format!("B is a fork of A: key {} → {}", show(&a_id), show(&b_id))
             } else {
-                format!("key {} → {} and no fork is recorded", show(&a_id), show(&b_id))
+                format!(
+                    "key {} → {} and no fork is recorded",
+                    show(&a_id),
+                    show(&b_id)
+                )
             },
         ));
     }
@@ -279,7 +312,10 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
                     "instructions",
                     sa,
                     sb,
-                    format!("instructions differ only in per-run values ({})", values.join(", ")),
+                    format!(
+                        "instructions differ only in per-run values ({})",
+                        values.join(", ")
+                    ),
                 )
             }
             _ => {
@@ -307,7 +343,10 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
                 )
             }
         };
-        d.evidence = Some((ta.unwrap_or("(unknown)").to_string(), tb.unwrap_or("(unknown)").to_string()));
+        d.evidence = Some((
+            ta.unwrap_or("(unknown)").to_string(),
+            tb.unwrap_or("(unknown)").to_string(),
+        ));
         out.push(d);
     }
 
@@ -332,12 +371,22 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
                 let (x, y) = (oa.get(key), ob.get(key));
                 if x != y {
                     let show = |v: Option<&Value>| v.map_or("absent".to_string(), Value::to_string);
-                    let label = if key == "model" { "model switch" } else { key.as_str() };
+                    let label = if key == "model" {
+                        "model switch"
+                    } else {
+                        key.as_str()
+                    };
                     changes.push(format!("{label}: {} → {}", show(x), show(y)));
                 }
             }
         }
-        let mut d = drift(DriftClass::ParamsChanged, "params", sa, sb, changes.join("; "));
+        let mut d = drift(
+            DriftClass::ParamsChanged,
+            "params",
+            sa,
+            sb,
+            changes.join("; "),
+        );
         d.evidence = Some((pretty(&ja), pretty(&jb)));
         out.push(d);
     }
@@ -357,21 +406,29 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
         return out;
     }
 
-    if fa.input != fb.input {
-        if let Some(d) = input_drift(a, pa, sa, b, pb, sb) {
-            out.push(d);
-        }
+    if fa.input != fb.input
+        && let Some(d) = input_drift(a, pa, sa, b, pb, sb)
+    {
+        out.push(d);
     }
     out
 }
 
 /// A reset between two steps of the same session: a rollback or a compaction.
 fn continuation_reset(session: &Session, before: usize, after: usize) -> Option<DriftClass> {
-    let (e1, e2) = (session.replay.steps[before].epoch, session.replay.steps[after].epoch);
+    let (e1, e2) = (
+        session.replay.steps[before].epoch,
+        session.replay.steps[after].epoch,
+    );
     if e1 == e2 {
         return None;
     }
-    if session.replay.checkpoints.iter().any(|c| c.epoch > e1 && c.epoch <= e2) {
+    if session
+        .replay
+        .checkpoints
+        .iter()
+        .any(|c| c.epoch > e1 && c.epoch <= e2)
+    {
         Some(DriftClass::Compaction)
     } else {
         Some(DriftClass::Rollback)
@@ -390,7 +447,12 @@ fn checkpoint_line(session: &Session, step: usize) -> String {
 
 fn rollbacks_before(session: &Session, step: usize) -> usize {
     let epoch = session.replay.steps[step].epoch;
-    session.replay.rollbacks.iter().filter(|r| r.epoch <= epoch).count()
+    session
+        .replay
+        .rollbacks
+        .iter()
+        .filter(|r| r.epoch <= epoch)
+        .count()
 }
 
 fn is_contextual(session: &Session, item: &crate::model::Item, json: &str) -> bool {
@@ -400,7 +462,14 @@ fn is_contextual(session: &Session, item: &crate::model::Item, json: &str) -> bo
             || (item.is_user_message() && is_contextual_user_message(json)))
 }
 
-fn input_drift(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize) -> Option<Drift> {
+fn input_drift(
+    a: &Session,
+    pa: &Plan,
+    sa: usize,
+    b: &Session,
+    pb: &Plan,
+    sb: usize,
+) -> Option<Drift> {
     let lcp = common_prefix(pa, sa, pb, sb);
     let view_a = pa.view(sa);
     let view_b = pb.view(sb);
@@ -438,12 +507,18 @@ fn input_drift(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: us
             let mut drift = if all_context && side == "B" {
                 d(
                     DriftClass::ContextAppended,
-                    format!("B appends {} context item(s) at the end of the input", longer - lcp),
+                    format!(
+                        "B appends {} context item(s) at the end of the input",
+                        longer - lcp
+                    ),
                 )
             } else {
                 d(
                     DriftClass::HistoryRewritten,
-                    format!("{side}'s input has {} more item(s) from index {lcp}", longer - lcp),
+                    format!(
+                        "{side}'s input has {} more item(s) from index {lcp}",
+                        longer - lcp
+                    ),
                 )
             };
             drift.evidence = Some(if side == "B" {
@@ -458,14 +533,17 @@ fn input_drift(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: us
             let jb = b.view_json(eb);
             let ia = a.view_item(ea);
             let ib = b.view_item(eb);
-            let synthetic = |e: &crate::normalize::ViewEntry| matches!(e.origin, Origin::Synthetic { .. });
-            let reinjected = |session: &Session, view: &[crate::normalize::ViewEntry], item: &crate::model::Item, json: &str| {
+            let synthetic =
+                |e: &crate::normalize::ViewEntry| matches!(e.origin, Origin::Synthetic { .. });
+            let reinjected = |session: &Session,
+                              view: &[crate::normalize::ViewEntry],
+                              item: &crate::model::Item,
+                              json: &str| {
                 is_contextual(session, item, json)
                     && view[..lcp].iter().any(|e| session.view_json(e) == json)
             };
-            let next_synthetic = |view: &[crate::normalize::ViewEntry]| {
-                view.get(lcp + 1).is_some_and(synthetic)
-            };
+            let next_synthetic =
+                |view: &[crate::normalize::ViewEntry]| view.get(lcp + 1).is_some_and(synthetic);
             // B inserted context (an environment or permission update) and then goes on as A.
             let appended_context = {
                 let mut k = lcp;
@@ -508,28 +586,44 @@ fn input_drift(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: us
             } else if appended_context {
                 d(
                     DriftClass::ContextAppended,
-                    format!("B appends context at input item {lcp} (an environment or permission update) and then goes on as A"),
+                    format!(
+                        "B appends context at input item {lcp} (an environment or permission update) and then goes on as A"
+                    ),
                 )
             } else if reinjected(b, view_b, ib, jb) || reinjected(a, view_a, ia, ja) {
                 d(
                     DriftClass::ContextReinjected,
-                    format!("context sent again at input item {lcp} (a copy of an earlier context message)"),
+                    format!(
+                        "context sent again at input item {lcp} (a copy of an earlier context message)"
+                    ),
                 )
             } else if volatile::mask(ja) == volatile::mask(jb) {
                 let values: Vec<String> = volatile::find(ja).into_iter().map(|v| v.text).collect();
                 d(
                     DriftClass::VolatilePrefix,
-                    format!("input item {lcp} differs only in per-run values ({})", values.join(", ")),
+                    format!(
+                        "input item {lcp} differs only in per-run values ({})",
+                        values.join(", ")
+                    ),
                 )
-            } else if crate::fingerprint::canonical_item_hash(ja) == crate::fingerprint::canonical_item_hash(jb) {
+            } else if crate::fingerprint::canonical_item_hash(ja)
+                == crate::fingerprint::canonical_item_hash(jb)
+            {
                 d(
                     DriftClass::HistoryRewritten,
-                    format!("input item {lcp} ({}) has the same content with its keys reordered", ia.type_name),
+                    format!(
+                        "input item {lcp} ({}) has the same content with its keys reordered",
+                        ia.type_name
+                    ),
                 )
             } else {
                 d(
                     DriftClass::HistoryRewritten,
-                    format!("input item {lcp} differs: {} vs {}", describe(ia, false), describe(ib, false)),
+                    format!(
+                        "input item {lcp} differs: {} vs {}",
+                        describe(ia, false),
+                        describe(ib, false)
+                    ),
                 )
             };
             drift.evidence = Some((pretty(ja), pretty(jb)));
@@ -563,7 +657,10 @@ fn describe(item: &crate::model::Item, synthetic: bool) -> String {
     if synthetic {
         text.push_str(&format!(
             " (synthetic{})",
-            item.id.as_deref().map(|id| format!(", id {id}")).unwrap_or_default()
+            item.id
+                .as_deref()
+                .map(|id| format!(", id {id}"))
+                .unwrap_or_default()
         ));
     }
     text
@@ -589,7 +686,11 @@ fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize) -> Vec<Drift> {
             "tools",
             sa,
             sb,
-            format!("same tools in another order: [{}] → [{}]", names_a.join(", "), names_b.join(", ")),
+            format!(
+                "same tools in another order: [{}] → [{}]",
+                names_a.join(", "),
+                names_b.join(", ")
+            ),
         );
         d.evidence = Some((names_a.join("\n"), names_b.join("\n")));
         return vec![d];
@@ -629,7 +730,13 @@ fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize) -> Vec<Drift> {
     if changes.is_empty() {
         changes.push("same tools and order, other serialization".into());
     }
-    let mut d = drift(DriftClass::ToolsChanged, "tools", sa, sb, changes.join("; "));
+    let mut d = drift(
+        DriftClass::ToolsChanged,
+        "tools",
+        sa,
+        sb,
+        changes.join("; "),
+    );
     d.evidence = Some(evidence);
     vec![d]
 }

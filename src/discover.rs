@@ -233,7 +233,7 @@ mod tests {
         };
         let old = named("2025-01-01T00:00:00");
         let new = named("2026-01-01T00:00:00");
-        let mut files = vec![
+        let mut files = [
             (None, Path::new("z")),
             (Some(&old), Path::new("a")),
             (Some(&new), Path::new("b")),

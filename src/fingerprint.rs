@@ -210,13 +210,19 @@ fn epoch_facts(session: &Session, epoch: usize) -> EpochFacts {
             continue;
         };
         let Some(call_id) = item.call_id.as_deref().or(match item.kind {
-            ItemKind::FunctionCall | ItemKind::CustomToolCall | ItemKind::FunctionCallOutput
+            ItemKind::FunctionCall
+            | ItemKind::CustomToolCall
+            | ItemKind::FunctionCallOutput
             | ItemKind::CustomToolCallOutput => Some(""),
             _ => None,
         }) else {
             continue;
         };
-        let map = if is_call { &mut first_call } else { &mut first_output };
+        let map = if is_call {
+            &mut first_call
+        } else {
+            &mut first_output
+        };
         map.entry((space, call_id)).or_insert(i);
     }
     let mut threshold = Vec::with_capacity(entries.len());
@@ -236,7 +242,9 @@ fn epoch_facts(session: &Session, epoch: usize) -> EpochFacts {
                 (None, ItemKind::ToolSearchOutput) => return None,
                 (None, _) => "",
             };
-            if item.kind == ItemKind::ToolSearchOutput && item.execution.as_deref() == Some("server") {
+            if item.kind == ItemKind::ToolSearchOutput
+                && item.execution.as_deref() == Some("server")
+            {
                 return None;
             }
             Some(if is_call {
@@ -277,7 +285,7 @@ impl EpochFacts {
         match self.role[i] {
             Role::Plain => (true, false),
             Role::Ghost => (false, false),
-            Role::Call => (true, !self.threshold[i].is_some_and(|o| o < n)),
+            Role::Call => (true, self.threshold[i].is_none_or(|o| o >= n)),
             Role::Output => (self.threshold[i].is_some_and(|c| c < n), false),
         }
     }
@@ -311,7 +319,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let tools = {
         let mut list = options.tools.clone();
         if let Some(dynamic) = meta.and_then(|m| m.dynamic_tools.as_ref()) {
-            list.get_or_insert_with(Vec::new).extend(dynamic.iter().cloned());
+            list.get_or_insert_with(Vec::new)
+                .extend(dynamic.iter().cloned());
         }
         ToolPlan { tools: list }
     };
@@ -332,8 +341,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let cache_key_hash = cache_key.map(|k| hash("prompt_cache_key", k.as_bytes()));
 
     let file_instructions: Option<Rc<str>> = options.instructions.as_deref().map(Rc::from);
-    let meta_instructions: Option<Rc<str>> =
-        meta.and_then(|m| m.base_instructions.as_deref()).map(Rc::from);
+    let meta_instructions: Option<Rc<str>> = meta
+        .and_then(|m| m.base_instructions.as_deref())
+        .map(Rc::from);
     // Keyed by where the text came from: the file, session_meta, or a turn_context record.
     let mut instruction_memo: HashMap<(InstructionsSource, Option<usize>), (Hash, usize)> =
         HashMap::new();
@@ -408,13 +418,13 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         latest_array_of_epoch.insert(epoch, array_index);
         let array = &mut arrays[array_index];
         let history = &replay.epochs[epoch];
-        for raw in array.raw_len..target {
+        for (raw, entry) in history.iter().enumerate().take(target).skip(array.raw_len) {
             array.raw_position.push(array.entries.len());
             let (kept, synthetic) = facts.status(raw, target);
             if !kept {
                 continue;
             }
-            let id = history[raw].item;
+            let id = entry.item;
             let (item_hash, item_tokens) = *item_hash_memo.entry(id).or_insert_with(|| {
                 let json = session.item_json(id);
                 let estimate = if options.estimate_tokens {
@@ -424,14 +434,29 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 };
                 (hash("item", json.as_bytes()), estimate)
             });
-            push_entry(array, ViewEntry { origin: Origin::Raw(raw), item: ViewItem::History(id) }, item_hash, item_tokens);
+            push_entry(
+                array,
+                ViewEntry {
+                    origin: Origin::Raw(raw),
+                    item: ViewItem::History(id),
+                },
+                item_hash,
+                item_tokens,
+            );
             if synthetic && let Some(output) = synthetic_output(session.item(id)) {
                 let json = output.json(&rollout.bytes);
                 let h = hash("item", json.as_bytes());
-                let t = if options.estimate_tokens { tokens::item_tokens(&output, json) } else { 0 };
+                let t = if options.estimate_tokens {
+                    tokens::item_tokens(&output, json)
+                } else {
+                    0
+                };
                 push_entry(
                     array,
-                    ViewEntry { origin: Origin::Synthetic { call: raw }, item: ViewItem::Synthetic(Rc::new(output)) },
+                    ViewEntry {
+                        origin: Origin::Synthetic { call: raw },
+                        item: ViewItem::Synthetic(Rc::new(output)),
+                    },
                     h,
                     t,
                 );
@@ -443,21 +468,31 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
 
         // Instructions: --instructions FILE, else a turn_context override, else session_meta.
         let context = session.step_context(step_index);
-        let (text, source): (Option<Rc<str>>, InstructionsSource) = if let Some(text) = &file_instructions {
-            (Some(text.clone()), InstructionsSource::File)
-        } else if let Some(text) = context.and_then(|c| c.base_instructions.as_deref()) {
-            (Some(Rc::from(text)), InstructionsSource::TurnContext)
-        } else if let Some(text) = &meta_instructions {
-            (Some(text.clone()), InstructionsSource::SessionMeta)
-        } else {
-            (None, InstructionsSource::Unknown)
-        };
+        let (text, source): (Option<Rc<str>>, InstructionsSource) =
+            if let Some(text) = &file_instructions {
+                (Some(text.clone()), InstructionsSource::File)
+            } else if let Some(text) = context.and_then(|c| c.base_instructions.as_deref()) {
+                (Some(Rc::from(text)), InstructionsSource::TurnContext)
+            } else if let Some(text) = &meta_instructions {
+                (Some(text.clone()), InstructionsSource::SessionMeta)
+            } else {
+                (None, InstructionsSource::Unknown)
+            };
         let (instructions_hash, instructions_tokens) = match &text {
             None => (None, 0),
             Some(text) => {
-                let key = (source, (source == InstructionsSource::TurnContext).then_some(step.context).flatten());
+                let key = (
+                    source,
+                    (source == InstructionsSource::TurnContext)
+                        .then_some(step.context)
+                        .flatten(),
+                );
                 let (h, t) = *instruction_memo.entry(key).or_insert_with(|| {
-                    let t = if options.estimate_tokens { tokens::count(text) } else { 0 };
+                    let t = if options.estimate_tokens {
+                        tokens::count(text)
+                    } else {
+                        0
+                    };
                     (hash("instructions", text.as_bytes()), t)
                 });
                 (Some(h), t)
@@ -504,7 +539,10 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
 }
 
 fn push_entry(array: &mut ViewArray, entry: ViewEntry, item_hash: Hash, item_tokens: usize) {
-    let previous = *array.chain.last().expect("invariant: chain starts with a value");
+    let previous = *array
+        .chain
+        .last()
+        .expect("invariant: chain starts with a value");
     array.chain.push(chain_next(&previous, &item_hash));
     let total = array.tokens.last().copied().unwrap_or(0) + item_tokens;
     array.tokens.push(total);
@@ -539,7 +577,9 @@ impl Plan {
 
     /// Estimated tokens of a step's whole request: instructions, tools and input.
     pub fn request_tokens(&self, step: usize) -> usize {
-        self.instruction_tokens[step] + self.tool_tokens + self.input_tokens(step, self.views[step].1)
+        self.instruction_tokens[step]
+            + self.tool_tokens
+            + self.input_tokens(step, self.views[step].1)
     }
 }
 

@@ -256,7 +256,9 @@ fn excerpt(line: &[u8], column: Option<usize>) -> String {
     let window = String::from_utf8_lossy(&line[start..end]);
     let chars: Vec<char> = window.chars().collect();
     // Keep EXCERPT_CHARS characters around the column's position in the window.
-    let center_chars = String::from_utf8_lossy(&line[start..center]).chars().count();
+    let center_chars = String::from_utf8_lossy(&line[start..center])
+        .chars()
+        .count();
     let from = if column.is_some() {
         center_chars.saturating_sub(EXCERPT_CHARS / 2)
     } else {

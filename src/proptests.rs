@@ -20,7 +20,10 @@ enum Output {
 enum Op {
     User,
     /// A request answered with calls (kind 0 function, 1 custom, 2 local shell) or a message.
-    Step { calls: Vec<(u8, Output)>, reasoning: bool },
+    Step {
+        calls: Vec<(u8, Output)>,
+        reasoning: bool,
+    },
     Orphan,
     Ghost,
     Compact,
@@ -28,7 +31,8 @@ enum Op {
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let output = prop_oneof![6 => Just(Output::Now), 1 => Just(Output::Missing), 1 => Just(Output::Late)];
+    let output =
+        prop_oneof![6 => Just(Output::Now), 1 => Just(Output::Missing), 1 => Just(Output::Late)];
     prop_oneof![
         3 => Just(Op::User),
         8 => (proptest::collection::vec((0u8..3, output), 0..3), any::<bool>())
@@ -46,7 +50,10 @@ fn line(kind: &str, payload: &str) -> String {
 
 /// Render ops as rollout lines. Every call id is unique.
 fn render(ops: &[Op]) -> Vec<String> {
-    let mut lines = vec![line("session_meta", r#"{"id":"019b0000-0000-7000-8000-000000000001"}"#)];
+    let mut lines = vec![line(
+        "session_meta",
+        r#"{"id":"019b0000-0000-7000-8000-000000000001"}"#,
+    )];
     let mut late: Vec<String> = Vec::new();
     let mut users: Vec<String> = Vec::new();
     let mut total = 0u64;
@@ -62,7 +69,10 @@ fn render(ops: &[Op]) -> Vec<String> {
                 lines.append(&mut late);
             }
             Op::Step { calls, reasoning } => {
-                lines.push(line("turn_context", r#"{"cwd":"/w","model":"gpt-5.1-codex","effort":"high","summary":"auto"}"#));
+                lines.push(line(
+                    "turn_context",
+                    r#"{"cwd":"/w","model":"gpt-5.1-codex","effort":"high","summary":"auto"}"#,
+                ));
                 total += 100 + n as u64;
                 lines.push(line(
                     "event_msg",
@@ -71,7 +81,10 @@ fn render(ops: &[Op]) -> Vec<String> {
                     ),
                 ));
                 if *reasoning {
-                    lines.push(line("response_item", r#"{"type":"reasoning","summary":[],"encrypted_content":"e"}"#));
+                    lines.push(line(
+                        "response_item",
+                        r#"{"type":"reasoning","summary":[],"encrypted_content":"e"}"#,
+                    ));
                 }
                 if calls.is_empty() {
                     lines.push(line(
@@ -84,16 +97,28 @@ fn render(ops: &[Op]) -> Vec<String> {
                     let id = format!("c{n}_{k}");
                     let (call, out) = match kind {
                         0 => (
-                            format!(r#"{{"type":"function_call","id":"fc_{id}","name":"shell","arguments":"{{}}","call_id":"{id}"}}"#),
-                            format!(r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#),
+                            format!(
+                                r#"{{"type":"function_call","id":"fc_{id}","name":"shell","arguments":"{{}}","call_id":"{id}"}}"#
+                            ),
+                            format!(
+                                r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
+                            ),
                         ),
                         1 => (
-                            format!(r#"{{"type":"custom_tool_call","name":"apply_patch","input":"p","call_id":"{id}"}}"#),
-                            format!(r#"{{"type":"custom_tool_call_output","call_id":"{id}","output":"ok"}}"#),
+                            format!(
+                                r#"{{"type":"custom_tool_call","name":"apply_patch","input":"p","call_id":"{id}"}}"#
+                            ),
+                            format!(
+                                r#"{{"type":"custom_tool_call_output","call_id":"{id}","output":"ok"}}"#
+                            ),
                         ),
                         _ => (
-                            format!(r#"{{"type":"local_shell_call","call_id":"{id}","status":"completed","action":{{"type":"exec","command":["ls"]}}}}"#),
-                            format!(r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#),
+                            format!(
+                                r#"{{"type":"local_shell_call","call_id":"{id}","status":"completed","action":{{"type":"exec","command":["ls"]}}}}"#
+                            ),
+                            format!(
+                                r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
+                            ),
                         ),
                     };
                     lines.push(line("response_item", &call));
@@ -109,7 +134,10 @@ fn render(ops: &[Op]) -> Vec<String> {
                 "response_item",
                 &format!(r#"{{"type":"function_call_output","call_id":"orphan{n}","output":"x"}}"#),
             )),
-            Op::Ghost => lines.push(line("response_item", r#"{"type":"ghost_snapshot","ghost_commit":{"id":"g"}}"#)),
+            Op::Ghost => lines.push(line(
+                "response_item",
+                r#"{"type":"ghost_snapshot","ghost_commit":{"id":"g"}}"#,
+            )),
             Op::Compact => {
                 let kept: Vec<String> = users
                     .iter()
@@ -118,26 +146,42 @@ fn render(ops: &[Op]) -> Vec<String> {
                     .collect();
                 lines.push(line(
                     "compacted",
-                    &format!(r#"{{"message":"","replacement_history":[{}]}}"#, kept.join(",")),
+                    &format!(
+                        r#"{{"message":"","replacement_history":[{}]}}"#,
+                        kept.join(",")
+                    ),
                 ));
             }
-            Op::Rollback(n) => lines.push(line("event_msg", &format!(r#"{{"type":"thread_rolled_back","num_turns":{n}}}"#))),
+            Op::Rollback(n) => lines.push(line(
+                "event_msg",
+                &format!(r#"{{"type":"thread_rolled_back","num_turns":{n}}}"#),
+            )),
         }
     }
     lines
 }
 
 fn load(lines: &[String]) -> Session {
-    Session::load("gen.jsonl", lines.join("\n").into_bytes(), LoadOptions::default())
-        .expect("generated rollouts load")
+    Session::load(
+        "gen.jsonl",
+        lines.join("\n").into_bytes(),
+        LoadOptions::default(),
+    )
+    .expect("generated rollouts load")
 }
 
 fn is_call(item: &Item) -> bool {
-    matches!(item.kind, ItemKind::FunctionCall | ItemKind::CustomToolCall | ItemKind::LocalShellCall)
+    matches!(
+        item.kind,
+        ItemKind::FunctionCall | ItemKind::CustomToolCall | ItemKind::LocalShellCall
+    )
 }
 
 fn is_output(item: &Item) -> bool {
-    matches!(item.kind, ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput)
+    matches!(
+        item.kind,
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput
+    )
 }
 
 proptest! {

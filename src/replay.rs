@@ -218,6 +218,8 @@ struct State<'a> {
     carried_usage: Option<Observation>,
     last_total: Option<Usage>,
     last_was_input: bool,
+    /// The record being replayed (the last one once replay is done).
+    current_record: usize,
 }
 
 /// Replay a rollout into its raw history, turns and steps.
@@ -248,10 +250,11 @@ pub fn replay(rollout: &Rollout) -> Replay {
         carried_usage: None,
         last_total: None,
         last_was_input: false,
+        current_record: 0,
     };
-    for (index, record) in rollout.records.iter().enumerate() {
+    for index in 0..rollout.records.len() {
+        state.current_record = index;
         let effect = state.record(index);
-        let _ = record;
         state.replay.effects.push(effect);
     }
     state.finish();
@@ -415,13 +418,7 @@ impl State<'_> {
             .current_turn
             .expect("invariant: a turn was just started");
         let usage = self.slot_usage.take().or_else(|| self.carried_usage.take());
-        let timestamp = self
-            .rollout
-            .records
-            .iter()
-            .rev()
-            .find(|r| r.line <= line)
-            .and_then(|r| r.timestamp.clone());
+        let timestamp = self.rollout.records[self.current_record].timestamp.clone();
         let step = Step {
             turn,
             number: self.replay.turns[turn].steps.len() + 1,

@@ -6,13 +6,19 @@ use crate::{LoadOptions, Session as S};
 
 /// Load a rollout from JSONL lines.
 pub fn session(lines: &[&str]) -> Session {
-    S::load("test.jsonl", lines.join("\n").into_bytes(), LoadOptions::default())
-        .expect("test rollout loads")
+    S::load(
+        "test.jsonl",
+        lines.join("\n").into_bytes(),
+        LoadOptions::default(),
+    )
+    .expect("test rollout loads")
 }
 
 /// Load a fixture from `fixtures/`.
 pub fn fixture(path: &str) -> Session {
-    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(path);
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path);
     let bytes = std::fs::read(&full).expect("fixture exists");
     S::load(path, bytes, LoadOptions::default()).expect("fixture loads")
 }
@@ -38,14 +44,17 @@ pub fn all_fixtures() -> Vec<(String, Session)> {
         .filter_map(|path| {
             let name = path.strip_prefix(&root).ok()?.display().to_string();
             let bytes = std::fs::read(&path).ok()?;
-            S::load(&name, bytes, LoadOptions::default()).ok().map(|s| (name, s))
+            S::load(&name, bytes, LoadOptions::default())
+                .ok()
+                .map(|s| (name, s))
         })
         .collect()
 }
 
 /// Real samples beside the repository, when present.
 pub fn real_samples() -> Vec<(String, Session)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/codex-rollout-samples");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/codex-rollout-samples");
     if !dir.is_dir() {
         eprintln!("skipped: ../shared/codex-rollout-samples is not present");
         return Vec::new();
@@ -53,7 +62,11 @@ pub fn real_samples() -> Vec<(String, Session)> {
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()
-        .chain(std::fs::read_dir(dir.join("real-corpus")).into_iter().flatten())
+        .chain(
+            std::fs::read_dir(dir.join("real-corpus"))
+                .into_iter()
+                .flatten(),
+        )
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
@@ -63,7 +76,11 @@ pub fn real_samples() -> Vec<(String, Session)> {
         .into_iter()
         .map(|p| {
             let bytes = std::fs::read(&p).expect("sample readable");
-            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             let session = S::load(&name, bytes, LoadOptions::default()).expect("real sample loads");
             (name, session)
         })

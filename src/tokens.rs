@@ -60,11 +60,13 @@ pub fn item_tokens(item: &Item, json: &str) -> usize {
             add(item.name.as_deref().unwrap_or(""));
             add(value.get("input").and_then(Value::as_str).unwrap_or(""));
         }
-        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => match value.get("output") {
-            Some(Value::String(s)) => add(s),
-            Some(other) => add(&other.to_string()),
-            None => {}
-        },
+        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
+            match value.get("output") {
+                Some(Value::String(s)) => add(s),
+                Some(other) => add(&other.to_string()),
+                None => {}
+            }
+        }
         _ => add(json),
     }
     total

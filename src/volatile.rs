@@ -88,7 +88,11 @@ pub fn mask(text: &str) -> String {
     let mut last = 0;
     for v in found {
         out.push_str(&text[last..v.offset]);
-        out.extend(v.text.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }));
+        out.extend(
+            v.text
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '#' } else { c }),
+        );
         last = v.offset + v.text.len();
     }
     out.push_str(&text[last..]);
@@ -101,11 +105,15 @@ mod tests {
 
     #[test]
     fn finds_timestamps_and_clock_times() {
-        let texts: Vec<String> = find("now 2026-01-05T10:00:00Z and 2026-01-05 10:00 at 12:34:56.789 ok")
-            .into_iter()
-            .map(|v| v.text)
-            .collect();
-        assert_eq!(texts, ["2026-01-05T10:00:00Z", "2026-01-05 10:00", "12:34:56.789"]);
+        let texts: Vec<String> =
+            find("now 2026-01-05T10:00:00Z and 2026-01-05 10:00 at 12:34:56.789 ok")
+                .into_iter()
+                .map(|v| v.text)
+                .collect();
+        assert_eq!(
+            texts,
+            ["2026-01-05T10:00:00Z", "2026-01-05 10:00", "12:34:56.789"]
+        );
     }
 
     #[test]
@@ -115,7 +123,10 @@ mod tests {
 
     #[test]
     fn masks_only_volatile_digits() {
-        assert_eq!(mask("t=2026-01-05T10:00:00Z n=42"), "t=####-##-##T##:##:##Z n=42");
+        assert_eq!(
+            mask("t=2026-01-05T10:00:00Z n=42"),
+            "t=####-##-##T##:##:##Z n=42"
+        );
         assert_eq!(mask("It is 10:00:00 UTC."), mask("It is 11:30:59 UTC."));
     }
 }

@@ -11,11 +11,20 @@ use crate::test_support::{all_fixtures, real_samples, session};
 #[test]
 fn encoding_matches_an_independent_blake3() {
     let item = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
-    assert_eq!(hex(&hash("item", item.as_bytes())), "9bddf7aec0ead89b8a6dd8a277e6c7af");
-    assert_eq!(hex(&hash("instructions", b"Be brief.")), "c34e4fc914bf70e46ad430ce4ec369a9");
+    assert_eq!(
+        hex(&hash("item", item.as_bytes())),
+        "9bddf7aec0ead89b8a6dd8a277e6c7af"
+    );
+    assert_eq!(
+        hex(&hash("instructions", b"Be brief.")),
+        "c34e4fc914bf70e46ad430ce4ec369a9"
+    );
     let s = session(&[item]);
     let p = plan(&s, &PlanOptions::default());
-    assert_eq!(hex(&p.fingerprints[0].input), "9d1c9206e7a9a4a8d851d09413ba0757");
+    assert_eq!(
+        hex(&p.fingerprints[0].input),
+        "9d1c9206e7a9a4a8d851d09413ba0757"
+    );
 }
 
 fn check_views_match_direct_normalization(name: &str, s: &Session) {
@@ -26,7 +35,11 @@ fn check_views_match_direct_normalization(name: &str, s: &Session) {
         let planned_json: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
         assert_eq!(planned_json, direct_json, "{name} step {step}");
         // The chain after all items is the input fingerprint.
-        assert_eq!(p.chain(step, direct_json.len()), &p.fingerprints[step].input, "{name}");
+        assert_eq!(
+            p.chain(step, direct_json.len()),
+            &p.fingerprints[step].input,
+            "{name}"
+        );
     }
 }
 
@@ -71,7 +84,11 @@ fn common_prefix_equals_a_naive_comparison() {
             let a: Vec<&str> = p.view(step - 1).iter().map(|e| s.view_json(e)).collect();
             let b: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
             let naive = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-            assert_eq!(common_prefix(&p, step - 1, &p, step), naive, "{name} step {step}");
+            assert_eq!(
+                common_prefix(&p, step - 1, &p, step),
+                naive,
+                "{name} step {step}"
+            );
         }
     }
 }
@@ -87,9 +104,14 @@ fn fingerprints_are_deterministic() {
 
 #[test]
 fn unknown_components_are_named_not_hashed() {
-    let s = session(&[r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#]);
+    let s = session(&[
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+    ]);
     let p = plan(&s, &PlanOptions::default());
-    assert_eq!(p.fingerprints[0].unknown(), ["instructions", "tools", "prompt_cache_key"]);
+    assert_eq!(
+        p.fingerprints[0].unknown(),
+        ["instructions", "tools", "prompt_cache_key"]
+    );
     let p = plan(
         &s,
         &PlanOptions {
@@ -99,18 +121,38 @@ fn unknown_components_are_named_not_hashed() {
         },
     );
     assert_eq!(p.fingerprints[0].unknown(), ["prompt_cache_key"]);
-    assert_eq!(hex(p.fingerprints[0].instructions.as_ref().expect("known")), "c34e4fc914bf70e46ad430ce4ec369a9");
+    assert_eq!(
+        hex(p.fingerprints[0].instructions.as_ref().expect("known")),
+        "c34e4fc914bf70e46ad430ce4ec369a9"
+    );
 }
 
 #[test]
 fn tool_order_changes_the_exact_but_not_the_canonical_tools_fingerprint() {
-    let s = session(&[r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#]);
+    let s = session(&[
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+    ]);
     let tools = |list: &[&str]| PlanOptions {
         tools: Some(list.iter().map(|t| t.to_string()).collect()),
         ..PlanOptions::default()
     };
-    let a = plan(&s, &tools(&[r#"{"type":"function","name":"a"}"#, r#"{"name":"b","type":"function"}"#]));
-    let b = plan(&s, &tools(&[r#"{"type":"function","name":"b"}"#, r#"{"type":"function","name":"a"}"#]));
+    let a = plan(
+        &s,
+        &tools(&[
+            r#"{"type":"function","name":"a"}"#,
+            r#"{"name":"b","type":"function"}"#,
+        ]),
+    );
+    let b = plan(
+        &s,
+        &tools(&[
+            r#"{"type":"function","name":"b"}"#,
+            r#"{"type":"function","name":"a"}"#,
+        ]),
+    );
     assert_ne!(a.fingerprints[0].tools, b.fingerprints[0].tools);
-    assert_eq!(a.fingerprints[0].tools_canonical, b.fingerprints[0].tools_canonical);
+    assert_eq!(
+        a.fingerprints[0].tools_canonical,
+        b.fingerprints[0].tools_canonical
+    );
 }

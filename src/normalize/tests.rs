@@ -7,15 +7,18 @@ use crate::test_support::{all_fixtures, kinds, session};
 
 const FC_C1: &str = r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#;
 const FCO_C2: &str = r#"{"type":"function_call_output","call_id":"c2","output":"x"}"#;
-const CTC_T1: &str = r#"{"type":"custom_tool_call","name":"apply_patch","input":"p","call_id":"t1"}"#;
-const LSC_S1: &str =
-    r#"{"type":"local_shell_call","call_id":"s1","status":"completed","action":{"type":"exec","command":["ls"]}}"#;
+const CTC_T1: &str =
+    r#"{"type":"custom_tool_call","name":"apply_patch","input":"p","call_id":"t1"}"#;
+const LSC_S1: &str = r#"{"type":"local_shell_call","call_id":"s1","status":"completed","action":{"type":"exec","command":["ls"]}}"#;
 
 /// Normalize the final history of a plain item file; return the view's JSON texts.
 fn view_of(lines: &[&str]) -> Vec<String> {
     let s = session(lines);
     let view = s.model_view(s.replay.history());
-    view.entries.iter().map(|e| s.view_json(e).to_string()).collect()
+    view.entries
+        .iter()
+        .map(|e| s.view_json(e).to_string())
+        .collect()
 }
 
 #[test]
@@ -37,11 +40,21 @@ fn mixed_inserts_and_removals() {
 
 #[test]
 fn orphan_outputs_are_dropped_with_their_reason() {
-    let s = session(&[FCO_C2, r#"{"type":"custom_tool_call_output","call_id":"z","output":"y"}"#]);
+    let s = session(&[
+        FCO_C2,
+        r#"{"type":"custom_tool_call_output","call_id":"z","output":"y"}"#,
+    ]);
     let view = s.model_view(s.replay.history());
     assert!(view.entries.is_empty());
-    let reasons: Vec<_> = view.dropped.iter().map(|d| (d.raw_index, d.reason)).collect();
-    assert_eq!(reasons, [(0, DropReason::OrphanOutput), (1, DropReason::OrphanOutput)]);
+    let reasons: Vec<_> = view
+        .dropped
+        .iter()
+        .map(|d| (d.raw_index, d.reason))
+        .collect();
+    assert_eq!(
+        reasons,
+        [(0, DropReason::OrphanOutput), (1, DropReason::OrphanOutput)]
+    );
 }
 
 #[test]
@@ -107,7 +120,8 @@ fn synthetic_ids_match_an_independent_uuid_v5() {
 
 #[test]
 fn synthetic_output_carries_the_call_item_id() {
-    let call = r#"{"type":"function_call","id":"fc_123","name":"shell","arguments":"{}","call_id":"c9"}"#;
+    let call =
+        r#"{"type":"function_call","id":"fc_123","name":"shell","arguments":"{}","call_id":"c9"}"#;
     let view = view_of(&[call]);
     assert_eq!(
         view[1],
@@ -119,9 +133,17 @@ fn synthetic_output_carries_the_call_item_id() {
 fn raw_history_is_never_modified() {
     for (name, s) in all_fixtures() {
         let before = s.replay.history().to_vec();
-        let before_json: Vec<String> = before.iter().map(|e| s.item_json(e.item).to_string()).collect();
+        let before_json: Vec<String> = before
+            .iter()
+            .map(|e| s.item_json(e.item).to_string())
+            .collect();
         let _ = s.model_view(s.replay.history());
-        let after: Vec<String> = s.replay.history().iter().map(|e| s.item_json(e.item).to_string()).collect();
+        let after: Vec<String> = s
+            .replay
+            .history()
+            .iter()
+            .map(|e| s.item_json(e.item).to_string())
+            .collect();
         assert_eq!(before, s.replay.history(), "{name}");
         assert_eq!(before_json, after, "{name}");
     }

@@ -10,13 +10,29 @@ fn load_text(text: &str) -> Result<crate::model::Rollout, LoadError> {
 #[test]
 fn detects_each_generation_from_its_first_line() {
     let cases = [
-        (r#"{"id":"x","timestamp":"2025-09-10T18:58:38Z","instructions":null}"#, Generation::BareLegacy),
-        (r#"{"timestamp":"t","record_type":"session_meta","id":"x"}"#, Generation::Tagged),
-        (r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#, Generation::RolloutLines),
-        (r#"{"type":"message","role":"user","content":[]}"#, Generation::PlainItems),
+        (
+            r#"{"id":"x","timestamp":"2025-09-10T18:58:38Z","instructions":null}"#,
+            Generation::BareLegacy,
+        ),
+        (
+            r#"{"timestamp":"t","record_type":"session_meta","id":"x"}"#,
+            Generation::Tagged,
+        ),
+        (
+            r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#,
+            Generation::RolloutLines,
+        ),
+        (
+            r#"{"type":"message","role":"user","content":[]}"#,
+            Generation::PlainItems,
+        ),
     ];
     for (line, generation) in cases {
-        assert_eq!(load_text(line).expect("loads").generation, generation, "{line}");
+        assert_eq!(
+            load_text(line).expect("loads").generation,
+            generation,
+            "{line}"
+        );
     }
 }
 
@@ -48,8 +64,14 @@ fn tagged_lines_are_flattened_into_items() {
         "{\"timestamp\":\"t\",\"record_type\":\"session_meta\",\"id\":\"x\"}\n{\"timestamp\":\"t\",\"record_type\":\"response\",\"type\":\"message\",\"role\":\"user\",\"content\":[]}",
     )
     .expect("loads");
-    assert_eq!(rollout.item_json(0), r#"{"type":"message","role":"user","content":[]}"#);
-    assert_eq!(rollout.meta.as_ref().and_then(|m| m.id.as_deref()), Some("x"));
+    assert_eq!(
+        rollout.item_json(0),
+        r#"{"type":"message","role":"user","content":[]}"#
+    );
+    assert_eq!(
+        rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
+        Some("x")
+    );
 }
 
 #[test]
@@ -58,7 +80,9 @@ fn unknown_line_and_item_types_are_kept() {
         "{\"timestamp\":\"t\",\"type\":\"telemetry_blob\",\"payload\":{}}\n{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"hologram_call\"}}",
     )
     .expect("loads");
-    assert!(matches!(&rollout.records[0].kind, RecordKind::Unknown { type_name } if type_name == "telemetry_blob"));
+    assert!(
+        matches!(&rollout.records[0].kind, RecordKind::Unknown { type_name } if type_name == "telemetry_blob")
+    );
     assert_eq!(rollout.items[0].type_name, "hologram_call");
     assert!(rollout.skipped.is_empty());
 }
@@ -80,7 +104,11 @@ fn bad_lines_are_skipped_with_line_column_and_reason() {
         [
             (2, Some(2), "not JSON: expected ident"),
             (3, None, "JSON array, not an object"),
-            (4, Some(51), "`response_item` payload is a JSON number, not an object"),
+            (
+                4,
+                Some(51),
+                "`response_item` payload is a JSON number, not an object"
+            ),
             (6, Some(13), "not JSON: EOF while parsing a value"),
         ]
     );
@@ -105,12 +133,22 @@ fn files_that_are_not_rollouts_are_errors_naming_the_file() {
     let cases: [(&[u8], &str); 5] = [
         (b"", "t.jsonl: empty file, not a rollout"),
         (b"\n  \n\n", "t.jsonl: empty file, not a rollout"),
-        (b"[{\"type\":\"message\"}]", "t.jsonl: not a rollout: no line is a JSON object (line 1: JSON array, not an object)"),
-        (b"\x89PNG\r\n\x1a\n\x00\x00", "t.jsonl: not a rollout: no line is a JSON object (line 1: invalid UTF-8)"),
-        (&[0x28, 0xb5, 0x2f, 0xfd, 0, 1], "t.jsonl: not a rollout: no line is a JSON object (line 1: zstd-compressed data; decompress it first)"),
+        (
+            b"[{\"type\":\"message\"}]",
+            "t.jsonl: not a rollout: no line is a JSON object (line 1: JSON array, not an object)",
+        ),
+        (
+            b"\x89PNG\r\n\x1a\n\x00\x00",
+            "t.jsonl: not a rollout: no line is a JSON object (line 1: invalid UTF-8)",
+        ),
+        (
+            &[0x28, 0xb5, 0x2f, 0xfd, 0, 1],
+            "t.jsonl: not a rollout: no line is a JSON object (line 1: zstd-compressed data; decompress it first)",
+        ),
     ];
     for (bytes, message) in cases {
-        let error = load("t.jsonl", bytes.to_vec(), LoadOptions::default()).expect_err("not a rollout");
+        let error =
+            load("t.jsonl", bytes.to_vec(), LoadOptions::default()).expect_err("not a rollout");
         assert_eq!(error.to_string(), message);
     }
 }
@@ -123,8 +161,17 @@ fn deep_nesting_and_huge_lines_do_not_crash() {
     ))
     .expect("loads");
     assert_eq!(rollout.records.len() + rollout.skipped.len(), 3);
-    let huge = format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":\"{}", "a".repeat(20_000_000));
-    let rollout = load_text(&format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\n{huge}")).expect("loads");
+    let huge = format!(
+        "{{\"type\":\"message\",\"role\":\"user\",\"content\":\"{}",
+        "a".repeat(20_000_000)
+    );
+    let rollout = load_text(&format!(
+        "{{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\n{huge}"
+    ))
+    .expect("loads");
     assert_eq!(rollout.skipped.len(), 1);
-    assert!(rollout.skipped[0].excerpt.chars().count() <= 62, "excerpts stay short");
+    assert!(
+        rollout.skipped[0].excerpt.chars().count() <= 62,
+        "excerpts stay short"
+    );
 }

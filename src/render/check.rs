@@ -42,7 +42,12 @@ struct FailureDocument<'a> {
 }
 
 /// Write the report.
-pub fn write_check(out: &mut dyn Write, reports: &[RolloutReport], json: bool, options: &RenderOptions) -> io::Result<()> {
+pub fn write_check(
+    out: &mut dyn Write,
+    reports: &[RolloutReport],
+    json: bool,
+    options: &RenderOptions,
+) -> io::Result<()> {
     if json {
         let document = CheckDocument {
             schema_version: crate::SCHEMA_VERSION,
@@ -75,10 +80,22 @@ pub fn write_check(out: &mut dyn Write, reports: &[RolloutReport], json: bool, o
         } else {
             paint(options, Tone::Removed, "FAIL")
         };
-        writeln!(out, "{status} {} ({} steps)", escape_line(&report.name), report.steps)?;
+        writeln!(
+            out,
+            "{status} {} ({} steps)",
+            escape_line(&report.name),
+            report.steps
+        )?;
         for (finding, at) in &report.findings {
-            let at = at.map(|(t, s)| format!(" turn {t} step {s}:")).unwrap_or_default();
-            writeln!(out, "  {}:{at} {}", finding.name, escape_line(&finding.detail))?;
+            let at = at
+                .map(|(t, s)| format!(" turn {t} step {s}:"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "  {}:{at} {}",
+                finding.name,
+                escape_line(&finding.detail)
+            )?;
         }
     }
     let failed = reports.iter().filter(|r| !r.findings.is_empty()).count();
@@ -87,6 +104,10 @@ pub fn write_check(out: &mut dyn Write, reports: &[RolloutReport], json: bool, o
         "check: {} of {} rollouts passed{}",
         reports.len() - failed,
         reports.len(),
-        if failed > 0 { format!(", {failed} failed") } else { String::new() }
+        if failed > 0 {
+            format!(", {failed} failed")
+        } else {
+            String::new()
+        }
     )
 }

@@ -75,7 +75,12 @@ pub fn verdict(diff: &PromptDiff) -> &'static str {
 }
 
 /// `diff --format json`.
-pub fn write_diff_json(out: &mut dyn Write, a: &Session, b: &Session, diff: &PromptDiff) -> io::Result<()> {
+pub fn write_diff_json(
+    out: &mut dyn Write,
+    a: &Session,
+    b: &Session,
+    diff: &PromptDiff,
+) -> io::Result<()> {
     let document = DiffDocument {
         schema_version: crate::SCHEMA_VERSION,
         a: &a.rollout.name,
@@ -127,7 +132,11 @@ pub fn write_diff_text(
     options: &RenderOptions,
 ) -> io::Result<()> {
     let line = match verdict(diff) {
-        "identical" => paint(options, Tone::Good, "identical: every shared request is the same"),
+        "identical" => paint(
+            options,
+            Tone::Good,
+            "identical: every shared request is the same",
+        ),
         "expected_drift_only" => paint(options, Tone::Good, "only expected drift"),
         _ => paint(options, Tone::Removed, "unexpected drift"),
     };
@@ -170,11 +179,25 @@ pub fn write_diff_text(
     Ok(())
 }
 
-fn write_drift(out: &mut dyn Write, a: &Session, b: &Session, drift: &Drift, options: &RenderOptions) -> io::Result<()> {
+fn write_drift(
+    out: &mut dyn Write,
+    a: &Session,
+    b: &Session,
+    drift: &Drift,
+    options: &RenderOptions,
+) -> io::Result<()> {
     let at = step_ref(a, drift.a_step);
     let bt = step_ref(b, drift.b_step);
-    let expected = if drift.expected() { "expected" } else { "UNEXPECTED" };
-    let tone = if drift.expected() { Tone::Good } else { Tone::Removed };
+    let expected = if drift.expected() {
+        "expected"
+    } else {
+        "UNEXPECTED"
+    };
+    let tone = if drift.expected() {
+        Tone::Good
+    } else {
+        Tone::Removed
+    };
     let index = drift
         .input_index
         .map(|i| format!(", input item {i}"))
@@ -210,7 +233,12 @@ fn write_drift(out: &mut dyn Write, a: &Session, b: &Session, drift: &Drift, opt
 const MAX_DIFF_LINES: usize = 40;
 
 /// A line diff with `-`/`+` markers; with colour, the changed words inside a line are emphasised.
-pub fn write_text_diff(out: &mut dyn Write, left: &str, right: &str, options: &RenderOptions) -> io::Result<()> {
+pub fn write_text_diff(
+    out: &mut dyn Write,
+    left: &str,
+    right: &str,
+    options: &RenderOptions,
+) -> io::Result<()> {
     let diff = TextDiff::from_lines(left, right);
     let mut printed = 0;
     for group in diff.grouped_ops(2) {
@@ -230,7 +258,8 @@ pub fn write_text_diff(out: &mut dyn Write, left: &str, right: &str, options: &R
                 let mut text = String::new();
                 for (emphasized, value) in change.iter_strings_lossy() {
                     let value = escape_line(value.trim_end_matches('\n')).into_owned();
-                    let value = crate::sanitize::truncate(&value, options.width.max(40) * 2).into_owned();
+                    let value =
+                        crate::sanitize::truncate(&value, options.width.max(40) * 2).into_owned();
                     match (tone, emphasized && options.color) {
                         (Some(t), true) => {
                             use owo_colors::OwoColorize;

@@ -69,7 +69,8 @@ pub fn raw_json(text: &str) -> &RawValue {
 
 /// Write a JSON document followed by a newline.
 pub fn write_json<T: Serialize>(out: &mut dyn Write, document: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, document).map_err(io::Error::other)?;
+    // serde_json's conversion keeps an I/O error's kind, so a closed pipe stays a closed pipe.
+    serde_json::to_writer_pretty(&mut *out, document).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

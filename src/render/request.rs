@@ -117,7 +117,9 @@ pub fn write_compile_json(
             },
             hash: hex(plan.item_hash(step, index)),
             chain: hex(plan.chain(step, index + 1)),
-            canonical: hex(&crate::fingerprint::canonical_item_hash(session.view_json(entry))),
+            canonical: hex(&crate::fingerprint::canonical_item_hash(
+                session.view_json(entry),
+            )),
         })
         .collect();
     let document = CompileDocument {
@@ -183,7 +185,11 @@ pub fn write_compile_text(
         paint(options, Tone::Dim, "request  "),
         turn.number,
         s.number,
-        if s.pending { " (pending: what a resume sends next)" } else { "" }
+        if s.pending {
+            " (pending: what a resume sends next)"
+        } else {
+            ""
+        }
     )?;
     writeln!(
         out,
@@ -206,26 +212,40 @@ pub fn write_compile_text(
     Ok(())
 }
 
-fn write_fingerprint_block(out: &mut dyn Write, fp: &Fingerprint, options: &RenderOptions) -> io::Result<()> {
+fn write_fingerprint_block(
+    out: &mut dyn Write,
+    fp: &Fingerprint,
+    options: &RenderOptions,
+) -> io::Result<()> {
     let unknown = fp.unknown();
     let partial = if unknown.is_empty() {
         String::new()
     } else {
         format!(" (partial: {} unknown)", unknown.join(", "))
     };
-    let or_unknown = |h: &Option<crate::fingerprint::Hash>| h.as_ref().map_or("unknown".to_string(), hex);
+    let or_unknown =
+        |h: &Option<crate::fingerprint::Hash>| h.as_ref().map_or("unknown".to_string(), hex);
     writeln!(out, "{}", paint(options, Tone::Heading, "FINGERPRINT"))?;
     writeln!(out, "  request           {}{partial}", hex(&fp.request))?;
     writeln!(out, "  instructions      {}", or_unknown(&fp.instructions))?;
     writeln!(out, "  tools             {}", or_unknown(&fp.tools))?;
     writeln!(out, "  params            {}", hex(&fp.params))?;
-    writeln!(out, "  prompt_cache_key  {}", or_unknown(&fp.prompt_cache_key))?;
+    writeln!(
+        out,
+        "  prompt_cache_key  {}",
+        or_unknown(&fp.prompt_cache_key)
+    )?;
     writeln!(
         out,
         "  checkpoint        {}",
         fp.checkpoint.as_ref().map_or("none".to_string(), hex)
     )?;
-    writeln!(out, "  input             {} ({} items)", hex(&fp.input), fp.input_items)?;
+    writeln!(
+        out,
+        "  input             {} ({} items)",
+        hex(&fp.input),
+        fp.input_items
+    )?;
     Ok(())
 }
 
@@ -291,7 +311,11 @@ pub fn write_fingerprints(
             hex(&fp.request),
             hex(&fp.input),
             fp.input_items,
-            if unknown.is_empty() { "-".to_string() } else { unknown.join(",") }
+            if unknown.is_empty() {
+                "-".to_string()
+            } else {
+                unknown.join(",")
+            }
         )?;
     }
     Ok(())
@@ -426,14 +450,27 @@ pub fn write_steps(
         let s = &session.replay.steps[r.step];
         let turn = &session.replay.turns[s.turn];
         let context = session.step_context(r.step);
-        let model = match (context.and_then(|c| c.model.as_deref()), context.and_then(|c| c.effort.as_deref())) {
+        let model = match (
+            context.and_then(|c| c.model.as_deref()),
+            context.and_then(|c| c.effort.as_deref()),
+        ) {
             (Some(m), Some(e)) => format!("{m}/{e}"),
             (Some(m), None) => m.to_string(),
             _ => "-".to_string(),
         };
-        let hit = r.hit_rate().map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
-        let estimated = if plan.estimate_tokens { r.estimated_input.to_string() } else { "-".into() };
-        let predicted = if plan.estimate_tokens { r.predicted_cached.to_string() } else { "-".into() };
+        let hit = r
+            .hit_rate()
+            .map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
+        let estimated = if plan.estimate_tokens {
+            r.estimated_input.to_string()
+        } else {
+            "-".into()
+        };
+        let predicted = if plan.estimate_tokens {
+            r.predicted_cached.to_string()
+        } else {
+            "-".into()
+        };
         let verdict = r.verdict.explain();
         let tone = match r.verdict {
             crate::cache::Verdict::Hit | crate::cache::Verdict::First => Tone::Good,
@@ -454,7 +491,11 @@ pub fn write_steps(
             if r.incremental { "yes" } else { "no" },
         );
         let room = options.width.saturating_sub(row.chars().count()).max(20);
-        writeln!(out, "{row}{}", paint(options, tone, &truncate(&verdict, room)))?;
+        writeln!(
+            out,
+            "{row}{}",
+            paint(options, tone, &truncate(&verdict, room))
+        )?;
     }
     writeln!(out)?;
     let rate = summary

@@ -13,7 +13,12 @@ fn steps(s: &Session) -> Vec<Vec<(usize, usize)>> {
     s.replay
         .turns
         .iter()
-        .map(|t| t.steps.iter().map(|&k| (s.replay.steps[k].line, s.replay.steps[k].prefix_len)).collect())
+        .map(|t| {
+            t.steps
+                .iter()
+                .map(|&k| (s.replay.steps[k].line, s.replay.steps[k].prefix_len))
+                .collect()
+        })
         .collect()
 }
 
@@ -26,9 +31,20 @@ fn era_b_turn_context_marks_each_step_and_duplicate_usage_is_ignored() {
         .replay
         .steps
         .iter()
-        .map(|st| st.usage.as_ref().map(|u| (u.line, u.usage.input_tokens, u.usage.cached_input_tokens)))
+        .map(|st| {
+            st.usage
+                .as_ref()
+                .map(|u| (u.line, u.usage.input_tokens, u.usage.cached_input_tokens))
+        })
         .collect();
-    assert_eq!(usage, [Some((8, 5200, 0)), Some((15, 5600, 5120)), Some((21, 5900, 5504))]);
+    assert_eq!(
+        usage,
+        [
+            Some((8, 5200, 0)),
+            Some((15, 5600, 5120)),
+            Some((21, 5900, 5504))
+        ]
+    );
     let duplicates: Vec<usize> = s
         .rollout
         .records
@@ -61,7 +77,11 @@ fn rollback_of_more_turns_than_exist_keeps_the_prefix_before_the_first_turn() {
         r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":5}}"#,
     ]);
     assert_eq!(raw_lines(&s), [1]);
-    assert_eq!(s.replay.approximations.len(), 1, "says the rollback asked for more turns than exist");
+    assert_eq!(
+        s.replay.approximations.len(),
+        1,
+        "says the rollback asked for more turns than exist"
+    );
 }
 
 #[test]
@@ -77,10 +97,17 @@ fn compaction_without_replacement_is_rebuilt_and_flagged_approximate() {
     let s = fixture("rollouts/compaction_legacy.jsonl");
     // AGENTS and env, the two user messages and the summary, then the next turn.
     assert_eq!(raw_lines(&s), [2, 3, 17, 17, 17, 19, 22]);
-    assert_eq!(s.replay.steps.len(), 4, "the /compact request is not a model step");
+    assert_eq!(
+        s.replay.steps.len(),
+        4,
+        "the /compact request is not a model step"
+    );
     assert_eq!(s.replay.approximations.len(), 1);
     let summary = s.item_json(s.replay.history()[4].item);
-    assert!(summary.contains("Another language model started to solve this problem"), "{summary}");
+    assert!(
+        summary.contains("Another language model started to solve this problem"),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -121,9 +148,24 @@ fn metadata_only_rollout_has_no_turns() {
 #[test]
 fn real_samples_attach_every_distinct_usage_to_a_request() {
     for (name, s) in real_samples() {
-        let observed = s.replay.effects.iter().filter(|e| **e == Effect::Usage).count();
-        let on_steps = s.replay.steps.iter().filter(|st| st.usage.is_some()).count();
-        let on_checkpoints = s.replay.checkpoints.iter().filter(|c| c.usage.is_some()).count();
+        let observed = s
+            .replay
+            .effects
+            .iter()
+            .filter(|e| **e == Effect::Usage)
+            .count();
+        let on_steps = s
+            .replay
+            .steps
+            .iter()
+            .filter(|st| st.usage.is_some())
+            .count();
+        let on_checkpoints = s
+            .replay
+            .checkpoints
+            .iter()
+            .filter(|c| c.usage.is_some())
+            .count();
         assert_eq!(observed, on_steps + on_checkpoints, "{name}");
         assert!(s.replay.unattached_usage.is_empty(), "{name}");
     }
@@ -131,13 +173,28 @@ fn real_samples_attach_every_distinct_usage_to_a_request() {
 
 #[test]
 fn real_058_sample_has_one_turn_of_40_steps() {
-    let Some((_, s)) = real_samples().into_iter().find(|(n, _)| n.contains("019a93b9")) else {
+    let Some((_, s)) = real_samples()
+        .into_iter()
+        .find(|(n, _)| n.contains("019a93b9"))
+    else {
         return;
     };
     assert_eq!(s.replay.turns.len(), 1);
     assert_eq!(s.replay.steps.len(), 40);
-    assert_eq!(s.replay.steps.iter().filter(|st| st.usage.is_some()).count(), 39);
-    let mut lines: Vec<usize> = s.replay.steps.iter().filter_map(|st| st.usage.as_ref().map(|u| u.line)).collect();
+    assert_eq!(
+        s.replay
+            .steps
+            .iter()
+            .filter(|st| st.usage.is_some())
+            .count(),
+        39
+    );
+    let mut lines: Vec<usize> = s
+        .replay
+        .steps
+        .iter()
+        .filter_map(|st| st.usage.as_ref().map(|u| u.line))
+        .collect();
     lines.dedup();
     assert_eq!(lines.len(), 39, "no observation is attached twice");
 }

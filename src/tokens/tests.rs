@@ -15,19 +15,30 @@ fn counts_known_strings() {
 /// items. Relative error per step, over steps whose observed growth is at least 200 tokens.
 #[test]
 fn estimated_growth_tracks_observed_growth_on_the_058_sample() {
-    let Some((_, s)) = real_samples().into_iter().find(|(n, _)| n.contains("019a93b9")) else {
+    let Some((_, s)) = real_samples()
+        .into_iter()
+        .find(|(n, _)| n.contains("019a93b9"))
+    else {
         return;
     };
-    let p = plan(&s, &PlanOptions { estimate_tokens: true, ..PlanOptions::default() });
+    let p = plan(
+        &s,
+        &PlanOptions {
+            estimate_tokens: true,
+            ..PlanOptions::default()
+        },
+    );
     let mut errors: Vec<f64> = Vec::new();
     let mut total_observed = 0i64;
     let mut total_estimated = 0i64;
     for k in 1..s.replay.steps.len() {
-        let (Some(prev), Some(now)) = (&s.replay.steps[k - 1].usage, &s.replay.steps[k].usage) else {
+        let (Some(prev), Some(now)) = (&s.replay.steps[k - 1].usage, &s.replay.steps[k].usage)
+        else {
             continue;
         };
         let observed = now.usage.input_tokens as i64 - prev.usage.input_tokens as i64;
-        let estimated = p.input_tokens(k, p.views[k].1) as i64 - p.input_tokens(k - 1, p.views[k - 1].1) as i64;
+        let estimated =
+            p.input_tokens(k, p.views[k].1) as i64 - p.input_tokens(k - 1, p.views[k - 1].1) as i64;
         total_observed += observed;
         total_estimated += estimated;
         if observed >= 200 {

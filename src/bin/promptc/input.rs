@@ -40,7 +40,7 @@ pub fn read(argument: &str) -> anyhow::Result<Input> {
             .lock()
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
-        let bytes = decompress_if_zstd(bytes).context("standard input")?;
+        let bytes = decompress_if_zstd(bytes).context("cannot read standard input")?;
         return Ok(Input {
             name: argument.to_string(),
             bytes,
@@ -52,17 +52,12 @@ pub fn read(argument: &str) -> anyhow::Result<Input> {
     } else {
         path.display().to_string()
     };
-    let bytes = read_file(&path).with_context(|| format!("{name}: cannot read"))?;
-    Ok(Input { name, bytes })
-}
-
-/// Read a file and decompress it when it is zstd data. The caller adds the file name.
-pub fn read_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     if path.is_dir() {
-        bail!("is a directory, not a rollout file");
+        bail!("{name}: is a directory, not a rollout file");
     }
-    let bytes = std::fs::read(path)?;
-    decompress_if_zstd(bytes)
+    let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+    let bytes = decompress_if_zstd(bytes).with_context(|| format!("{name}: cannot read"))?;
+    Ok(Input { name, bytes })
 }
 
 /// Turn a ROLLOUT argument into a path. An existing path always wins; then `latest` (the newest

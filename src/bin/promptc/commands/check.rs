@@ -44,7 +44,8 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 None => findings.push(promptc::check::Finding {
                     name: "baseline:missing".into(),
                     step: None,
-                    detail: "this rollout is not in the baseline (run with --update-baseline)".into(),
+                    detail: "this rollout is not in the baseline (run with --update-baseline)"
+                        .into(),
                 }),
             }
         }

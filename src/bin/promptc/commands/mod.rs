@@ -1,11 +1,11 @@
 //! One module per subcommand, each with `run(args, &Context) -> Result<ExitStatus>`.
 
-mod completions;
-mod sessions;
 mod check;
 mod compile;
+mod completions;
 mod diff;
 mod fingerprint;
+mod sessions;
 mod steps;
 mod view;
 

@@ -222,7 +222,7 @@ struct Cells {
 }
 
 const MODEL_MAX: usize = 24;
-const VERSION_MAX: usize = 12;
+const VERSION_MAX: usize = 16;
 
 /// Ids are shown abbreviated to the shortest unique prefix, at least this long.
 const ID_MIN: usize = 8;

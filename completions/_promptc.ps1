@@ -1,0 +1,195 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'promptc'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'promptc' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('view', 'view', [CompletionResultType]::ParameterValue, 'Show the raw history and the model view of a rollout, side by side')
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile the request Codex sent (or would send on resume) at a turn and step')
+            [CompletionResult]::new('fingerprint', 'fingerprint', [CompletionResultType]::ParameterValue, 'Fingerprint every step''s request, component by component')
+            [CompletionResult]::new('steps', 'steps', [CompletionResultType]::ParameterValue, 'One row per step: observed and predicted prompt-cache use, and why')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two rollouts request by request and name every drift')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the rollouts under the Codex home, newest first')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'promptc;view' {
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'A turn: its number (from 1) or its turn id')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'A step (sampling request) within the turn, from 1')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;compile' {
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'A turn: its number (from 1) or its turn id')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'A step (sampling request) within the turn, from 1')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown')
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Print long texts whole instead of folding them')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;fingerprint' {
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'A turn: its number (from 1) or its turn id')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'A step (sampling request) within the turn, from 1')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown')
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;steps' {
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown')
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('--no-tokens', '--no-tokens', [CompletionResultType]::ParameterName, 'Skip token estimation (faster; estimated and predicted columns show `-`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;diff' {
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'A turn: its number (from 1) or its turn id')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'A step (sampling request) within the turn, from 1')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown')
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;check' {
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'A JSON file of every step''s fingerprint per rollout: any difference fails')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown')
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--update-baseline', '--update-baseline', [CompletionResultType]::ParameterName, 'Write the baseline file from these rollouts instead of comparing')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;sessions' {
+            [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home to search (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;completions' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;man' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'promptc;help' {
+            [CompletionResult]::new('view', 'view', [CompletionResultType]::ParameterValue, 'Show the raw history and the model view of a rollout, side by side')
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile the request Codex sent (or would send on resume) at a turn and step')
+            [CompletionResult]::new('fingerprint', 'fingerprint', [CompletionResultType]::ParameterValue, 'Fingerprint every step''s request, component by component')
+            [CompletionResult]::new('steps', 'steps', [CompletionResultType]::ParameterValue, 'One row per step: observed and predicted prompt-cache use, and why')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two rollouts request by request and name every drift')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the rollouts under the Codex home, newest first')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'promptc;help;view' {
+            break
+        }
+        'promptc;help;compile' {
+            break
+        }
+        'promptc;help;fingerprint' {
+            break
+        }
+        'promptc;help;steps' {
+            break
+        }
+        'promptc;help;diff' {
+            break
+        }
+        'promptc;help;check' {
+            break
+        }
+        'promptc;help;sessions' {
+            break
+        }
+        'promptc;help;completions' {
+            break
+        }
+        'promptc;help;man' {
+            break
+        }
+        'promptc;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

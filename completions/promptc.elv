@@ -1,0 +1,169 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[promptc] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'promptc'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'promptc'= {
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand view 'Show the raw history and the model view of a rollout, side by side'
+            cand compile 'Compile the request Codex sent (or would send on resume) at a turn and step'
+            cand fingerprint 'Fingerprint every step''s request, component by component'
+            cand steps 'One row per step: observed and predicted prompt-cache use, and why'
+            cand diff 'Compare two rollouts request by request and name every drift'
+            cand check 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+            cand sessions 'List the rollouts under the Codex home, newest first'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'promptc;view'= {
+            cand --turn 'A turn: its number (from 1) or its turn id'
+            cand --step 'A step (sampling request) within the turn, from 1'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+            cand --json 'Short for `--format json`'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;compile'= {
+            cand --turn 'A turn: its number (from 1) or its turn id'
+            cand --step 'A step (sampling request) within the turn, from 1'
+            cand --tools 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown'
+            cand --instructions 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+            cand --json 'Short for `--format json`'
+            cand --full 'Print long texts whole instead of folding them'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;fingerprint'= {
+            cand --turn 'A turn: its number (from 1) or its turn id'
+            cand --step 'A step (sampling request) within the turn, from 1'
+            cand --tools 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown'
+            cand --instructions 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+            cand --json 'Short for `--format json`'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;steps'= {
+            cand --tools 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown'
+            cand --instructions 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+            cand --json 'Short for `--format json`'
+            cand --no-tokens 'Skip token estimation (faster; estimated and predicted columns show `-`)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;diff'= {
+            cand --turn 'A turn: its number (from 1) or its turn id'
+            cand --step 'A step (sampling request) within the turn, from 1'
+            cand --tools 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown'
+            cand --instructions 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --strict 'Fail on the first line that cannot be read'
+            cand --json 'Short for `--format json`'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;check'= {
+            cand --baseline 'A JSON file of every step''s fingerprint per rollout: any difference fails'
+            cand --tools 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown'
+            cand --instructions 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --update-baseline 'Write the baseline file from these rollouts instead of comparing'
+            cand --strict 'Fail on the first line that cannot be read'
+            cand --json 'Short for `--format json`'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;sessions'= {
+            cand --codex-home 'The Codex home to search (default: $CODEX_HOME, else ~/.codex)'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --json 'Short for `--format json`'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;completions'= {
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;man'= {
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'promptc;help'= {
+            cand view 'Show the raw history and the model view of a rollout, side by side'
+            cand compile 'Compile the request Codex sent (or would send on resume) at a turn and step'
+            cand fingerprint 'Fingerprint every step''s request, component by component'
+            cand steps 'One row per step: observed and predicted prompt-cache use, and why'
+            cand diff 'Compare two rollouts request by request and name every drift'
+            cand check 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+            cand sessions 'List the rollouts under the Codex home, newest first'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'promptc;help;view'= {
+        }
+        &'promptc;help;compile'= {
+        }
+        &'promptc;help;fingerprint'= {
+        }
+        &'promptc;help;steps'= {
+        }
+        &'promptc;help;diff'= {
+        }
+        &'promptc;help;check'= {
+        }
+        &'promptc;help;sessions'= {
+        }
+        &'promptc;help;completions'= {
+        }
+        &'promptc;help;man'= {
+        }
+        &'promptc;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,147 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_promptc_global_optspecs
+    string join \n color= width= h/help V/version
+end
+
+function __fish_promptc_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_promptc_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_promptc_using_subcommand
+    set -l cmd (__fish_promptc_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c promptc -n "__fish_promptc_needs_command" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_needs_command" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_needs_command" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_needs_command" -s V -l version -d 'Print version'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l turn -d 'A turn: its number (from 1) or its turn id' -r
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l step -d 'A step (sampling request) within the turn, from 1' -r
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand view" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l turn -d 'A turn: its number (from 1) or its turn id' -r
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l step -d 'A step (sampling request) within the turn, from 1' -r
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l full -d 'Print long texts whole instead of folding them'
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l turn -d 'A turn: its number (from 1) or its turn id' -r
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l step -d 'A step (sampling request) within the turn, from 1' -r
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l no-tokens -d 'Skip token estimation (faster; estimated and predicted columns show `-`)'
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l turn -d 'A turn: its number (from 1) or its turn id' -r
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l step -d 'A step (sampling request) within the turn, from 1' -r
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l strict -d 'Fail on the first line that cannot be read'
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l update-baseline -d 'Write the baseline file from these rollouts instead of comparing'
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l strict -d 'Fail on the first line that cannot be read'
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand check" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l codex-home -d 'The Codex home to search (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand completions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand completions" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand man" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand man" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand man" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,431 @@
+//! `promptc sessions`, ROLLOUT arguments that name a session (`latest`, an id, a prefix), and
+//! zstd-compressed rollouts.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+use serde_json::Value;
+
+use crate::support::{promptc, root};
+
+const ID_NEW: &str = "019d0a20-0000-7000-8000-000000000005";
+const ID_MID: &str = "019b8e10-0000-7000-8000-000000000004";
+const ID_OLD: &str = "019b8e10-0000-7000-8000-000000000013";
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(root().join("fixtures/rollouts").join(name)).expect("fixture exists")
+}
+
+fn compress(bytes: &[u8]) -> Vec<u8> {
+    compress_to_vec(bytes, CompressionLevel::Fastest)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> PathBuf {
+    std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+    std::fs::write(path, bytes).expect("write");
+    path.to_path_buf()
+}
+
+/// A Codex home with three rollouts: two in `sessions/YYYY/MM/DD`, one compressed in
+/// `archived_sessions`, plus files a listing must ignore.
+struct Home {
+    dir: tempfile::TempDir,
+    newest: PathBuf,
+    middle: PathBuf,
+    oldest: PathBuf,
+}
+
+fn home() -> Home {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = dir.path();
+    // Written oldest-first and in an order unlike the expected one: the listing sorts.
+    let oldest = write(
+        &h.join(format!(
+            "archived_sessions/rollout-2025-12-01T10-00-00-{ID_OLD}.jsonl.zst"
+        )),
+        &compress(&fixture("rollback.jsonl")),
+    );
+    let newest = write(
+        &h.join(format!(
+            "sessions/2026/09/01/rollout-2026-09-01T08-00-00-{ID_NEW}.jsonl"
+        )),
+        &fixture("era_d_newer.jsonl"),
+    );
+    let middle = write(
+        &h.join(format!(
+            "sessions/2026/01/02/rollout-2026-01-02T10-00-00-{ID_MID}.jsonl"
+        )),
+        &fixture("era_c_turns.jsonl"),
+    );
+    write(&h.join("sessions/2026/09/01/notes.txt"), b"not a rollout");
+    write(&h.join("history.jsonl"), b"{}\n");
+    Home {
+        dir,
+        newest,
+        middle,
+        oldest,
+    }
+}
+
+fn run_in(home: &Path, args: &[&str]) -> Output {
+    promptc()
+        .env("CODEX_HOME", home)
+        .args(args)
+        .output()
+        .expect("the promptc binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
+}
+
+fn sessions_json(home: &Path) -> Value {
+    let output = run_in(
+        Path::new("/nonexistent"),
+        &["sessions", "--codex-home", home.to_str().unwrap(), "--json"],
+    );
+    let value: Value = serde_json::from_str(&stdout(&output)).expect("one JSON document");
+    assert_eq!(value["schema_version"], 1);
+    value
+}
+
+fn view_json(path: &Path) -> Value {
+    let output = promptc()
+        .args(["view", "--json", path.to_str().unwrap()])
+        .output()
+        .expect("runs");
+    serde_json::from_str(&stdout(&output)).expect("one JSON document")
+}
+
+#[test]
+fn lists_newest_first_with_ids_and_counts() {
+    let home = home();
+    let listing = sessions_json(home.dir.path());
+    let sessions = listing["sessions"].as_array().expect("an array");
+    let ids: Vec<&str> = sessions.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [ID_NEW, ID_MID, ID_OLD]);
+    let paths: Vec<PathBuf> = sessions
+        .iter()
+        .map(|s| PathBuf::from(s["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            home.newest.clone(),
+            home.middle.clone(),
+            home.oldest.clone()
+        ]
+    );
+    let dates: Vec<&str> = sessions
+        .iter()
+        .map(|s| s["date"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        dates,
+        [
+            "2026-09-01T08:00:00",
+            "2026-01-02T10:00:00",
+            "2025-12-01T10:00:00"
+        ]
+    );
+    let flags: Vec<(bool, bool)> = sessions
+        .iter()
+        .map(|s| {
+            (
+                s["archived"].as_bool().unwrap(),
+                s["compressed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(flags, [(false, false), (false, false), (true, true)]);
+
+    // Turns, steps, version and models agree with `promptc view` of the same file.
+    for (session, path) in sessions.iter().zip(&paths) {
+        let view = view_json(path);
+        assert_eq!(session["turns"], view["session"]["turns"], "{path:?}");
+        assert_eq!(session["steps"], view["session"]["steps"], "{path:?}");
+        assert_eq!(session["models"], view["session"]["models"], "{path:?}");
+        assert_eq!(
+            session["cli_version"], view["session"]["cli_version"],
+            "{path:?}"
+        );
+        assert_eq!(session["error"], Value::Null);
+    }
+    let counts: Vec<(u64, u64)> = sessions
+        .iter()
+        .map(|s| (s["turns"].as_u64().unwrap(), s["steps"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(counts, [(1, 1), (2, 5), (4, 6)]);
+
+    let middle = &sessions[1];
+    assert_eq!(
+        middle["first_user_message"],
+        "Add a --verbose flag to the CLI."
+    );
+    let input = middle["input_tokens"].as_u64().unwrap();
+    let cached = middle["cached_input_tokens"].as_u64().unwrap();
+    assert!(input > 0 && cached > 0, "{middle}");
+    let rate = middle["cache_hit_rate"].as_f64().unwrap();
+    assert!((rate - cached as f64 / input as f64).abs() < 1e-12);
+    assert_eq!(sessions[0]["cache_hit_rate"], Value::Null, "no usage: null");
+    assert_eq!(
+        sessions[0]["size"].as_u64().unwrap(),
+        fixture("era_d_newer.jsonl").len() as u64
+    );
+}
+
+#[test]
+fn text_listing_is_ordered_aligned_and_fits_the_width() {
+    let home = home();
+    let output = run_in(home.dir.path(), &["sessions", "--width", "140"]);
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with("DATE"), "{text}");
+    assert!(lines[0].contains("FIRST MESSAGE"), "{text}");
+    // Ids are abbreviated to the shortest prefix that tells them apart, here 35 characters.
+    let abbreviated = |id: &str| format!("  {}  ", &id[..35]);
+    assert!(lines[1].starts_with("2026-09-01 08:00"), "{text}");
+    assert!(lines[1].contains(&abbreviated(ID_NEW)), "{text}");
+    assert!(lines[2].contains(&abbreviated(ID_MID)), "{text}");
+    assert!(lines[3].contains(&abbreviated(ID_OLD)), "{text}");
+    assert!(lines[2].contains("Add a --verbose flag"), "{text}");
+    assert!(lines[2].contains(" 64%"), "{text}");
+    for line in &lines {
+        assert!(line.chars().count() <= 140, "too wide: {line}");
+    }
+    let hit = lines[0].find("HIT").unwrap();
+    assert_eq!(&lines[1][hit..hit + 3], "  -", "no usage prints -: {text}");
+
+    // Narrower: the first message is cut to what is left, marked with `…`.
+    let narrow = stdout(&run_in(home.dir.path(), &["sessions", "--width", "110"]));
+    for line in narrow.lines() {
+        assert!(line.chars().count() <= 110, "too wide: {line}");
+    }
+    assert!(narrow.contains("  Add a -…\n"), "{narrow}");
+}
+
+#[test]
+fn session_text_is_escaped_in_the_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join(format!(
+            "sessions/2026/01/01/rollout-2026-01-01T00-00-00-{ID_MID}.jsonl"
+        )),
+        &fixture("escape_sequences.jsonl"),
+    );
+    let text = stdout(&run_in(dir.path(), &["sessions", "--width", "200"]));
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(text.contains("\\x1b]0;pwned\\x07"), "{text}");
+}
+
+#[test]
+fn unreadable_rollouts_are_listed_with_a_warning() {
+    let home = home();
+    let broken = write(
+        &home.dir.path().join(format!(
+            "sessions/2026/09/02/rollout-2026-09-02T00-00-00-{}.jsonl",
+            "aaaaaaaa-0000-4000-8000-000000000000"
+        )),
+        b"garbage\n",
+    );
+    let output = run_in(home.dir.path(), &["sessions", "--json"]);
+    let listing: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let first = &listing["sessions"][0];
+    assert_eq!(first["path"], broken.to_str().unwrap());
+    assert!(
+        first["error"].as_str().unwrap().contains("not a rollout"),
+        "{first}"
+    );
+    assert_eq!(first["turns"], Value::Null);
+    assert_eq!(listing["sessions"].as_array().unwrap().len(), 4);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains(broken.to_str().unwrap()),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn missing_codex_home_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let output = run_in(
+        dir.path(),
+        &["sessions", "--codex-home", missing.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(missing.to_str().unwrap()), "{stderr}");
+
+    // An existing home without sessions lists nothing.
+    let output = run_in(dir.path(), &["sessions", "--json"]);
+    let listing: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(listing["sessions"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn codex_home_comes_from_the_environment() {
+    let home = home();
+    let output = run_in(home.dir.path(), &["sessions", "--json"]);
+    let listing: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(listing["codex_home"], home.dir.path().to_str().unwrap());
+    assert_eq!(listing["sessions"].as_array().unwrap().len(), 3);
+}
+
+fn view_text(home: &Path, rollout: &str) -> Output {
+    run_in(home, &["view", rollout])
+}
+
+#[test]
+fn latest_resolves_to_the_newest_rollout() {
+    let home = home();
+    let latest = stdout(&view_text(home.dir.path(), "latest"));
+    let by_path = stdout(&view_text(home.dir.path(), home.newest.to_str().unwrap()));
+    assert_eq!(latest, by_path);
+    assert!(latest.contains(ID_NEW), "{latest}");
+}
+
+#[test]
+fn a_session_id_or_unique_prefix_resolves() {
+    let home = home();
+    let by_path = stdout(&view_text(home.dir.path(), home.middle.to_str().unwrap()));
+    for query in [ID_MID, &ID_MID[..35], &ID_MID.to_ascii_uppercase()] {
+        assert_eq!(
+            stdout(&view_text(home.dir.path(), query)),
+            by_path,
+            "{query}"
+        );
+    }
+    // The compressed, archived one resolves too.
+    let old = stdout(&view_text(home.dir.path(), &ID_OLD[..35]));
+    assert!(old.contains(ID_OLD), "{old}");
+}
+
+#[test]
+fn an_ambiguous_prefix_lists_the_candidates() {
+    let home = home();
+    let output = view_text(home.dir.path(), "019b8e10");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ambiguous"), "{stderr}");
+    assert!(
+        stderr.contains(ID_MID) && stderr.contains(ID_OLD),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(ID_NEW), "{stderr}");
+}
+
+#[test]
+fn an_unknown_id_is_an_error() {
+    let home = home();
+    for query in ["0123abcd", "latest"] {
+        let empty = tempfile::tempdir().unwrap();
+        let target = if query == "latest" {
+            empty.path()
+        } else {
+            home.dir.path()
+        };
+        let output = view_text(target, query);
+        assert_eq!(output.status.code(), Some(2), "{query}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with(&format!("error: {query}: no such file")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_existing_path_wins_over_an_id() {
+    let home = home();
+    let cwd = tempfile::tempdir().unwrap();
+    // A file named like an ambiguous prefix, and one named `latest`.
+    write(&cwd.path().join("019b8e10"), &fixture("era_a_bare.jsonl"));
+    write(&cwd.path().join("latest"), &fixture("era_a_bare.jsonl"));
+    for name in ["019b8e10", "latest"] {
+        let output = promptc()
+            .current_dir(cwd.path())
+            .env("CODEX_HOME", home.dir.path())
+            .args(["view", name])
+            .output()
+            .unwrap();
+        let text = stdout(&output);
+        assert!(
+            text.starts_with(&format!("file      {name} ")),
+            "{name}: {text}"
+        );
+    }
+}
+
+/// `view` of a compressed copy prints what `view` of the plain file prints.
+#[test]
+fn compressed_rollouts_read_like_plain_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["era_c_turns.jsonl", "compaction_replacement.jsonl"] {
+        let plain = fixture(name);
+        let compressed = compress(&plain);
+        assert_eq!(&compressed[..4], [0x28, 0xb5, 0x2f, 0xfd]);
+        let plain_path = write(&dir.path().join(name), &plain);
+        let zst_path = write(&dir.path().join(format!("{name}.zst")), &compressed);
+        // Detected by the magic bytes, whatever the name says.
+        let disguised = write(&dir.path().join(format!("disguised-{name}")), &compressed);
+        let expected = stdout(&view_text(dir.path(), plain_path.to_str().unwrap()));
+        for (path, label) in [(&zst_path, "zst"), (&disguised, "disguised")] {
+            let got = stdout(&view_text(dir.path(), path.to_str().unwrap()));
+            let got = got.replace(path.to_str().unwrap(), plain_path.to_str().unwrap());
+            assert_eq!(got, expected, "{name} ({label})");
+        }
+        // On standard input, where both are named `-`, byte for byte.
+        let from_stdin = |bytes: &[u8]| {
+            let mut child = promptc()
+                .args(["view", "--json", "-"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            let bytes = bytes.to_vec();
+            let writer = std::thread::spawn(move || {
+                use std::io::Write;
+                stdin.write_all(&bytes).unwrap();
+            });
+            let output = child.wait_with_output().unwrap();
+            writer.join().unwrap();
+            stdout(&output)
+        };
+        assert_eq!(
+            from_stdin(&compressed),
+            from_stdin(&plain),
+            "{name} on stdin"
+        );
+    }
+}
+
+#[test]
+fn corrupt_compressed_input_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = compress(&fixture("era_c_turns.jsonl"));
+    data.truncate(data.len() / 2);
+    let path = write(&dir.path().join("cut.jsonl.zst"), &data);
+    let output = view_text(dir.path(), path.to_str().unwrap());
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(path.to_str().unwrap()) && stderr.contains("zstd"),
+        "{stderr}"
+    );
+}
