@@ -29,7 +29,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::compile::{InstructionsSource, ToolPlan, params};
-use crate::model::{ItemId, ItemKind};
+use crate::model::ItemKind;
 use crate::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
 use crate::session::Session;
 use crate::tokens;
@@ -48,9 +48,11 @@ pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
 
 /// The printed form: 32 hex digits (128 bits).
 pub fn hex(hash: &Hash) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(32);
     for byte in &hash[..16] {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(DIGITS[usize::from(byte >> 4)] as char);
+        out.push(DIGITS[usize::from(byte & 0xf)] as char);
     }
     out
 }
@@ -367,7 +369,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         }
     }
 
-    let mut item_hash_memo: HashMap<ItemId, (Hash, usize)> = HashMap::new();
+    // Indexed by item id: each item is hashed (and counted) once.
+    let mut item_hash_memo: Vec<Option<(Hash, usize)>> =
+        vec![None; rollout.items.len() + replay.extra_items.len()];
     let mut arrays: Vec<ViewArray> = Vec::new();
     let mut latest_array_of_epoch: HashMap<usize, usize> = HashMap::new();
     let mut facts_of_epoch: HashMap<usize, EpochFacts> = HashMap::new();
@@ -425,14 +429,14 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 continue;
             }
             let id = entry.item;
-            let (item_hash, item_tokens) = *item_hash_memo.entry(id).or_insert_with(|| {
-                let json = session.item_json(id);
+            let (item_hash, item_tokens) = *item_hash_memo[id].get_or_insert_with(|| {
+                let item = session.item(id);
                 let estimate = if options.estimate_tokens {
-                    tokens::item_tokens(session.item(id), json)
+                    tokens::item_tokens(item, session.item_json(id))
                 } else {
                     0
                 };
-                (hash("item", json.as_bytes()), estimate)
+                (hash("item", item.json_bytes(&rollout.bytes)), estimate)
             });
             push_entry(
                 array,

@@ -277,6 +277,14 @@ impl Item {
         }
     }
 
+    /// The item's JSON bytes, without re-checking UTF-8 (for hashing).
+    pub fn json_bytes<'a>(&'a self, bytes: &'a [u8]) -> &'a [u8] {
+        match &self.text {
+            ItemText::Span(range) => &bytes[range.clone()],
+            ItemText::Owned(text) => text.as_bytes(),
+        }
+    }
+
     /// A user-role message.
     pub fn is_user_message(&self) -> bool {
         self.kind == ItemKind::Message && self.role.as_deref() == Some("user")

@@ -66,17 +66,20 @@ pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout,
             reason: "zstd-compressed data; decompress it first".into(),
         });
     }
-    let mut start = 0;
     let mut non_blank = 0;
-    for (index, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line_start = start;
-        start += raw_line.len() + 1;
+    // Line starts: 0 and every byte after a newline (memchr finds newlines with SIMD).
+    let ends = memchr::memchr_iter(b'\n', &bytes).chain(std::iter::once(bytes.len()));
+    let mut line_start = 0;
+    for (index, line_end) in ends.enumerate() {
+        let raw_line = &bytes[line_start..line_end];
+        let this_start = line_start;
+        line_start = line_end + 1;
         let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         non_blank += 1;
-        loader.line(index + 1, line_start..line_start + line.len(), line);
+        loader.line(index + 1, this_start..this_start + line.len(), line);
         if options.strict
             && let Some(skipped) = loader.rollout.skipped.first()
         {
@@ -121,23 +124,6 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     ordinal: Option<&'a RawValue>,
-}
-
-/// The fields of a response item that replay and normalization use.
-#[derive(Deserialize)]
-struct ItemHead<'a> {
-    #[serde(rename = "type", borrow)]
-    type_: Cow<'a, str>,
-    #[serde(borrow, default)]
-    role: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    execution: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -327,6 +313,13 @@ impl Loader {
         }
         let envelope: Envelope<'_> =
             serde_json::from_str(text).map_err(|e| LineError::json("not JSON: ", &e))?;
+        // Skipping a value does not check `\u` escapes; a lone surrogate would make the line
+        // unreadable to Codex (and to serde_json's full parse). Check fully only when one may be
+        // there.
+        if text.contains("\\ud") || text.contains("\\uD") {
+            serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|e| LineError::json("not JSON: ", &e))?;
+        }
         let timestamp = as_str(envelope.timestamp);
         let ordinal = envelope.ordinal.is_some();
         let base = span.start;
@@ -509,12 +502,17 @@ impl Loader {
         if !json.trim_start().starts_with('{') {
             return Err(LineError::new("response item is not a JSON object"));
         }
-        let head: ItemHead<'_> = serde_json::from_str(json)
-            .map_err(|e| LineError::json("response item of the wrong shape: ", &e))?;
+        // The text was validated as JSON by the envelope parse; read its head without parsing
+        // the (often large) rest again.
+        let head = head::read(json)
+            .map_err(|e| LineError::new(format!("response item of the wrong shape: {e}")))?;
+        let type_name = head
+            .type_
+            .ok_or_else(|| LineError::new("response item without a `type`"))?;
         let item = Item {
             text,
-            kind: ItemKind::from_type(&head.type_),
-            type_name: head.type_.into_owned(),
+            kind: ItemKind::from_type(&type_name),
+            type_name: type_name.into_owned(),
             role: head.role.map(Cow::into_owned),
             call_id: head.call_id.map(Cow::into_owned),
             id: head.id.map(Cow::into_owned),
@@ -635,6 +633,8 @@ fn turn_context(map: &Map<String, Value>) -> TurnContext {
         current_date: value_str(map, "current_date"),
     }
 }
+
+mod head;
 
 #[cfg(test)]
 mod tests;

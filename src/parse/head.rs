@@ -1,0 +1,171 @@
+//! A fast reader of the top-level string fields of an item that serde_json has already
+//! validated: it skips every other value with memchr instead of parsing it a second time.
+
+use std::borrow::Cow;
+
+/// The top-level string fields replay and normalization need.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Head<'a> {
+    pub type_: Option<Cow<'a, str>>,
+    pub role: Option<Cow<'a, str>>,
+    pub call_id: Option<Cow<'a, str>>,
+    pub id: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
+    pub execution: Option<Cow<'a, str>>,
+}
+
+/// Read `json`, a valid JSON object. Errors name a wanted field whose value is not a string
+/// (or `null`).
+pub fn read(json: &str) -> Result<Head<'_>, String> {
+    let bytes = json.as_bytes();
+    let mut head = Head::default();
+    let mut i = skip_ws(bytes, 0);
+    if bytes.get(i) != Some(&b'{') {
+        return Err("not a JSON object".into());
+    }
+    i += 1;
+    loop {
+        i = skip_ws(bytes, i);
+        match bytes.get(i) {
+            Some(b'}') | None => break,
+            Some(b',') => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let key_start = i;
+        i = skip_string(bytes, i);
+        let key = &json[key_start + 1..i.saturating_sub(1).max(key_start + 1)];
+        i = skip_ws(bytes, i);
+        i += 1; // ':'
+        i = skip_ws(bytes, i);
+        let value_start = i;
+        i = skip_value(bytes, i);
+        let slot = match key {
+            "type" => &mut head.type_,
+            "role" => &mut head.role,
+            "call_id" => &mut head.call_id,
+            "id" => &mut head.id,
+            "name" => &mut head.name,
+            "execution" => &mut head.execution,
+            _ => continue,
+        };
+        let value = &json[value_start..i];
+        if value == "null" {
+            *slot = None;
+        } else if value.starts_with('"') {
+            let text: Cow<'_, str> = if value.contains('\\') {
+                Cow::Owned(serde_json::from_str::<String>(value).map_err(|e| e.to_string())?)
+            } else {
+                Cow::Borrowed(&value[1..value.len() - 1])
+            };
+            *slot = Some(text);
+        } else {
+            return Err(format!("`{key}` is not a string"));
+        }
+    }
+    Ok(head)
+}
+
+fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// `i` is at an opening quote; returns the index after the closing quote.
+fn skip_string(bytes: &[u8], i: usize) -> usize {
+    let mut at = i + 1;
+    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[at.min(bytes.len())..]) {
+        let found = at + offset;
+        if bytes[found] == b'\\' {
+            at = found + 2;
+        } else {
+            return found + 1;
+        }
+    }
+    bytes.len()
+}
+
+/// `i` is at the start of a value; returns the index after it.
+fn skip_value(bytes: &[u8], i: usize) -> usize {
+    match bytes.get(i) {
+        Some(b'"') => skip_string(bytes, i),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut at = i;
+            while at < bytes.len() {
+                match bytes[at] {
+                    b'"' => {
+                        at = skip_string(bytes, at);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return at + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+            bytes.len()
+        }
+        _ => {
+            let mut at = i;
+            while at < bytes.len()
+                && !matches!(bytes[at], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                at += 1;
+            }
+            at
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_wanted_fields_and_skips_the_rest() {
+        let json = r#"{"type":"function_call","arguments":"{\"a\":[1,{\"b\":\"}\"}]}","nested":{"call_id":"inner","x":[1,2,"]"]},"call_id":"c\"1","id":null,"n":-1.5e3,"name":"shell"}"#;
+        let head = read(json).expect("valid");
+        assert_eq!(head.type_.as_deref(), Some("function_call"));
+        assert_eq!(head.call_id.as_deref(), Some("c\"1"));
+        assert_eq!(head.id, None);
+        assert_eq!(head.name.as_deref(), Some("shell"));
+        assert_eq!(head.role, None);
+    }
+
+    #[test]
+    fn agrees_with_serde_json_on_every_fixture_item() {
+        for (name, session) in crate::test_support::all_fixtures() {
+            for item in &session.rollout.items {
+                let json = item.json(&session.rollout.bytes);
+                let value: serde_json::Value = serde_json::from_str(json).expect("items are JSON");
+                let head = read(json).expect("valid");
+                let field = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_string);
+                assert_eq!(head.type_.map(|c| c.into_owned()), field("type"), "{name}");
+                assert_eq!(
+                    head.call_id.map(|c| c.into_owned()),
+                    field("call_id"),
+                    "{name}"
+                );
+                assert_eq!(head.role.map(|c| c.into_owned()), field("role"), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_non_string_wanted_fields() {
+        assert_eq!(
+            read(r#"{"type":"x","call_id":5}"#),
+            Err("`call_id` is not a string".to_string())
+        );
+    }
+}
