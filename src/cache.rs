@@ -61,6 +61,21 @@ impl Verdict {
         }
     }
 
+    /// A few words, for tables.
+    pub fn short(&self) -> String {
+        match self {
+            Verdict::First => "cold start".into(),
+            Verdict::Compaction => "reset: compaction".into(),
+            Verdict::Rollback => "reset: rollback".into(),
+            Verdict::ComponentChanged(c) => format!("broken: {c}"),
+            Verdict::HistoryRewritten(i) => format!("broken: item {i}"),
+            Verdict::IdleGap(s) => format!("idle {}m", s / 60),
+            Verdict::ProviderMiss => "provider miss".into(),
+            Verdict::Hit => "hit".into(),
+            Verdict::NoUsage => "no usage".into(),
+        }
+    }
+
     /// A short explanation.
     pub fn explain(&self) -> String {
         match self {
@@ -194,7 +209,19 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
         } else {
             0
         };
-        let predicted_cached = cacheable(shared_tokens);
+        // What the estimate cannot see (unrecorded instructions and tools, the provider's
+        // template) is the gap between the previous request's observed and estimated size;
+        // it sits in the shared prefix too when nothing before the input changed.
+        let unseen = prev_step
+            .usage
+            .as_ref()
+            .map(|o| (o.usage.input_tokens as usize).saturating_sub(plan.request_tokens(previous)))
+            .unwrap_or(0);
+        let predicted_cached = if component.is_none() && plan.estimate_tokens {
+            cacheable(shared_tokens + unseen)
+        } else {
+            cacheable(shared_tokens)
+        };
         let reset = if step.epoch != prev_step.epoch {
             let line = step.line;
             let compaction = replay

@@ -443,45 +443,38 @@ pub fn write_steps(
     }
     write_header(out, session, options)?;
     writeln!(out)?;
-    let heading = "turn step model             items  est.in   obs.in   cached   hit%  pred.cache  inc  verdict";
-    writeln!(out, "{}", paint(options, Tone::Heading, heading))?;
+    let heading = format!(
+        "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  {}",
+        "turn", "step", "model", "effort", "items", "est.in", "obs.in", "cached", "hit", "predict", "inc", "verdict"
+    );
+    writeln!(out, "{}", paint(options, Tone::Heading, &heading))?;
     let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
     for r in rows {
         let s = &session.replay.steps[r.step];
         let turn = &session.replay.turns[s.turn];
         let context = session.step_context(r.step);
-        let model = match (
-            context.and_then(|c| c.model.as_deref()),
-            context.and_then(|c| c.effort.as_deref()),
-        ) {
-            (Some(m), Some(e)) => format!("{m}/{e}"),
-            (Some(m), None) => m.to_string(),
-            _ => "-".to_string(),
-        };
-        let hit = r
-            .hit_rate()
-            .map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
-        let estimated = if plan.estimate_tokens {
-            r.estimated_input.to_string()
-        } else {
-            "-".into()
-        };
-        let predicted = if plan.estimate_tokens {
-            r.predicted_cached.to_string()
-        } else {
-            "-".into()
-        };
-        let verdict = r.verdict.explain();
+        let model = context.and_then(|c| c.model.as_deref()).unwrap_or("-");
+        let effort = context.and_then(|c| c.effort.as_deref()).unwrap_or("-");
+        let hit = r.hit_rate().map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
+        let estimated = if plan.estimate_tokens { r.estimated_input.to_string() } else { "-".into() };
+        let predicted = if plan.estimate_tokens { r.predicted_cached.to_string() } else { "-".into() };
         let tone = match r.verdict {
             crate::cache::Verdict::Hit | crate::cache::Verdict::First => Tone::Good,
             crate::cache::Verdict::Compaction | crate::cache::Verdict::Rollback => Tone::Dim,
             _ => Tone::Warning,
         };
+        let mut verdict = r.verdict.short();
+        if !r.incremental && let Some(reason) = &r.chain_break {
+            if r.verdict != crate::cache::Verdict::First {
+                verdict.push_str(&format!(" (no incremental: {reason})"));
+            }
+        }
         let row = format!(
-            "{:>4} {:>4} {:<17} {:>5} {:>7} {:>8} {:>8} {:>5} {:>11}  {:<3}  ",
+            "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  ",
             turn.number,
             s.number,
-            truncate(&escape_line(&model), 17),
+            truncate(&escape_line(model), 16),
+            truncate(&escape_line(effort), 7),
             plan.views[r.step].1,
             estimated,
             opt(r.observed_input),
@@ -490,12 +483,8 @@ pub fn write_steps(
             predicted,
             if r.incremental { "yes" } else { "no" },
         );
-        let room = options.width.saturating_sub(row.chars().count()).max(20);
-        writeln!(
-            out,
-            "{row}{}",
-            paint(options, tone, &truncate(&verdict, room))
-        )?;
+        let room = options.width.saturating_sub(row.chars().count()).max(16);
+        writeln!(out, "{row}{}", paint(options, tone, &truncate(&verdict, room)))?;
     }
     writeln!(out)?;
     let rate = summary
