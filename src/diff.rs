@@ -553,11 +553,11 @@ fn input_drift(
                 {
                     k += 1;
                 }
-                k > lcp
-                    && match view_b.get(k) {
-                        None => true,
-                        Some(next) => b.view_json(next) == ja,
-                    }
+                let goes_on_as_a = match view_b.get(k) {
+                    None => true,
+                    Some(next) => b.view_json(next) == ja,
+                };
+                (k > lcp && goes_on_as_a).then_some(k)
             };
             let mut drift = if synthetic(ea) || synthetic(eb) {
                 d(
@@ -583,13 +583,19 @@ fn input_drift(
                         id_of(view_b, b)
                     ),
                 )
-            } else if appended_context {
-                d(
+            } else if let Some(end) = appended_context {
+                let mut drift = d(
                     DriftClass::ContextAppended,
                     format!(
                         "B appends context at input item {lcp} (an environment or permission update) and then goes on as A"
                     ),
-                )
+                );
+                let inserted: Vec<String> = view_b[lcp..end]
+                    .iter()
+                    .map(|e| pretty(b.view_json(e)))
+                    .collect();
+                drift.evidence = Some((String::new(), inserted.join("\n")));
+                return Some(drift);
             } else if reinjected(b, view_b, ib, jb) || reinjected(a, view_a, ia, ja) {
                 d(
                     DriftClass::ContextReinjected,

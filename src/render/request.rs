@@ -445,7 +445,18 @@ pub fn write_steps(
     writeln!(out)?;
     let heading = format!(
         "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  {}",
-        "turn", "step", "model", "effort", "items", "est.in", "obs.in", "cached", "hit", "predict", "inc", "verdict"
+        "turn",
+        "step",
+        "model",
+        "effort",
+        "items",
+        "est.in",
+        "obs.in",
+        "cached",
+        "hit",
+        "predict",
+        "inc",
+        "verdict"
     );
     writeln!(out, "{}", paint(options, Tone::Heading, &heading))?;
     let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
@@ -455,16 +466,28 @@ pub fn write_steps(
         let context = session.step_context(r.step);
         let model = context.and_then(|c| c.model.as_deref()).unwrap_or("-");
         let effort = context.and_then(|c| c.effort.as_deref()).unwrap_or("-");
-        let hit = r.hit_rate().map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
-        let estimated = if plan.estimate_tokens { r.estimated_input.to_string() } else { "-".into() };
-        let predicted = if plan.estimate_tokens { r.predicted_cached.to_string() } else { "-".into() };
+        let hit = r
+            .hit_rate()
+            .map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
+        let estimated = if plan.estimate_tokens {
+            r.estimated_input.to_string()
+        } else {
+            "-".into()
+        };
+        let predicted = if plan.estimate_tokens {
+            r.predicted_cached.to_string()
+        } else {
+            "-".into()
+        };
         let tone = match r.verdict {
             crate::cache::Verdict::Hit | crate::cache::Verdict::First => Tone::Good,
             crate::cache::Verdict::Compaction | crate::cache::Verdict::Rollback => Tone::Dim,
             _ => Tone::Warning,
         };
         let mut verdict = r.verdict.short();
-        if !r.incremental && let Some(reason) = &r.chain_break {
+        if !r.incremental
+            && let Some(reason) = &r.chain_break
+        {
             if r.verdict != crate::cache::Verdict::First {
                 verdict.push_str(&format!(" (no incremental: {reason})"));
             }
@@ -484,7 +507,11 @@ pub fn write_steps(
             if r.incremental { "yes" } else { "no" },
         );
         let room = options.width.saturating_sub(row.chars().count()).max(16);
-        writeln!(out, "{row}{}", paint(options, tone, &truncate(&verdict, room)))?;
+        writeln!(
+            out,
+            "{row}{}",
+            paint(options, tone, &truncate(&verdict, room))
+        )?;
     }
     writeln!(out)?;
     let rate = summary
