@@ -93,8 +93,8 @@ pub struct CommonPrefix {
     pub b_step: usize,
     /// Input items both requests share (0 when a component before the input differs).
     pub items: usize,
-    /// Estimated tokens of the shared prefix (instructions, tools, items).
-    pub tokens: usize,
+    /// Estimated tokens of the shared prefix (instructions, tools, items), when estimated.
+    pub tokens: Option<usize>,
 }
 
 /// The result of a diff.
@@ -188,11 +188,13 @@ pub fn diff(
             } else {
                 0
             };
-            let tokens = if components_equal {
-                pa.instruction_tokens[sa] + pa.tool_tokens + pa.input_tokens(sa, items)
-            } else {
-                0
-            };
+            let tokens = pa.estimate_tokens.then(|| {
+                if components_equal {
+                    pa.instruction_tokens[sa] + pa.tool_tokens + pa.input_tokens(sa, items)
+                } else {
+                    0
+                }
+            });
             common = Some(CommonPrefix {
                 a_step: sa,
                 b_step: sb,

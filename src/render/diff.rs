@@ -60,7 +60,7 @@ struct PrefixDocument {
     turn: usize,
     step: usize,
     items: usize,
-    estimated_tokens: usize,
+    estimated_tokens: Option<usize>,
 }
 
 /// The verdict: `identical`, `expected_drift_only` or `unexpected_drift`.
@@ -168,8 +168,14 @@ pub fn write_diff_text(
         let at = step_ref(a, prefix.a_step);
         writeln!(
             out,
-            "first difference at turn {} step {}: common prefix {} input items, about {} tokens",
-            at.turn, at.step, prefix.items, prefix.tokens
+            "first difference at turn {} step {}: common prefix {} input items{}",
+            at.turn,
+            at.step,
+            prefix.items,
+            prefix
+                .tokens
+                .map(|t| format!(", about {t} tokens"))
+                .unwrap_or_default()
         )?;
     }
     for drift in &diff.drifts {

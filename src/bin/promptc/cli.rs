@@ -200,6 +200,9 @@ pub struct DiffArgs {
     pub plan: PlanArgs,
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Skip token estimation (faster; the common prefix is given in items only).
+    #[arg(long)]
+    pub no_tokens: bool,
 }
 
 #[derive(Debug, Args)]

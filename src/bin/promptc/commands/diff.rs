@@ -12,8 +12,8 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     };
     let a = load(&input(&args.a), context)?;
     let b = load(&input(&args.b), context)?;
-    let pa = plan(&a, &args.plan, true)?;
-    let pb = plan(&b, &args.plan, true)?;
+    let pa = plan(&a, &args.plan, !args.no_tokens)?;
+    let pb = plan(&b, &args.plan, !args.no_tokens)?;
     let only = match &args.select.turn {
         None => None,
         Some(turn) => Some((

@@ -1,0 +1,117 @@
+//! Inputs built at run time that are too big to commit, and promptc's promise to never write
+//! next to its input.
+
+use std::time::SystemTime;
+
+use crate::support::{promptc, root};
+
+fn listing(dir: &std::path::Path) -> Vec<(String, u64, SystemTime)> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("temp dir")
+        .flatten()
+        .map(|e| {
+            let meta = e.metadata().expect("metadata");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                meta.len(),
+                meta.modified().expect("mtime"),
+            )
+        })
+        .collect();
+    entries.sort();
+    entries
+}
+
+#[test]
+fn a_single_100_mb_line_is_reported_briefly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("huge.jsonl");
+    let huge = format!(
+        "{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"{}",
+        "a".repeat(100 * 1024 * 1024)
+    );
+    let valid = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
+    std::fs::write(&path, format!("{valid}\n{huge}\n")).expect("write");
+    let output = promptc()
+        .args(["view", path.to_str().expect("utf-8 path")])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(":2:"), "names line 2: {stderr}");
+    assert!(stderr.contains("EOF while parsing a string"), "{stderr}");
+    assert!(
+        stderr.len() < 400,
+        "a short excerpt, not the line: {} bytes",
+        stderr.len()
+    );
+}
+
+#[test]
+fn deeply_nested_json_does_not_overflow_the_stack() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("deep.jsonl");
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let lines = [
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#.to_string(),
+        format!(
+            r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","role":"user","content":{deep}}}}}"#
+        ),
+        format!(
+            r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"token_count","info":{deep}}}}}"#
+        ),
+        deep.clone(),
+    ];
+    std::fs::write(&path, lines.join("\n")).expect("write");
+    for command in ["view", "steps", "compile", "fingerprint", "check"] {
+        let output = promptc()
+            .args([command, path.to_str().expect("utf-8 path")])
+            .output()
+            .expect("runs");
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{command}: {:?} {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn promptc_never_writes_to_the_input_or_its_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["era_b_steps.jsonl", "compaction_legacy.jsonl"] {
+        std::fs::copy(
+            root().join("fixtures/rollouts").join(name),
+            dir.path().join(name),
+        )
+        .expect("copy");
+    }
+    let before = listing(dir.path());
+    let a = dir.path().join("era_b_steps.jsonl");
+    let b = dir.path().join("compaction_legacy.jsonl");
+    let (a, b) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
+    let runs: [&[&str]; 8] = [
+        &["view", a],
+        &["view", a, "--json"],
+        &["compile", a],
+        &["fingerprint", a, "--json"],
+        &["steps", a],
+        &["diff", a, b],
+        &["check", a, b],
+        &[
+            "sessions",
+            "--codex-home",
+            dir.path().to_str().expect("utf-8"),
+        ],
+    ];
+    for args in runs {
+        let output = promptc()
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("runs");
+        assert!(output.status.code().is_some(), "{args:?}");
+    }
+    assert_eq!(listing(dir.path()), before);
+}
