@@ -129,10 +129,23 @@ pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
     let by_id = !a_turns.is_empty()
         && a_turns.iter().all(|t| t.turn_id.is_some())
         && b_turns.iter().all(|t| t.turn_id.is_some());
+    // The k-th turn with an id pairs with the k-th turn with that id in B, so a file that
+    // repeats a turn id still aligns one to one.
+    let mut b_by_id: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    for (index, turn) in b_turns.iter().enumerate() {
+        if let Some(id) = turn.turn_id.as_deref() {
+            b_by_id.entry(id).or_default().push_back(index);
+        }
+    }
     let mut pairs = Vec::new();
     for (index, turn) in a_turns.iter().enumerate() {
         let other = if by_id {
-            b_turns.iter().find(|t| t.turn_id == turn.turn_id)
+            turn.turn_id
+                .as_deref()
+                .and_then(|id| b_by_id.get_mut(id))
+                .and_then(|queue| queue.pop_front())
+                .map(|b| &b_turns[b])
         } else {
             b_turns.get(index)
         };
