@@ -486,11 +486,10 @@ pub fn write_steps(
         };
         let mut verdict = r.verdict.short();
         if !r.incremental
+            && r.verdict != crate::cache::Verdict::First
             && let Some(reason) = &r.chain_break
         {
-            if r.verdict != crate::cache::Verdict::First {
-                verdict.push_str(&format!(" (no incremental: {reason})"));
-            }
+            verdict.push_str(&format!(" (no incremental: {reason})"));
         }
         let row = format!(
             "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  ",

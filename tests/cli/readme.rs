@@ -11,7 +11,7 @@ struct Example {
     shown_output: Vec<String>,
 }
 
-fn parse_command(line: &str) -> Option<(Vec<(String, String)>, Vec<String>, i32)> {
+fn parse_command(line: &str) -> Option<Example> {
     let (command, comment) = match line.split_once("  # ") {
         Some((c, comment)) => (c, Some(comment)),
         None => (line, None),
@@ -25,7 +25,12 @@ fn parse_command(line: &str) -> Option<(Vec<(String, String)>, Vec<String>, i32)
     for word in words.by_ref() {
         if word == "promptc" {
             let args = words.map(str::to_string).collect();
-            return Some((env, args, expected_code));
+            return Some(Example {
+                env,
+                args,
+                expected_code,
+                shown_output: Vec::new(),
+            });
         }
         let (key, value) = word.split_once('=')?;
         env.push((key.to_string(), value.to_string()));
@@ -42,13 +47,7 @@ fn examples() -> Vec<Example> {
         .take(10)
         .find_map(|l| l.split_once("&& ").map(|(_, c)| c.to_string()))
         .expect("the README opens with `cargo install --path . && promptc …`");
-    let (env, args, expected_code) = parse_command(&setup).expect("a promptc command");
-    examples.push(Example {
-        env,
-        args,
-        expected_code,
-        shown_output: Vec::new(),
-    });
+    examples.push(parse_command(&setup).expect("a promptc command"));
     let mut in_console = false;
     for line in readme.lines() {
         if line.starts_with("```console") {
@@ -63,18 +62,12 @@ fn examples() -> Vec<Example> {
             continue;
         }
         if let Some(command) = line.strip_prefix("$ ") {
-            let (env, args, expected_code) =
-                parse_command(command).expect("console lines run promptc");
-            examples.push(Example {
-                env,
-                args,
-                expected_code,
-                shown_output: Vec::new(),
-            });
-        } else if line.trim() != "…" && !line.trim().is_empty() {
-            if let Some(example) = examples.last_mut() {
-                example.shown_output.push(line.trim_end().to_string());
-            }
+            examples.push(parse_command(command).expect("console lines run promptc"));
+        } else if line.trim() != "…"
+            && !line.trim().is_empty()
+            && let Some(example) = examples.last_mut()
+        {
+            example.shown_output.push(line.trim_end().to_string());
         }
     }
     examples
