@@ -103,6 +103,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
+            [CompletionResult]::new('--no-tokens', '--no-tokens', [CompletionResultType]::ParameterName, 'Skip token estimation (faster; the common prefix is given in items only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

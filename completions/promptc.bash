@@ -207,7 +207,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__diff)
-            opts="-h --strict --turn --step --tools --instructions --format --json --color --width --help"
+            opts="-h --strict --turn --step --tools --instructions --format --json --no-tokens --color --width --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -95,6 +95,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
             cand --strict 'Fail on the first line that cannot be read'
             cand --json 'Short for `--format json`'
+            cand --no-tokens 'Skip token estimation (faster; the common prefix is given in items only)'
             cand -h 'Print help'
             cand --help 'Print help'
         }

@@ -102,6 +102,7 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l strict -d 'Fail on the first line that cannot be read'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-tokens -d 'Skip token estimation (faster; the common prefix is given in items only)'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F

@@ -1,5 +1,16 @@
 //! End-to-end tests of the `promptc` binary: one integration test binary, one module per area.
 
+mod check;
+mod color;
+mod compile;
 mod completions;
+mod diff;
+mod errors;
+mod fingerprint;
+mod hostile;
+mod readme;
+mod real_samples;
 mod sessions;
+mod steps;
 mod support;
+mod view;

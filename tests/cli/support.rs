@@ -91,7 +91,7 @@ pub fn samples() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipped: ../shared/codex-rollout-samples is not present");
+        skip("../shared/codex-rollout-samples is not present");
         None
     }
 }
@@ -257,4 +257,11 @@ pub(crate) use per_fixture;
 /// The stems of `fixtures/<dir>/*.jsonl`.
 pub fn fixture_names(dir: &str) -> Vec<String> {
     fixtures(dir).iter().map(|f| stem(f)).collect()
+}
+
+/// Say on stderr (shown by `cargo test -- --nocapture`, and with a failure) why a test did
+/// nothing.
+#[allow(clippy::print_stderr, reason = "a skipped test says why")]
+pub fn skip(reason: &str) {
+    eprintln!("skipped: {reason}");
 }

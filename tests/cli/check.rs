@@ -1,0 +1,317 @@
+//! `promptc check`: invariants over every fixture, the committed baseline
+//! `fixtures/baseline.json`, and baseline updates.
+//!
+//! The baseline is generated with
+//! `promptc check --baseline fixtures/baseline.json --update-baseline fixtures/rollouts/*.jsonl fixtures/diff/*/*.jsonl`
+//! and must be regenerated (and the change reviewed) whenever a fingerprint changes on purpose.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{code, diff_pair, fixtures, promptc, root, run, stdout_json};
+
+/// The rollouts the baseline covers, in the order a shell expands the globs above.
+fn baseline_rollouts() -> Vec<String> {
+    let mut files: Vec<String> = crate::support::diff_cases()
+        .iter()
+        .flat_map(|case| {
+            let (a, b) = diff_pair(case);
+            [a, b]
+        })
+        .collect();
+    files.extend(fixtures("rollouts"));
+    files.sort();
+    files
+}
+
+/// (file, check) for every failure of a `check --json` run.
+fn failures(document: &Value) -> Vec<(String, String)> {
+    document["rollouts"]
+        .as_array()
+        .expect("rollouts")
+        .iter()
+        .flat_map(|r| {
+            r["failures"]
+                .as_array()
+                .expect("failures")
+                .iter()
+                .map(|f| {
+                    (
+                        r["file"].as_str().expect("file").to_string(),
+                        f["check"].as_str().expect("check").to_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn check_json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["check", "--json"];
+    all.extend(args);
+    let output = run(&all);
+    (code(&output), stdout_json(&all, &output))
+}
+
+/// The only fixtures that break an invariant are the two with a timestamp in their instructions.
+const VOLATILE: [(&str, &str); 2] = [
+    (
+        "fixtures/diff/volatile_prefix/a.jsonl",
+        "no_volatile_prefix",
+    ),
+    (
+        "fixtures/diff/volatile_prefix/b.jsonl",
+        "no_volatile_prefix",
+    ),
+];
+
+#[test]
+fn the_committed_baseline_matches_every_fixture() {
+    let files = baseline_rollouts();
+    let baseline: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("fixtures/baseline.json")).expect("baseline"),
+    )
+    .expect("baseline is JSON");
+    assert_eq!(baseline["schema_version"], 1);
+    let keys: Vec<&String> = baseline["rollouts"]
+        .as_object()
+        .expect("rollouts")
+        .keys()
+        .collect();
+    assert_eq!(
+        keys,
+        files.iter().collect::<Vec<_>>(),
+        "the baseline covers every fixture"
+    );
+
+    let mut args = vec!["--baseline", "fixtures/baseline.json"];
+    args.extend(files.iter().map(String::as_str));
+    let (exit, document) = check_json(&args);
+    let want: Vec<(String, String)> = VOLATILE
+        .iter()
+        .map(|(f, c)| (f.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(failures(&document), want);
+    assert_eq!(exit, 1);
+    assert_eq!(document["passed"], false);
+    let passed = document["rollouts"]
+        .as_array()
+        .expect("rollouts")
+        .iter()
+        .filter(|r| r["passed"] == true)
+        .count();
+    assert_eq!(passed, files.len() - 2);
+}
+
+/// Text mode says which rollouts fail and why, one line per failure.
+#[test]
+fn text_report_names_the_failures() {
+    let (a, b) = diff_pair("volatile_prefix");
+    let output = run(&["check", "fixtures/rollouts/era_c_turns.jsonl", &a, &b]);
+    assert_eq!(code(&output), 1);
+    insta::assert_snapshot!(
+        "check_text__volatile_prefix",
+        crate::support::transcript_of(
+            "promptc check fixtures/rollouts/era_c_turns.jsonl fixtures/diff/volatile_prefix/a.jsonl fixtures/diff/volatile_prefix/b.jsonl",
+            &output
+        )
+    );
+    let output = run(&["check", "fixtures/rollouts/era_c_turns.jsonl"]);
+    assert_eq!(code(&output), 0);
+}
+
+/// A temp dir holding copies at the same relative paths as in the repository, so the baseline
+/// keys still match.
+fn sandbox(files: &[(&str, Vec<u8>)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (path, bytes) in files {
+        let target = dir.path().join(path);
+        std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
+        std::fs::write(target, bytes).expect("write");
+    }
+    dir
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(root().join(path)).expect("fixture")
+}
+
+/// Every file under a folder, relative to it, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.push(
+                    path.strip_prefix(base)
+                        .expect("under base")
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// One changed tool output in a copy of the identical fixture is a history rewrite.
+#[test]
+fn a_rewritten_tool_output_fails_the_baseline() {
+    let path = "fixtures/diff/identical/a.jsonl";
+    let original = String::from_utf8(read(path)).expect("UTF-8");
+    assert_eq!(original.matches("Wall time: 2.3 seconds").count(), 1);
+    let changed = original.replace("Wall time: 2.3 seconds", "Wall time: 2.4 seconds");
+    let dir = sandbox(&[
+        (path, changed.into_bytes()),
+        ("fixtures/baseline.json", read("fixtures/baseline.json")),
+    ]);
+    let output = promptc()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--json",
+            "--baseline",
+            "fixtures/baseline.json",
+            path,
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 1);
+    let document = stdout_json(&["check"], &output);
+    assert_eq!(
+        failures(&document),
+        [(path.to_string(), "baseline:history_rewritten".to_string())]
+    );
+    let failure = &document["rollouts"][0]["failures"][0];
+    assert_eq!(
+        (failure["turn"].clone(), failure["step"].clone()),
+        (1.into(), 2.into())
+    );
+
+    // The unchanged copy passes.
+    let dir = sandbox(&[
+        (path, read(path)),
+        ("fixtures/baseline.json", read("fixtures/baseline.json")),
+    ]);
+    let output = promptc()
+        .current_dir(dir.path())
+        .args(["check", "--baseline", "fixtures/baseline.json", path])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// A rollout missing from the baseline fails with `baseline:missing`.
+#[test]
+fn a_rollout_missing_from_the_baseline_fails() {
+    let dir = sandbox(&[
+        ("new.jsonl", read("fixtures/rollouts/era_c_turns.jsonl")),
+        ("fixtures/baseline.json", read("fixtures/baseline.json")),
+    ]);
+    let output = promptc()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--json",
+            "--baseline",
+            "fixtures/baseline.json",
+            "new.jsonl",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 1);
+    let document = stdout_json(&["check"], &output);
+    assert_eq!(
+        failures(&document),
+        [("new.jsonl".to_string(), "baseline:missing".to_string())]
+    );
+}
+
+/// `--update-baseline` writes the named file and nothing else, says so on stderr, and a check
+/// against it then passes.
+#[test]
+fn update_baseline_writes_only_the_named_file() {
+    let path = "fixtures/diff/identical/a.jsonl";
+    let dir = sandbox(&[(path, read(path))]);
+    let before = tree(dir.path());
+    let output = promptc()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--baseline",
+            "base.json",
+            "--update-baseline",
+            path,
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut after = before.clone();
+    after.push("base.json".to_string());
+    after.sort();
+    assert_eq!(tree(dir.path()), after, "only the baseline is written");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("wrote baseline base.json"),
+        "stderr: {stderr}"
+    );
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("base.json")).expect("written"))
+            .expect("JSON");
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("fixtures/baseline.json")).expect("baseline"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        written["rollouts"][path], committed["rollouts"][path],
+        "the same fingerprints as the committed baseline"
+    );
+    assert_eq!(written["rollouts"].as_object().map(|o| o.len()), Some(1));
+
+    let output = promptc()
+        .current_dir(dir.path())
+        .args(["check", "--baseline", "base.json", path])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 0);
+}
+
+/// `--update-baseline` needs `--baseline`.
+#[test]
+fn update_baseline_requires_a_baseline() {
+    let output = run(&[
+        "check",
+        "--update-baseline",
+        "fixtures/rollouts/era_c_turns.jsonl",
+    ]);
+    assert_eq!(code(&output), 2);
+}
+
+/// A baseline that is not a promptc baseline is an error.
+#[test]
+fn a_broken_baseline_is_an_error() {
+    let output = run(&[
+        "check",
+        "--baseline",
+        "fixtures/rollouts/era_c_turns.jsonl",
+        "fixtures/rollouts/era_c_turns.jsonl",
+    ]);
+    assert_eq!(code(&output), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: "));
+}
