@@ -63,6 +63,9 @@ pub struct CompiledRequest {
     pub approximations: Vec<(&'static str, &'static str)>,
 }
 
+/// Reasoning efforts Codex has sent (codex-rollout.md section 3.2).
+const KNOWN_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
+
 /// Compile a request body from its parts.
 pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     let mut approximations = Vec::new();
@@ -88,11 +91,16 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
         "a model-family setting, not recorded",
     ));
     let params = params(context);
-    if context.is_some_and(|c| c.effort.is_none()) {
-        approximations.push((
+    match context.map(|c| c.effort.as_deref()) {
+        Some(None) => approximations.push((
             "reasoning.effort",
             "not recorded: the model's default applies",
-        ));
+        )),
+        Some(Some(effort)) if !KNOWN_EFFORTS.contains(&effort) => approximations.push((
+            "reasoning.effort",
+            "a value promptc does not know: sent as recorded, the provider may reject it",
+        )),
+        _ => {}
     }
     if parts.prompt_cache_key.is_none() {
         approximations.push(("prompt_cache_key", "no session_meta id"));

@@ -432,11 +432,11 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             let (item_hash, item_tokens) = *item_hash_memo[id].get_or_insert_with(|| {
                 let item = session.item(id);
                 let estimate = if options.estimate_tokens {
-                    tokens::item_tokens(item, session.item_json(id))
+                    tokens::item_tokens(item, item.wire_json(&rollout.bytes))
                 } else {
                     0
                 };
-                (hash("item", item.json_bytes(&rollout.bytes)), estimate)
+                (hash("item", item.wire_bytes(&rollout.bytes)), estimate)
             });
             push_entry(
                 array,

@@ -71,13 +71,10 @@ impl Rollout {
             Generation::Tagged => "A′",
             Generation::Unknown => "?",
             Generation::RolloutLines => {
-                let newer = self.records.iter().any(|r| {
-                    r.ordinal
-                        || matches!(
-                            &r.kind,
-                            RecordKind::Unknown { .. } | RecordKind::Other { .. }
-                        )
-                });
+                let newer = self
+                    .records
+                    .iter()
+                    .any(|r| r.newer_envelope || matches!(&r.kind, RecordKind::Other { .. }));
                 let lifecycle = self.records.iter().any(|r| {
                     matches!(&r.kind, RecordKind::Event(e) if matches!(e.kind, EventKind::TaskStarted | EventKind::TaskComplete))
                 });
@@ -101,8 +98,8 @@ pub struct Record {
     /// Byte range of the line (without its newline).
     pub span: Range<usize>,
     pub timestamp: Option<String>,
-    /// The line carried an `ordinal` (era D).
-    pub ordinal: bool,
+    /// The line carried an `ordinal` or a `metadata` sibling (era D).
+    pub newer_envelope: bool,
     pub kind: RecordKind,
 }
 
@@ -256,6 +253,9 @@ pub struct Item {
     pub execution: Option<String>,
     /// The line the item was read from.
     pub line: usize,
+    /// The JSON as it is sent to the model, when that differs from the recorded text (era A
+    /// files record server ids that Codex never sends back).
+    pub wire: Option<Box<str>>,
 }
 
 /// Where an item's JSON text is.
@@ -277,11 +277,17 @@ impl Item {
         }
     }
 
-    /// The item's JSON bytes, without re-checking UTF-8 (for hashing).
-    pub fn json_bytes<'a>(&'a self, bytes: &'a [u8]) -> &'a [u8] {
-        match &self.text {
-            ItemText::Span(range) => &bytes[range.clone()],
-            ItemText::Owned(text) => text.as_bytes(),
+    /// The item's JSON as sent to the model.
+    pub fn wire_json<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
+        self.wire.as_deref().unwrap_or_else(|| self.json(bytes))
+    }
+
+    /// The item's JSON bytes as sent, without re-checking UTF-8 (for hashing).
+    pub fn wire_bytes<'a>(&'a self, bytes: &'a [u8]) -> &'a [u8] {
+        match (&self.wire, &self.text) {
+            (Some(wire), _) => wire.as_bytes(),
+            (None, ItemText::Span(range)) => &bytes[range.clone()],
+            (None, ItemText::Owned(text)) => text.as_bytes(),
         }
     }
 

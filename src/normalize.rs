@@ -133,6 +133,7 @@ pub fn synthetic_output(call: &Item) -> Option<Item> {
         name: None,
         execution: (kind == ItemKind::ToolSearchOutput).then(|| "client".to_string()),
         line: call.line,
+        wire: None,
     })
 }
 

@@ -124,6 +124,8 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     ordinal: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    metadata: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -182,6 +184,15 @@ impl From<UsagePayload> for Usage {
         }
     }
 }
+
+/// The line types of eras B to D that carry history, context or events.
+const ROLLOUT_LINE_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "compacted",
+    "turn_context",
+    "event_msg",
+];
 
 /// Line types written by newer Codex builds that never touch history (codex-rollout.md section 3).
 const KNOWN_OTHER_LINE_TYPES: &[&str] = &[
@@ -321,7 +332,7 @@ impl Loader {
                 .map_err(|e| LineError::json("not JSON: ", &e))?;
         }
         let timestamp = as_str(envelope.timestamp);
-        let ordinal = envelope.ordinal.is_some();
+        let newer_envelope = envelope.ordinal.is_some() || envelope.metadata.is_some();
         let base = span.start;
         let offset_of = |raw: &RawValue| -> std::ops::Range<usize> {
             let start = base + (raw.get().as_ptr() as usize - text.as_ptr() as usize);
@@ -354,6 +365,14 @@ impl Loader {
             let record_type = serde_json::from_str::<Cow<'_, str>>(record_type.get())
                 .map_err(|_| LineError::new("`record_type` is not a string"))?;
             self.tagged_line(&record_type, text, span.clone(), line_number)?
+        } else if let Some(type_raw) = envelope.type_
+            && let Ok(line_type) = serde_json::from_str::<Cow<'_, str>>(type_raw.get())
+            && (ROLLOUT_LINE_TYPES.contains(&line_type.as_ref())
+                || KNOWN_OTHER_LINE_TYPES.contains(&line_type.as_ref()))
+        {
+            return Err(LineError::new(format!(
+                "`{line_type}` line without a `payload`"
+            )));
         } else if envelope.type_.is_some() {
             // A bare Responses item: era A after the meta line, or a plain item file.
             self.note_generation(Generation::PlainItems);
@@ -366,6 +385,10 @@ impl Loader {
             let meta = session_meta(&map);
             self.meta(meta, line_number)
         } else {
+            self.rollout.notes.push((
+                line_number,
+                "a JSON object with no `type`: kept, not replayed".to_string(),
+            ));
             RecordKind::Unknown {
                 type_name: "(no type)".into(),
             }
@@ -374,7 +397,7 @@ impl Loader {
             line: line_number,
             span,
             timestamp,
-            ordinal,
+            newer_envelope,
             kind,
         })
     }
@@ -387,7 +410,16 @@ impl Loader {
 
     fn meta(&mut self, meta: SessionMeta, line_number: usize) -> RecordKind {
         match &self.rollout.meta {
-            None => self.rollout.meta = Some(meta.clone()),
+            None => {
+                if !self.rollout.records.is_empty() || !self.rollout.skipped.is_empty() {
+                    self.rollout.notes.push((
+                        line_number,
+                        "session_meta is not the first line; it still decides the thread id"
+                            .to_string(),
+                    ));
+                }
+                self.rollout.meta = Some(meta.clone())
+            }
             Some(first) => {
                 let note = if meta.forked_from_id.is_some() && meta.id != first.id {
                     format!(
@@ -451,9 +483,15 @@ impl Loader {
             other if KNOWN_OTHER_LINE_TYPES.contains(&other) => RecordKind::Other {
                 type_name: other.to_string(),
             },
-            other => RecordKind::Unknown {
-                type_name: other.to_string(),
-            },
+            other => {
+                self.rollout.notes.push((
+                    line_number,
+                    format!("unknown line type `{other}`: kept, not replayed"),
+                ));
+                RecordKind::Unknown {
+                    type_name: other.to_string(),
+                }
+            }
         })
     }
 
@@ -509,9 +547,40 @@ impl Loader {
         let type_name = head
             .type_
             .ok_or_else(|| LineError::new("response item without a `type`"))?;
+        let kind = ItemKind::from_type(&type_name);
+        if kind == ItemKind::Message {
+            self.check_content(head.content, line_number)?;
+        }
+        if kind == ItemKind::Unknown {
+            self.rollout.notes.push((
+                line_number,
+                format!("unknown item type `{type_name}`: kept, not replayed"),
+            ));
+        }
+        // Era A files record server ids that Codex deserializes but never sends back.
+        let wire = match (self.first_kind, &head.id, kind) {
+            (
+                Some(Generation::BareLegacy | Generation::Tagged),
+                Some(_),
+                ItemKind::Message
+                | ItemKind::Reasoning
+                | ItemKind::LocalShellCall
+                | ItemKind::FunctionCall
+                | ItemKind::CustomToolCall
+                | ItemKind::WebSearchCall
+                | ItemKind::ToolSearchCall,
+            ) => serde_json::from_str::<Map<String, Value>>(json)
+                .ok()
+                .map(|mut map| {
+                    map.shift_remove("id");
+                    Value::Object(map).to_string().into_boxed_str()
+                }),
+            _ => None,
+        };
         let item = Item {
             text,
-            kind: ItemKind::from_type(&type_name),
+            kind,
+            wire,
             type_name: type_name.into_owned(),
             role: head.role.map(Cow::into_owned),
             call_id: head.call_id.map(Cow::into_owned),
@@ -522,6 +591,56 @@ impl Loader {
         };
         self.rollout.items.push(item);
         Ok(self.rollout.items.len() - 1)
+    }
+}
+
+/// Content part types Codex knows (`ContentItem`, codex-rollout.md section 5).
+const KNOWN_CONTENT_PARTS: &[&str] = &[
+    "input_text",
+    "input_image",
+    "output_text",
+    "input_audio",
+    "input_file",
+    "refusal",
+];
+
+impl Loader {
+    /// A message's `content` must be a list of parts (Codex cannot read the line otherwise);
+    /// parts of unknown types are kept as recorded and noted.
+    fn check_content(
+        &mut self,
+        content: Option<&str>,
+        line_number: usize,
+    ) -> Result<(), LineError> {
+        let Some(content) = content else {
+            return Ok(());
+        };
+        #[derive(Deserialize)]
+        struct Part<'a> {
+            #[serde(rename = "type", borrow, default)]
+            type_: Option<Cow<'a, str>>,
+        }
+        let parts: Vec<Part<'_>> =
+            serde_json::from_str(content).map_err(|e| match content.as_bytes().first() {
+                Some(b'[') => LineError::new(format!(
+                    "message `content` is not a list of parts: {}",
+                    strip_position(&e)
+                )),
+                first => LineError::new(format!(
+                    "message `content` is a JSON {}, not a list of parts",
+                    json_kind(first.copied())
+                )),
+            })?;
+        for part in parts {
+            let type_name = part.type_.unwrap_or(Cow::Borrowed("(none)"));
+            if !KNOWN_CONTENT_PARTS.contains(&type_name.as_ref()) {
+                self.rollout.notes.push((
+                    line_number,
+                    format!("unknown content part `{type_name}` in a message: kept as recorded"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

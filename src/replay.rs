@@ -15,6 +15,33 @@ use crate::model::{
 pub struct HistoryEntry {
     pub item: ItemId,
     pub line: usize,
+    pub origin: EntryOrigin,
+}
+
+/// Where a raw history entry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryOrigin {
+    /// Read from the file.
+    File,
+    /// Read from the file, but placed by promptc's rebuild of a compaction without
+    /// `replacement_history` (Codex re-creates this initial context at resume time).
+    Approximate,
+    /// A user message promptc rebuilt for such a compaction.
+    Rebuilt,
+    /// The summary message of such a compaction.
+    Summary,
+}
+
+impl EntryOrigin {
+    /// Stable name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryOrigin::File => "raw",
+            EntryOrigin::Approximate => "approximate",
+            EntryOrigin::Rebuilt => "rebuilt",
+            EntryOrigin::Summary => "synthetic",
+        }
+    }
 }
 
 /// A user turn.
@@ -291,7 +318,11 @@ impl State<'_> {
                             .filter(|&&id| {
                                 filter(&self.rollout.items[id]) == Effect::EnteredHistory
                             })
-                            .map(|&item| HistoryEntry { item, line })
+                            .map(|&item| HistoryEntry {
+                                item,
+                                line,
+                                origin: EntryOrigin::File,
+                            })
                             .collect(),
                         false,
                     ),
@@ -405,7 +436,11 @@ impl State<'_> {
         } else if is_input(item) {
             self.last_was_input = true;
         }
-        self.epoch().push(HistoryEntry { item: id, line });
+        self.epoch().push(HistoryEntry {
+            item: id,
+            line,
+            origin: EntryOrigin::File,
+        });
         Effect::EnteredHistory
     }
 
@@ -552,7 +587,10 @@ impl State<'_> {
             if !contextual {
                 break;
             }
-            entries.push(*entry);
+            entries.push(HistoryEntry {
+                origin: EntryOrigin::Approximate,
+                ..*entry
+            });
         }
         let mut selected: Vec<String> = Vec::new();
         let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
@@ -588,7 +626,8 @@ impl State<'_> {
             message.to_string()
         };
         selected.push(summary);
-        for text in selected {
+        let count = selected.len();
+        for (index, text) in selected.into_iter().enumerate() {
             let json = serde_json::json!({
                 "type": "message",
                 "role": "user",
@@ -605,10 +644,20 @@ impl State<'_> {
                 name: None,
                 execution: None,
                 line,
+                wire: None,
             };
             self.replay.extra_items.push(item);
             let id = self.rollout.items.len() + self.replay.extra_items.len() - 1;
-            entries.push(HistoryEntry { item: id, line });
+            let origin = if index + 1 == count {
+                EntryOrigin::Summary
+            } else {
+                EntryOrigin::Rebuilt
+            };
+            entries.push(HistoryEntry {
+                item: id,
+                line,
+                origin,
+            });
         }
         self.replay.approximations.push((
             line,

@@ -71,7 +71,7 @@ impl Session {
     /// The JSON text of a model-view entry.
     pub fn view_json<'a>(&'a self, entry: &'a ViewEntry) -> &'a str {
         match &entry.item {
-            ViewItem::History(id) => self.item_json(*id),
+            ViewItem::History(id) => self.item(*id).wire_json(&self.rollout.bytes),
             ViewItem::Synthetic(item) => item.json(&self.rollout.bytes),
         }
     }

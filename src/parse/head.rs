@@ -12,6 +12,8 @@ pub struct Head<'a> {
     pub id: Option<Cow<'a, str>>,
     pub name: Option<Cow<'a, str>>,
     pub execution: Option<Cow<'a, str>>,
+    /// The raw JSON of `content`, when present.
+    pub content: Option<&'a str>,
 }
 
 /// Read `json`, a valid JSON object. Errors name a wanted field whose value is not a string
@@ -42,6 +44,10 @@ pub fn read(json: &str) -> Result<Head<'_>, String> {
         i = skip_ws(bytes, i);
         let value_start = i;
         i = skip_value(bytes, i);
+        if key == "content" {
+            head.content = Some(&json[value_start..i]);
+            continue;
+        }
         let slot = match key {
             "type" => &mut head.type_,
             "role" => &mut head.role,

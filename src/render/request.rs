@@ -19,14 +19,27 @@ pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequ
     let view = plan.view(step);
     let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
     let (instructions, source) = &plan.instructions[step];
-    compile(&RequestParts {
+    let mut compiled = compile(&RequestParts {
         instructions: instructions.as_deref(),
         instructions_source: *source,
         input: &texts,
         tools: &plan.tools,
         context: session.step_context(step),
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
-    })
+    });
+    let rebuilt = session
+        .replay
+        .step_history(step)
+        .iter()
+        .any(|e| e.origin != crate::replay::EntryOrigin::File);
+    if rebuilt {
+        compiled.approximations.push((
+            "input",
+            "rebuilt from a compaction without replacement_history: Codex re-creates the \
+             initial context from its config at resume time",
+        ));
+    }
+    compiled
 }
 
 /// A fingerprint in JSON: hex strings, `null` for unknown components.

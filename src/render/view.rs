@@ -158,6 +158,9 @@ struct RecordDocument {
 struct RawEntryDocument<'a> {
     index: usize,
     line: usize,
+    /// `raw` (read from the file) or, after a compaction promptc had to rebuild,
+    /// `approximate`, `rebuilt` or `synthetic`.
+    origin: &'static str,
     item: &'a RawValue,
 }
 
@@ -239,7 +242,12 @@ struct LineNote<'a> {
 }
 
 /// Turn documents for the given turn indices.
-pub fn turn_documents<'a>(session: &'a Session, turns: &[usize]) -> Vec<TurnDocument<'a>> {
+/// Turn documents; `input_items(step)` is the number of items the step's request sent.
+pub fn turn_documents<'a>(
+    session: &'a Session,
+    turns: &[usize],
+    input_items: &dyn Fn(usize) -> usize,
+) -> Vec<TurnDocument<'a>> {
     turns
         .iter()
         .map(|&t| {
@@ -259,7 +267,7 @@ pub fn turn_documents<'a>(session: &'a Session, turns: &[usize]) -> Vec<TurnDocu
                         StepDocument {
                             step: step.number,
                             line: step.line,
-                            input_items: step.prefix_len,
+                            input_items: input_items(s),
                             pending: step.pending,
                             model: context.and_then(|c| c.model.as_deref()),
                             effort: context.and_then(|c| c.effort.as_deref()),
@@ -279,6 +287,8 @@ pub fn write_json_view(
     scope: &ViewScope,
 ) -> io::Result<()> {
     let rollout = &session.rollout;
+    // The size of each step's request is its model view's: computed for all steps at once.
+    let plan = crate::fingerprint::plan(session, &crate::fingerprint::PlanOptions::default());
     let replay = &session.replay;
     let records = rollout
         .records
@@ -304,6 +314,7 @@ pub fn write_json_view(
         .map(|(index, entry)| RawEntryDocument {
             index,
             line: entry.line,
+            origin: entry.origin.name(),
             item: raw_json(session.item_json(entry.item)),
         })
         .collect();
@@ -314,7 +325,7 @@ pub fn write_json_view(
         .enumerate()
         .filter_map(|(index, entry)| {
             let (origin, raw_index) = match entry.origin {
-                Origin::Raw(i) => ("raw", i),
+                Origin::Raw(i) => (scope.history[i].origin.name(), i),
                 Origin::Synthetic { call } => ("synthetic", call),
             };
             in_scope(raw_index).then(|| ViewEntryDocument {
@@ -362,7 +373,7 @@ pub fn write_json_view(
         raw,
         model_view,
         dropped,
-        turns: turn_documents(session, &scope.turns),
+        turns: turn_documents(session, &scope.turns, &|step| plan.views[step].1),
         skipped_lines: rollout
             .skipped
             .iter()
@@ -620,7 +631,13 @@ fn row_left(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> St
         None => String::new(),
         Some(raw) => {
             let entry = scope.history[raw];
-            let marker = if row.dropped.is_some() { '-' } else { ' ' };
+            let marker = if row.dropped.is_some() {
+                '-'
+            } else if entry.origin != crate::replay::EntryOrigin::File {
+                '~'
+            } else {
+                ' '
+            };
             let head = format!("{marker}{raw:>4} L{:<5} ", entry.line);
             let room = width.saturating_sub(head.chars().count());
             let item = session.item(entry.item);
@@ -641,8 +658,16 @@ fn row_right(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> S
         None => String::new(),
         Some(index) => {
             let entry = &scope.view.entries[index];
-            let marker = if row.synthetic { '+' } else { ' ' };
-            let label = if row.synthetic { "synthetic " } else { "" };
+            let origin = match entry.origin {
+                Origin::Raw(i) => scope.history[i].origin,
+                Origin::Synthetic { .. } => crate::replay::EntryOrigin::Summary,
+            };
+            let (marker, label) = match origin {
+                crate::replay::EntryOrigin::File => (' ', ""),
+                crate::replay::EntryOrigin::Summary => ('+', "synthetic "),
+                crate::replay::EntryOrigin::Rebuilt => ('~', "rebuilt "),
+                crate::replay::EntryOrigin::Approximate => ('~', "approx. "),
+            };
             let head = format!("{marker}{index:>4} {label}");
             let room = width.saturating_sub(head.chars().count());
             let item = session.view_item(entry);

@@ -31,7 +31,7 @@ mod text {
         fixture_names("rollouts"), snapshot_text;
         compaction_legacy,
         compaction_replacement,
-        #[ignore = "bug: Era A server ids (rs_a1, fc_a1, …) are sent in the compiled input (see compile::era_a_server_ids_are_not_sent)"] era_a_bare,
+        era_a_bare,
         era_a_tagged,
         era_b_steps,
         era_c_turns,
@@ -55,9 +55,9 @@ mod json {
 
     per_fixture! {
         fixture_names("rollouts"), snapshot_json;
-        #[ignore = "bug: the request after a legacy compaction is not marked approximate in `approximations` (see requests_after_a_legacy_compaction_are_approximate)"] compaction_legacy,
+        compaction_legacy,
         compaction_replacement,
-        #[ignore = "bug: Era A server ids (rs_a1, fc_a1, …) are sent in the compiled input (see compile::era_a_server_ids_are_not_sent)"] era_a_bare,
+        era_a_bare,
         era_a_tagged,
         era_b_steps,
         era_c_turns,
@@ -172,7 +172,6 @@ fn era_d_metadata_is_never_sent() {
 /// Server item ids are parsed but not sent by 2025 builds (README "Server item ids"): Era A's
 /// `rs_…`/`fc_…` ids do not appear in the compiled request.
 #[test]
-#[ignore = "bug: the compiled input of era_a_bare carries the ids rs_a1, fc_a1, … byte-exact from the file"]
 fn era_a_server_ids_are_not_sent() {
     let request = json(&["compile", "--json", &rollout("era_a_bare")]);
     let body = request["request"].to_string();
@@ -246,7 +245,6 @@ fn a_rollout_without_turns_cannot_be_compiled() {
 /// approximate." The text header says so ("approx line 17"); the JSON `approximations` of the
 /// request must too, and the requests before the compaction must not.
 #[test]
-#[ignore = "bug: compile --json approximations of turn 3 step 1 only lists instructions, tools and parallel_tool_calls"]
 fn requests_after_a_legacy_compaction_are_approximate() {
     let approximations = |turn, step| -> Vec<Value> {
         compile(&rollout("compaction_legacy"), turn, step)["approximations"]

@@ -39,7 +39,7 @@ mod lenient {
         fuzz_duplicate_turn_id_self_diff,
         fuzz_lone_surrogate_escape,
         invalid_utf8,
-        #[ignore = "bug: line 8 `{}` is not reported as skipped (see view::unknown_line_types_are_skipped_with_a_diagnostic)"] json_not_object,
+        json_not_object,
         non_json_middle,
         nul_byte,
         only_blank_lines,
@@ -48,8 +48,8 @@ mod lenient {
         #[ignore = "bug: no \"session_meta not first\" diagnostic (see session_meta_not_first_is_noted)"] session_meta_not_first,
         truncated_last_line,
         two_session_meta,
-        #[ignore = "bug: no notes for the unknown things (see unknown_things_are_noted)"] unknown_type_every_level,
-        #[ignore = "bug: lines 7 and 8 are not skipped (see wrong_payload_shapes_are_skipped)"] wrong_payload_shape,
+        unknown_type_every_level,
+        wrong_payload_shape,
     }
 }
 
@@ -73,7 +73,7 @@ mod strict {
         #[ignore = "bug: no \"session_meta not first\" diagnostic (see session_meta_not_first_is_noted)"] session_meta_not_first,
         truncated_last_line,
         two_session_meta,
-        #[ignore = "bug: no notes for the unknown things (see unknown_things_are_noted)"] unknown_type_every_level,
+        unknown_type_every_level,
         wrong_payload_shape,
     }
 }
@@ -273,7 +273,6 @@ fn duplicate_call_ids_are_reported_by_check() {
 /// message whose `content` is a string (Codex's `ContentItem` list cannot parse it, so Codex
 /// skips the line: codex-rollout.md §1, §5).
 #[test]
-#[ignore = "bug: line 7 is an unknown item with no diagnostic and line 8 enters the history"]
 fn wrong_payload_shapes_are_skipped() {
     let view = json(&["view", "--json", &malformed("wrong_payload_shape")]);
     let skipped: Vec<&Value> = view["skipped_lines"]
@@ -292,7 +291,6 @@ fn wrong_payload_shapes_are_skipped() {
 /// README: session_meta_not_first "The thread id comes from the first session_meta (line 3,
 /// …0008), with a \"not first\" diagnostic."
 #[test]
-#[ignore = "bug: a session_meta after other lines gives no diagnostic"]
 fn session_meta_not_first_is_noted() {
     let view = json(&["view", "--json", &malformed("session_meta_not_first")]);
     let noted = view["notes"]
@@ -307,7 +305,6 @@ fn session_meta_not_first_is_noted() {
 /// "ultra" and other unknown values) "loaded; values shown verbatim and flagged; compiled effort
 /// marked unknown".
 #[test]
-#[ignore = "bug: no notes for unknown types, values and content parts; effort \"ultra\" is compiled as known"]
 fn unknown_things_are_noted() {
     let file = malformed("unknown_type_every_level");
     let output = run(&["view", "--json", &file]);

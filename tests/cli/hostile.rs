@@ -54,6 +54,7 @@ fn deeply_nested_json_does_not_overflow_the_stack() {
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let lines = [
         r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#.to_string(),
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}"#.to_string(),
         format!(
             r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","role":"user","content":{deep}}}}}"#
         ),

@@ -30,7 +30,7 @@ mod text {
         fixture_names("rollouts"), snapshot_text;
         compaction_legacy,
         compaction_replacement,
-        #[ignore = "bug: Era A server ids (rs_a1, fc_a1, …) are sent in the compiled input (see compile::era_a_server_ids_are_not_sent)"] era_a_bare,
+        era_a_bare,
         era_a_tagged,
         era_b_steps,
         era_c_turns,
@@ -56,7 +56,7 @@ mod json {
         fixture_names("rollouts"), snapshot_json;
         compaction_legacy,
         compaction_replacement,
-        #[ignore = "bug: Era A server ids (rs_a1, fc_a1, …) are sent in the compiled input (see compile::era_a_server_ids_are_not_sent)"] era_a_bare,
+        era_a_bare,
         era_a_tagged,
         era_b_steps,
         era_c_turns,

@@ -35,13 +35,13 @@ mod text {
 
     per_fixture! {
         fixture_names("rollouts"), snapshot_text;
-        #[ignore = "bug: items rebuilt by a legacy compaction are not marked synthetic/approximate (see legacy_compaction_marks_rebuilt_items)"] compaction_legacy,
+        compaction_legacy,
         compaction_replacement,
         era_a_bare,
         era_a_tagged,
         era_b_steps,
         era_c_turns,
-        #[ignore = "bug: unknown line types are not reported as skipped with a diagnostic (see unknown_line_types_are_skipped_with_a_diagnostic)"] era_d_newer,
+        era_d_newer,
         escape_sequences,
         ghost_snapshot,
         missing_output_no_id,
@@ -52,7 +52,7 @@ mod text {
         session_meta_only,
         truncated_last_line,
         turn_aborted,
-        #[ignore = "bug: unknown line types are not reported as skipped with a diagnostic (see unknown_line_types_are_skipped_with_a_diagnostic)"] unknown_types,
+        unknown_types,
     }
 }
 
@@ -61,7 +61,7 @@ mod json {
 
     per_fixture! {
         fixture_names("rollouts"), snapshot_json;
-        #[ignore = "bug: items rebuilt by a legacy compaction are not marked synthetic/approximate (see legacy_compaction_marks_rebuilt_items)"] compaction_legacy,
+        compaction_legacy,
         compaction_replacement,
         era_a_bare,
         era_a_tagged,
@@ -69,15 +69,15 @@ mod json {
         era_c_turns,
         era_d_newer,
         escape_sequences,
-        #[ignore = "bug: turns[].steps[].input_items counts raw history items, not the request's input items (see step_input_items_are_the_compiled_input); the snapshot holds the corrected values"] ghost_snapshot,
+        ghost_snapshot,
         missing_output_no_id,
-        #[ignore = "bug: turns[].steps[].input_items counts raw history items, not the request's input items (see step_input_items_are_the_compiled_input); the snapshot holds the corrected values"] missing_output_with_id,
-        #[ignore = "bug: turns[].steps[].input_items counts raw history items, not the request's input items (see step_input_items_are_the_compiled_input); the snapshot holds the corrected values"] orphan_outputs,
+        missing_output_with_id,
+        orphan_outputs,
         plain_items,
         rollback,
         session_meta_only,
         truncated_last_line,
-        #[ignore = "bug: turns[].steps[].input_items counts raw history items, not the request's input items (see step_input_items_are_the_compiled_input); the snapshot holds the corrected values"] turn_aborted,
+        turn_aborted,
         unknown_types,
     }
 }
@@ -430,7 +430,6 @@ fn turns_and_steps_of_fixtures_whose_inputs_are_not_normalized() {
 /// missing_output_with_id step 2 "input #0–#6", turn_aborted T2 "input #0–#8" and "#0–#10",
 /// ghost_snapshot "Step 1 input: lines 2 and 3").
 #[test]
-#[ignore = "bug: view --json input_items counts the raw history prefix (6, 8, 10, 3, …), not the request input (7, 9, 11, 2, …)"]
 fn step_input_items_are_the_compiled_input() {
     let mut mismatches = Vec::new();
     for file in crate::support::fixtures("rollouts")
@@ -464,7 +463,6 @@ fn step_input_items_are_the_compiled_input() {
 /// #3 U2 (rebuilt); #4 summary message (synthetic)". codex-rollout.md §10: "Mark synthetic items
 /// ("aborted" outputs, rebuilt compaction messages)".
 #[test]
-#[ignore = "bug: items rebuilt by a legacy compaction show origin \"raw\" in the model view"]
 fn legacy_compaction_marks_rebuilt_items() {
     let view = view_json(&rollout("compaction_legacy"));
     let origins: Vec<&str> = view["model_view"]
@@ -489,7 +487,6 @@ fn legacy_compaction_marks_rebuilt_items() {
 /// `view --json` lists them as records (effect `unknown_line_not_replayed`), but the text view and
 /// stderr say nothing: its header reads "0 skipped" and no note names the line.
 #[test]
-#[ignore = "bug: the text view and stderr give no diagnostic for unknown line types"]
 fn unknown_line_types_are_skipped_with_a_diagnostic() {
     for (file, line) in [
         (rollout("era_d_newer"), 9),
@@ -696,7 +693,6 @@ fn output_is_identical_across_runs() {
 /// unknown content item and flagged" (codex-rollout.md §10: open enums for content items).
 /// The part is kept (compile sends it) but nothing in the view flags it.
 #[test]
-#[ignore = "bug: the unknown content part input_hologram (line 3) is kept but not flagged"]
 fn unknown_content_parts_are_flagged() {
     let file = rollout("unknown_types");
     let compiled = json(&["compile", "--json", &file]);
