@@ -190,19 +190,11 @@ pub fn write_compile_text(
 ) -> io::Result<()> {
     write_header(out, session, options)?;
     let compiled = compile_step(session, plan, step);
-    let s = &session.replay.steps[step];
-    let turn = &session.replay.turns[s.turn];
     writeln!(
         out,
-        "{} turn {} step {}{}",
+        "{} {}",
         paint(options, Tone::Dim, "request  "),
-        turn.number,
-        s.number,
-        if s.pending {
-            " (pending: what a resume sends next)"
-        } else {
-            ""
-        }
+        super::view::step_label(session, step)
     )?;
     writeln!(
         out,

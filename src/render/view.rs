@@ -470,6 +470,18 @@ pub fn write_header(
     Ok(())
 }
 
+/// `turn N step M`, and whether the step is the pending request a resume would send.
+pub fn step_label(session: &Session, step: usize) -> String {
+    let s = &session.replay.steps[step];
+    let turn = &session.replay.turns[s.turn];
+    let pending = if s.pending {
+        " (pending: what a resume sends next)"
+    } else {
+        ""
+    };
+    format!("turn {} step {}{pending}", turn.number, s.number)
+}
+
 /// One cell describing an item: kind, role or call id, size, start of text.
 fn item_cell(item: &Item, json: &str, width: usize) -> String {
     let kind = match (item.type_name.as_str(), item.role.as_deref()) {
@@ -505,19 +517,11 @@ pub fn write_text_view(
 ) -> io::Result<()> {
     write_header(out, session, options)?;
     if let Some(step) = scope.step {
-        let s = &session.replay.steps[step];
-        let turn = &session.replay.turns[s.turn];
         writeln!(
             out,
-            "{} turn {} step {}: the request's input{}",
+            "{} {}: the request's input",
             paint(options, Tone::Dim, "showing  "),
-            turn.number,
-            s.number,
-            if s.pending {
-                " (pending: what a resume sends next)"
-            } else {
-                ""
-            }
+            step_label(session, step)
         )?;
     } else if scope.turns.len() == 1 && session.replay.turns.len() > 1 {
         writeln!(

@@ -31,51 +31,13 @@ fn snapshot_strict(name: &str) {
 mod lenient {
     use super::*;
 
-    per_fixture! {
-        fixture_names("malformed"), snapshot_lenient;
-        compaction_orphans,
-        duplicate_call_ids,
-        empty,
-        fuzz_duplicate_turn_id_self_diff,
-        fuzz_lone_surrogate_escape,
-        invalid_utf8,
-        json_not_object,
-        non_json_middle,
-        nul_byte,
-        only_blank_lines,
-        output_before_call,
-        rollback_too_many,
-        session_meta_not_first,
-        truncated_last_line,
-        two_session_meta,
-        unknown_type_every_level,
-        wrong_payload_shape,
-    }
+    crate::support::malformed_fixtures! { per_fixture { fixture_names("malformed"), snapshot_lenient; } }
 }
 
 mod strict {
     use super::*;
 
-    per_fixture! {
-        fixture_names("malformed"), snapshot_strict;
-        compaction_orphans,
-        duplicate_call_ids,
-        empty,
-        fuzz_duplicate_turn_id_self_diff,
-        fuzz_lone_surrogate_escape,
-        invalid_utf8,
-        json_not_object,
-        non_json_middle,
-        nul_byte,
-        only_blank_lines,
-        output_before_call,
-        rollback_too_many,
-        session_meta_not_first,
-        truncated_last_line,
-        two_session_meta,
-        unknown_type_every_level,
-        wrong_payload_shape,
-    }
+    crate::support::malformed_fixtures! { per_fixture { fixture_names("malformed"), snapshot_strict; } }
 }
 
 /// `--strict` stops at the first bad line: exit 2, the file and line on stderr, nothing on stdout.

@@ -26,53 +26,13 @@ fn snapshot_json(name: &str) {
 mod text {
     use super::*;
 
-    per_fixture! {
-        fixture_names("rollouts"), snapshot_text;
-        compaction_legacy,
-        compaction_replacement,
-        era_a_bare,
-        era_a_tagged,
-        era_b_steps,
-        era_c_turns,
-        era_d_newer,
-        escape_sequences,
-        ghost_snapshot,
-        missing_output_no_id,
-        missing_output_with_id,
-        orphan_outputs,
-        plain_items,
-        rollback,
-        session_meta_only,
-        truncated_last_line,
-        turn_aborted,
-        unknown_types,
-    }
+    crate::support::rollout_fixtures! { per_fixture { fixture_names("rollouts"), snapshot_text; } }
 }
 
 mod json {
     use super::*;
 
-    per_fixture! {
-        fixture_names("rollouts"), snapshot_json;
-        compaction_legacy,
-        compaction_replacement,
-        era_a_bare,
-        era_a_tagged,
-        era_b_steps,
-        era_c_turns,
-        era_d_newer,
-        escape_sequences,
-        ghost_snapshot,
-        missing_output_no_id,
-        missing_output_with_id,
-        orphan_outputs,
-        plain_items,
-        rollback,
-        session_meta_only,
-        truncated_last_line,
-        turn_aborted,
-        unknown_types,
-    }
+    crate::support::rollout_fixtures! { per_fixture { fixture_names("rollouts"), snapshot_json; } }
 }
 
 /// (observed input, observed cached) per step, `None` where no usage was recorded.

@@ -265,3 +265,60 @@ pub fn fixture_names(dir: &str) -> Vec<String> {
 pub fn skip(reason: &str) {
     eprintln!("skipped: {reason}");
 }
+
+/// Call `$mac! { … }` with the name of every fixture in `fixtures/rollouts/` appended, so the
+/// list is written once; `per_fixture!` checks it against the files on disk.
+macro_rules! rollout_fixtures {
+    ($mac:ident { $($head:tt)* }) => {
+        $mac! {
+            $($head)*
+            compaction_legacy,
+            compaction_replacement,
+            era_a_bare,
+            era_a_tagged,
+            era_b_steps,
+            era_c_turns,
+            era_d_newer,
+            escape_sequences,
+            ghost_snapshot,
+            missing_output_no_id,
+            missing_output_with_id,
+            orphan_outputs,
+            plain_items,
+            rollback,
+            session_meta_only,
+            truncated_last_line,
+            turn_aborted,
+            unknown_types,
+        }
+    };
+}
+pub(crate) use rollout_fixtures;
+
+/// Call `$mac! { … }` with the name of every fixture in `fixtures/malformed/` appended, so the
+/// list is written once; `per_fixture!` checks it against the files on disk.
+macro_rules! malformed_fixtures {
+    ($mac:ident { $($head:tt)* }) => {
+        $mac! {
+            $($head)*
+            compaction_orphans,
+            duplicate_call_ids,
+            empty,
+            fuzz_duplicate_turn_id_self_diff,
+            fuzz_lone_surrogate_escape,
+            invalid_utf8,
+            json_not_object,
+            non_json_middle,
+            nul_byte,
+            only_blank_lines,
+            output_before_call,
+            rollback_too_many,
+            session_meta_not_first,
+            truncated_last_line,
+            two_session_meta,
+            unknown_type_every_level,
+            wrong_payload_shape,
+        }
+    };
+}
+pub(crate) use malformed_fixtures;
