@@ -169,6 +169,52 @@ pub struct PlanOptions {
     pub tools: Option<Vec<String>>,
     /// Estimate tokens (off: every estimate is 0).
     pub estimate_tokens: bool,
+    /// Threads for token counting (0 or 1: count on the calling thread).
+    pub threads: usize,
+}
+
+/// Token estimates of every item that entered a history (`None` for the others), counted on
+/// `threads` threads. The result does not depend on the thread count.
+fn count_item_tokens(session: &Session, threads: usize) -> Vec<Option<usize>> {
+    let total = session.rollout.items.len() + session.replay.extra_items.len();
+    let mut used = vec![false; total];
+    for epoch in &session.replay.epochs {
+        for entry in epoch {
+            used[entry.item] = true;
+        }
+    }
+    let count = |id: usize| -> Option<usize> {
+        used[id].then(|| {
+            let item = session.item(id);
+            tokens::item_tokens(item, item.wire_json(&session.rollout.bytes))
+        })
+    };
+    let threads = threads.max(1);
+    if threads == 1 || total < 64 {
+        return (0..total).map(count).collect();
+    }
+    // Interleaved ids balance large and small items across threads.
+    let mut counts = vec![None; total];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let count = &count;
+                scope.spawn(move || {
+                    (t..total)
+                        .step_by(threads)
+                        .map(|id| (id, count(id)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for handle in handles {
+            // A panic in a counting thread is a bug; propagate it.
+            for (id, tokens) in handle.join().expect("token counting thread") {
+                counts[id] = tokens;
+            }
+        }
+    });
+    counts
 }
 
 /// Per-epoch pairing facts: for each raw entry, when its normalization status changes.
@@ -372,6 +418,13 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     // Indexed by item id: each item is hashed (and counted) once.
     let mut item_hash_memo: Vec<Option<(Hash, usize)>> =
         vec![None; rollout.items.len() + replay.extra_items.len()];
+    // Token counting is the expensive part and items are independent: count every item that
+    // entered history once, spread over the available cores.
+    let item_tokens = if options.estimate_tokens {
+        count_item_tokens(session, options.threads)
+    } else {
+        Vec::new()
+    };
     let mut arrays: Vec<ViewArray> = Vec::new();
     let mut latest_array_of_epoch: HashMap<usize, usize> = HashMap::new();
     let mut facts_of_epoch: HashMap<usize, EpochFacts> = HashMap::new();
@@ -431,11 +484,13 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             let id = entry.item;
             let (item_hash, item_tokens) = *item_hash_memo[id].get_or_insert_with(|| {
                 let item = session.item(id);
-                let estimate = if options.estimate_tokens {
-                    tokens::item_tokens(item, item.wire_json(&rollout.bytes))
-                } else {
-                    0
-                };
+                let estimate = item_tokens.get(id).copied().flatten().unwrap_or_else(|| {
+                    if options.estimate_tokens {
+                        tokens::item_tokens(item, item.wire_json(&rollout.bytes))
+                    } else {
+                        0
+                    }
+                });
                 (hash("item", item.wire_bytes(&rollout.bytes)), estimate)
             });
             push_entry(

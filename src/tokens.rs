@@ -8,12 +8,33 @@ use crate::model::{Item, ItemKind};
 /// Tokens the server's template adds per input item (role and separators), an estimate.
 pub const ITEM_OVERHEAD: usize = 4;
 
-/// o200k token count of a text.
+/// Texts up to this many bytes are counted exactly.
+const EXACT_LIMIT: usize = 8 * 1024;
+
+/// o200k token count of a text. Texts longer than 8 KB (large tool outputs) are estimated
+/// from their first and last 4 KB, scaled by length: counting is the slowest part of
+/// `steps`, and the estimate is an estimate anyway.
 pub fn count(text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    bpe_openai::o200k_base().count(text)
+    let tokenizer = bpe_openai::o200k_base();
+    if text.len() <= EXACT_LIMIT {
+        return tokenizer.count(text);
+    }
+    let half = EXACT_LIMIT / 2;
+    let mut head_end = half;
+    while !text.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let mut tail_start = text.len() - half;
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    let sampled = head_end + (text.len() - tail_start);
+    let tokens = tokenizer.count(&text[..head_end]) + tokenizer.count(&text[tail_start..]);
+    // Scale by bytes: tokens per byte of the samples times the whole length.
+    (tokens as u128 * text.len() as u128 / sampled.max(1) as u128) as usize
 }
 
 /// Estimated input tokens of an item: its model-visible text plus a per-item overhead.

@@ -118,6 +118,7 @@ fn unknown_components_are_named_not_hashed() {
             instructions: Some("Be brief.".into()),
             tools: Some(vec![r#"{"type":"function","name":"shell"}"#.into()]),
             estimate_tokens: false,
+            threads: 1,
         },
     );
     assert_eq!(p.fingerprints[0].unknown(), ["prompt_cache_key"]);
@@ -155,4 +156,33 @@ fn tool_order_changes_the_exact_but_not_the_canonical_tools_fingerprint() {
         a.fingerprints[0].tools_canonical,
         b.fingerprints[0].tools_canonical
     );
+}
+
+#[test]
+fn token_estimates_do_not_depend_on_the_thread_count() {
+    for (name, s) in all_fixtures().into_iter().chain(real_samples()) {
+        let one = plan(
+            &s,
+            &PlanOptions {
+                estimate_tokens: true,
+                threads: 1,
+                ..PlanOptions::default()
+            },
+        );
+        let two = plan(
+            &s,
+            &PlanOptions {
+                estimate_tokens: true,
+                threads: 2,
+                ..PlanOptions::default()
+            },
+        );
+        for step in 0..s.replay.steps.len() {
+            assert_eq!(
+                one.request_tokens(step),
+                two.request_tokens(step),
+                "{name} step {step}"
+            );
+        }
+    }
 }

@@ -4,6 +4,19 @@ use crate::fingerprint::{PlanOptions, plan};
 use crate::test_support::real_samples;
 
 #[test]
+fn long_texts_are_estimated_from_samples_within_a_few_percent() {
+    // A log-like text of 200 KB: the sampled estimate stays close to the exact count.
+    let line = "2026-01-05 10:00:00 INFO compiling crate widgets v0.1.0 (/home/dev/widgets)\n";
+    let text = line.repeat(200 * 1024 / line.len());
+    let exact = bpe_openai::o200k_base().count(&text) as f64;
+    let estimated = super::count(&text) as f64;
+    assert!(
+        ((estimated - exact) / exact).abs() < 0.02,
+        "{estimated} vs {exact}"
+    );
+}
+
+#[test]
 fn counts_known_strings() {
     // o200k: "hello world" is two tokens; the empty string none.
     assert_eq!(super::count("hello world"), 2);

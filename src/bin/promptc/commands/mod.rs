@@ -119,6 +119,7 @@ pub fn plan(
             instructions,
             tools,
             estimate_tokens,
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
         },
     ))
 }
