@@ -104,7 +104,6 @@ COMMANDS = [
 
 def build_text_pool(rng: random.Random, size: int = 1 << 20) -> tuple[str, list[int]]:
     """~1 MB of shell-output-like lines (listings, code, logs, some escapes and non-ASCII)."""
-    kinds = []
     idents = ["request", "response", "config", "retry_count", "session_id", "payload", "cache_key",
               "handler", "router", "state", "timeout_ms", "user", "token", "buffer"]
     def ident():

@@ -4,14 +4,15 @@
 # Usage: benches/run.sh
 #
 # Environment:
-#   RUNS=5            timed runs per command (the median is reported)
+#   RUNS=5            timed runs per command (the median and the fastest are reported)
 #   WARMUP=1          untimed runs before them (hyperfine only)
 #   BIG=1             also generate and measure a 1 GB file
 #   SIZES="10MB 100MB" file sizes to measure (BIG=1 appends 1GB)
 #   BENCH_DIR=/tmp/promptc-bench   where the generated files and results go (outside the repo)
 #   SEED=1            generator seed
 #   PROMPTC=/path     use this promptc binary instead of building with `cargo build --release`
-#   WAIT_QUIET=600    first wait up to this many seconds for no `rustc` to run for 30 s in a row
+#   WAIT_QUIET=600    after the build, wait up to this many seconds for a quiet machine: 30 s in
+#                     a row with no `rustc` and the CPUs at most 25 % busy
 #   NO_INSTALL=1      never apt-get install hyperfine, jq or time
 #   ONLY="cat promptc-view"  measure only these rows (names as in the table's first column)
 #
@@ -33,6 +34,7 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/promptc-bench-run.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
 log() { printf '%s\n' "$*" >&2; }
+q() { printf '%q' "$1"; }
 
 mkdir -p "$BENCH_DIR"
 case "$(cd "$BENCH_DIR" && pwd)/" in
@@ -59,19 +61,10 @@ HAVE_HYPERFINE=0; ensure_tool hyperfine hyperfine && HAVE_HYPERFINE=1
 HAVE_JQ=0; ensure_tool jq jq && HAVE_JQ=1
 HAVE_TIME=0; ensure_tool /usr/bin/time time && HAVE_TIME=1
 command -v python3 >/dev/null || { log "python3 is required"; exit 2; }
+# The interpreter itself, not a wrapper such as a pyenv shim (which adds ~0.2 s a start).
+PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
 [[ $HAVE_HYPERFINE == 1 ]] || log "hyperfine not found: using a Python timing loop"
 [[ $HAVE_TIME == 1 ]] || log "/usr/bin/time not found: no peak RSS"
-
-# --- wait for a quiet machine -------------------------------------------------------------------
-if [[ -n "${WAIT_QUIET:-}" ]]; then
-  deadline=$((SECONDS + WAIT_QUIET)); quiet_since=$SECONDS
-  while (( SECONDS < deadline )); do
-    if pgrep -x rustc >/dev/null; then quiet_since=$SECONDS; fi
-    if (( SECONDS - quiet_since >= 30 )); then break; fi
-    sleep 2
-  done
-  if pgrep -x rustc >/dev/null; then log "machine still busy after ${WAIT_QUIET}s; measuring anyway"; fi
-fi
 
 # --- build --------------------------------------------------------------------------------------
 if [[ -z "${PROMPTC:-}" ]]; then
@@ -82,6 +75,25 @@ if [[ -z "${PROMPTC:-}" ]]; then
   PROMPTC="$target_dir/release/promptc"
 fi
 [[ -x "$PROMPTC" ]] || { log "no promptc binary at $PROMPTC"; exit 2; }
+
+# --- wait for a quiet machine -------------------------------------------------------------------
+# Quiet: no rustc, and the CPUs were at most 25 % busy over the last 2 s, for 30 s in a row.
+cpu_busy_pct() { # over the next 2 seconds, from /proc/stat
+  local a b
+  read -r -a a </proc/stat; sleep 2; read -r -a b </proc/stat
+  local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
+  for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
+  echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
+}
+if [[ -n "${WAIT_QUIET:-}" ]]; then
+  log "waiting up to ${WAIT_QUIET}s for a quiet machine"
+  deadline=$((SECONDS + WAIT_QUIET)); quiet_since=$SECONDS; quiet=0
+  while (( SECONDS < deadline )); do
+    if pgrep -x rustc >/dev/null || (( $(cpu_busy_pct) > 25 )); then quiet_since=$SECONDS; fi
+    if (( SECONDS - quiet_since >= 30 )); then quiet=1; break; fi
+  done
+  (( quiet )) || log "machine still busy after ${WAIT_QUIET}s; measuring anyway"
+fi
 
 # Which subcommands (and flags) this build has.
 COMMANDS="$("$PROMPTC" help 2>/dev/null | awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print $1} on && /^$/{exit}')"
@@ -115,12 +127,13 @@ ROWS=(
   "cat|cat FILE > /dev/null|"
   "wc-l|wc -l FILE > /dev/null|"
   "jq|jq -c . FILE > /dev/null|tool:jq"
-  "python|python3 $WORK/pyloop.py FILE|"
+  "python|$(q "$PYTHON") -S $WORK/pyloop.py FILE|"
   "promptc-view|PROMPTC view --format json FILE > /dev/null|cmd:view"
   "promptc-steps-no-tokens|PROMPTC steps FILE --no-tokens > /dev/null|cmd:steps flag:steps:--no-tokens"
   "promptc-steps|PROMPTC steps FILE > /dev/null|cmd:steps"
   "promptc-fingerprint|PROMPTC fingerprint FILE > /dev/null|cmd:fingerprint"
   "promptc-diff|PROMPTC diff FILE MUTATED > /dev/null|cmd:diff exit:1"
+  "promptc-diff-no-tokens|PROMPTC diff FILE MUTATED --no-tokens > /dev/null|cmd:diff flag:diff:--no-tokens exit:1"
 )
 
 available() { # available NEEDS -> 0 if all needs are met
@@ -140,8 +153,6 @@ max_exit() { # the highest exit status a row accepts (diff: 1 = differences foun
   for need in $1; do [[ "$need" == exit:* ]] && { echo "${need#exit:}"; return; }; done
   echo 0
 }
-
-q() { printf '%q' "$1"; }
 
 time_loop() { # time_loop COMMAND -> "median mean stddev min max" via a Python loop
   python3 - "$RUNS" "$1" <<'EOF'
@@ -261,11 +272,12 @@ names = list(dict.fromkeys(r["name"] for r in rows))
 print(f"- machine: {os.cpu_count()} CPUs, {cpu_model()}, {mem_gib()} RAM, {platform.system()} {platform.release()}")
 print(f"- tools: {timer}; {version(['jq', '--version'])}; Python {platform.python_version()}; {version(['cat', '--version'])}")
 print(f"- promptc: {version([promptc, '--version'])} ({promptc})")
-print(f"- runs: median of {runs}; files in page cache (a checked run under /usr/bin/time -v comes first)")
+print(f"- runs: median (and fastest) of {runs}; files in page cache (a checked run under /usr/bin/time -v comes first)")
+print("- python: `python3 -S` (no site import) reading the file in binary and calling json.loads per line")
 print(f"- load average at start {load_start}, at end {load_end}; rustc processes at start {busy_start}, at end {busy_end}")
 print()
-print("| command | file | median s | MB/s | × cat | × jq | × python | peak RSS MB | RSS / file |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| command | file | median s | min s | MB/s | × cat | × jq | × python | peak RSS MB | RSS / file |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for size in sizes:
     base = {b: num(by.get((b, size), {}).get("median_s")) for b in ("cat", "jq", "python")}
     for name in names:
@@ -279,12 +291,12 @@ for size in sizes:
         if t is None:
             status = r["status"]
             rss_txt = f"{rss / 1024:.0f}" if rss else ""
-            print(f"| {label} | {size} | {status} | | | | | {rss_txt} | |")
+            print(f"| {label} | {size} | {status} | | | | | | {rss_txt} | |")
             continue
         ratio = lambda b: fmt_ratio(t / base[b]) if base.get(b) else ""
         rss_txt = f"{rss / 1024:.1f}" if rss is not None else ""
         rss_ratio = f"{rss * 1024 / int(r['bytes']):.2f}" if rss is not None else ""
-        print(f"| {label} | {size} | {fmt_time(t)} | {mb / t:.0f} | {ratio('cat')} | {ratio('jq')} | "
+        print(f"| {label} | {size} | {fmt_time(t)} | {fmt_time(num(r['min_s']))} | {mb / t:.0f} | {ratio('cat')} | {ratio('jq')} | "
               f"{ratio('python')} | {rss_txt} | {rss_ratio} |")
 
 print()
