@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::{Verdict, analyze};
-use crate::fingerprint::{Plan, hex};
+use crate::fingerprint::Plan;
 use crate::model::{Item, ItemKind};
 use crate::normalize::first_violation;
 use crate::render::request::FingerprintDocument;
@@ -201,20 +201,14 @@ pub struct Baseline {
     pub rollouts: BTreeMap<String, Vec<BaselineStep>>,
 }
 
-/// One step in a baseline.
+/// One step in a baseline: where it is and its fingerprint, as `fingerprint --format json`
+/// writes it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct BaselineStep {
     pub turn: usize,
     pub step: usize,
-    pub request: String,
-    pub instructions: Option<String>,
-    pub tools: Option<String>,
-    pub tools_canonical: Option<String>,
-    pub params: String,
-    pub prompt_cache_key: Option<String>,
-    pub checkpoint: Option<String>,
-    pub input: String,
-    pub input_items: usize,
+    #[serde(flatten)]
+    pub fingerprint: FingerprintDocument,
 }
 
 /// The baseline entries of one rollout.
@@ -224,19 +218,10 @@ pub fn baseline_steps(session: &Session, plan: &Plan) -> Vec<BaselineStep> {
         .enumerate()
         .map(|(k, fp)| {
             let s = &session.replay.steps[k];
-            let doc = FingerprintDocument::new(fp);
             BaselineStep {
                 turn: session.replay.turns[s.turn].number,
                 step: s.number,
-                request: doc.request,
-                instructions: doc.instructions,
-                tools: doc.tools,
-                tools_canonical: doc.tools_canonical,
-                params: doc.params,
-                prompt_cache_key: doc.prompt_cache_key,
-                checkpoint: doc.checkpoint,
-                input: hex(&fp.input),
-                input_items: fp.input_items,
+                fingerprint: FingerprintDocument::new(fp),
             }
         })
         .collect()
@@ -269,50 +254,51 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
             );
             continue;
         }
-        if e.prompt_cache_key != a.prompt_cache_key {
+        if e.fingerprint.prompt_cache_key != a.fingerprint.prompt_cache_key {
             push(
                 "cache_key_changed",
                 k,
                 format!("{at}: prompt_cache_key changed"),
             );
         }
-        if e.instructions != a.instructions {
+        if e.fingerprint.instructions != a.fingerprint.instructions {
             push(
                 "instructions_changed",
                 k,
                 format!("{at}: instructions changed"),
             );
         }
-        if e.tools != a.tools {
-            let class =
-                if e.tools_canonical == a.tools_canonical && e.tools.is_some() && a.tools.is_some()
-                {
-                    "tools_reordered"
-                } else {
-                    "tools_changed"
-                };
+        if e.fingerprint.tools != a.fingerprint.tools {
+            let class = if e.fingerprint.tools_canonical == a.fingerprint.tools_canonical
+                && e.fingerprint.tools.is_some()
+                && a.fingerprint.tools.is_some()
+            {
+                "tools_reordered"
+            } else {
+                "tools_changed"
+            };
             push(class, k, format!("{at}: tools changed"));
         }
-        if e.params != a.params {
+        if e.fingerprint.params != a.fingerprint.params {
             push(
                 "params_changed",
                 k,
                 format!("{at}: request parameters changed"),
             );
         }
-        if e.checkpoint != a.checkpoint {
+        if e.fingerprint.checkpoint != a.fingerprint.checkpoint {
             push(
                 "compaction",
                 k,
                 format!("{at}: the history starts from another checkpoint"),
             );
-        } else if e.input != a.input {
+        } else if e.fingerprint.input != a.fingerprint.input {
             push(
                 "history_rewritten",
                 k,
                 format!(
                     "{at}: input changed ({} items, was {})",
-                    a.input_items, e.input_items
+                    a.fingerprint.input_items, e.fingerprint.input_items
                 ),
             );
         }

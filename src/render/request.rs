@@ -43,7 +43,7 @@ pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequ
 }
 
 /// A fingerprint in JSON: hex strings, `null` for unknown components.
-#[derive(Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FingerprintDocument {
     pub request: String,
     pub instructions: Option<String>,
@@ -55,7 +55,8 @@ pub struct FingerprintDocument {
     pub input: String,
     pub input_items: usize,
     /// Components that are not known: the request fingerprint is partial when this is not empty.
-    pub unknown: Vec<&'static str>,
+    #[serde(default)]
+    pub unknown: Vec<String>,
 }
 
 impl FingerprintDocument {
@@ -71,7 +72,11 @@ impl FingerprintDocument {
             checkpoint: fingerprint.checkpoint.as_ref().map(hex),
             input: hex(&fingerprint.input),
             input_items: fingerprint.input_items,
-            unknown: fingerprint.unknown(),
+            unknown: fingerprint
+                .unknown()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
         }
     }
 }
