@@ -466,7 +466,7 @@ fn rollbacks_before(session: &Session, step: usize) -> usize {
         .replay
         .rollbacks
         .iter()
-        .filter(|r| r.epoch <= epoch)
+        .filter(|r| r.dropped_turns > 0 && r.epoch <= epoch)
         .count()
 }
 

@@ -402,14 +402,16 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     {
         let mut current = None;
         let mut compactions = replay.checkpoints.iter().peekable();
-        let mut rollbacks = replay.rollbacks.iter().peekable();
         for (epoch, slot) in checkpoint_of_epoch.iter_mut().enumerate() {
             if let Some(c) = compactions.peek().filter(|c| c.epoch == epoch) {
-                let record = rollout.records.iter().find(|r| r.line == c.line);
+                // Records are in line order.
+                let record = rollout
+                    .records
+                    .binary_search_by_key(&c.line, |r| r.line)
+                    .ok()
+                    .map(|index| &rollout.records[index]);
                 current = record.map(|r| hash("checkpoint", rollout.line_bytes(r)));
                 compactions.next();
-            } else if rollbacks.peek().is_some_and(|r| r.epoch == epoch) {
-                rollbacks.next();
             }
             *slot = current;
         }

@@ -539,6 +539,16 @@ impl State<'_> {
                 }
             }
         }
+        if cut >= current.len() {
+            // Codex's drop_last_n_user_turns leaves the history as it is: nothing to reset.
+            self.replay.rollbacks.push(Rollback {
+                line,
+                num_turns,
+                dropped_turns: 0,
+                epoch: self.replay.epochs.len() - 1,
+            });
+            return;
+        }
         let dropped = boundaries.iter().filter(|&&b| b >= cut).count();
         // Mark the newest surviving turns as rolled back, newest first.
         let mut remaining = dropped;

@@ -265,7 +265,8 @@ pub fn write_text_diff(
                 for (emphasized, value) in change.iter_strings_lossy() {
                     let value = escape_line(value.trim_end_matches('\n')).into_owned();
                     let value =
-                        crate::sanitize::truncate(&value, options.width.max(40) * 2).into_owned();
+                        crate::sanitize::truncate(&value, options.width.max(40).saturating_mul(2))
+                            .into_owned();
                     match (tone, emphasized && options.color) {
                         (Some(t), true) => {
                             use owo_colors::OwoColorize;

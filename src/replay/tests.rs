@@ -198,3 +198,17 @@ fn real_058_sample_has_one_turn_of_40_steps() {
     lines.dedup();
     assert_eq!(lines.len(), 39, "no observation is attached twice");
 }
+
+#[test]
+fn a_rollback_that_removes_nothing_changes_nothing() {
+    let s = session(&[
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":0}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"two"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+    ]);
+    assert_eq!(s.replay.epochs.len(), 1, "no new epoch");
+    assert_eq!(s.replay.rollbacks[0].dropped_turns, 0);
+    assert!(s.replay.turns.iter().all(|t| !t.rolled_back));
+}

@@ -36,9 +36,18 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
         return ExitStatus::Success.into();
     }
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "error: {error}");
+    // Messages carry file names and text from rollouts: escape them like any session text.
+    let _ = writeln!(
+        stderr,
+        "error: {}",
+        promptc::sanitize::escape_line(&error.to_string())
+    );
     for cause in error.chain().skip(1) {
-        let _ = writeln!(stderr, "  caused by: {cause}");
+        let _ = writeln!(
+            stderr,
+            "  caused by: {}",
+            promptc::sanitize::escape_line(&cause.to_string())
+        );
     }
     ExitStatus::Error.into()
 }

@@ -48,10 +48,14 @@ pub fn decide_color(
     is_terminal
 }
 
-/// Output width: `--width`, then `COLUMNS`, then 100.
+/// Wider output is cut to this: no terminal is wider, and formatting widths must stay small.
+const MAX_WIDTH: usize = 1000;
+
+/// Output width: `--width`, then `COLUMNS`, then 100; at most 1000.
 pub fn width(flag: Option<usize>) -> usize {
     flag.or_else(|| env::var(env::COLUMNS).and_then(|c| c.trim().parse().ok()))
         .filter(|&w| w >= 20)
+        .map(|w| w.min(MAX_WIDTH))
         .unwrap_or(100)
 }
 
@@ -65,6 +69,13 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn width_is_capped() {
+        assert_eq!(width(Some(140_000)), MAX_WIDTH);
+        assert_eq!(width(Some(usize::MAX)), MAX_WIDTH);
+        assert_eq!(width(Some(160)), 160);
     }
 
     #[test]

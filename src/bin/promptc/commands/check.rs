@@ -76,7 +76,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         let _ = writeln!(
             std::io::stderr(),
             "wrote baseline {} ({} rollouts)",
-            path.display(),
+            promptc::sanitize::escape_line(&path.display().to_string()),
             new_baseline.rollouts.len()
         );
     }
