@@ -550,12 +550,13 @@ fn input_drift(
             let ib = b.view_item(eb);
             let synthetic =
                 |e: &crate::normalize::ViewEntry| matches!(e.origin, Origin::Synthetic { .. });
-            let reinjected = |session: &Session,
-                              view: &[crate::normalize::ViewEntry],
-                              item: &crate::model::Item,
-                              json: &str| {
-                is_contextual(session, item, json)
-                    && view[..lcp].iter().any(|e| session.view_json(e) == json)
+            // A contextual item sent again: the same item already stands in the shared prefix.
+            let reinjected = |session: &Session, plan: &Plan, step: usize, k: usize| {
+                let entry = &plan.view(step)[k];
+                is_contextual(session, session.view_item(entry), session.view_json(entry))
+                    && plan
+                        .first_index(step, plan.item_hash(step, k))
+                        .is_some_and(|first| first < lcp)
             };
             let next_synthetic =
                 |view: &[crate::normalize::ViewEntry]| view.get(lcp + 1).is_some_and(synthetic);
@@ -564,7 +565,7 @@ fn input_drift(
                 let mut k = lcp;
                 while k < view_b.len()
                     && is_contextual(b, b.view_item(&view_b[k]), b.view_json(&view_b[k]))
-                    && !reinjected(b, view_b, b.view_item(&view_b[k]), b.view_json(&view_b[k]))
+                    && !reinjected(b, pb, sb, k)
                 {
                     k += 1;
                 }
@@ -611,7 +612,7 @@ fn input_drift(
                     .collect();
                 drift.evidence = Some((String::new(), inserted.join("\n")));
                 return Some(drift);
-            } else if reinjected(b, view_b, ib, jb) || reinjected(a, view_a, ia, ja) {
+            } else if reinjected(b, pb, sb, lcp) || reinjected(a, pa, sa, lcp) {
                 d(
                     DriftClass::ContextReinjected,
                     format!(

@@ -140,6 +140,8 @@ pub struct ViewArray {
     pub tokens: Vec<usize>,
     /// View position where raw entry `i` starts.
     raw_position: Vec<usize>,
+    /// First position of each item hash, built on first use (diff asks it for many steps).
+    first_seen: std::cell::OnceCell<HashMap<Hash, usize>>,
     /// Raw prefix length materialized.
     raw_len: usize,
 }
@@ -451,6 +453,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                         let position = arrays[a].raw_position[r];
                         let old = &arrays[a];
                         let forked = ViewArray {
+                            first_seen: std::cell::OnceCell::new(),
                             epoch,
                             entries: old.entries[..position].to_vec(),
                             item_hashes: old.item_hashes[..position].to_vec(),
@@ -622,6 +625,24 @@ impl Plan {
     pub fn chain(&self, step: usize, k: usize) -> &Hash {
         let (array, _) = self.views[step];
         &self.arrays[array].chain[k]
+    }
+
+    /// The first position of an item with this hash in the array a step's input comes from
+    /// (positions past the step's own input count too: compare with a bound).
+    pub fn first_index(&self, step: usize, item: &Hash) -> Option<usize> {
+        let (array, _) = self.views[step];
+        let array = &self.arrays[array];
+        array
+            .first_seen
+            .get_or_init(|| {
+                let mut first = HashMap::with_capacity(array.item_hashes.len());
+                for (position, hash) in array.item_hashes.iter().enumerate() {
+                    first.entry(*hash).or_insert(position);
+                }
+                first
+            })
+            .get(item)
+            .copied()
     }
 
     /// Item hash of entry `k` of a step's input.
