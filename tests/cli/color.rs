@@ -97,7 +97,8 @@ fn visible(text: String) -> String {
 #[test]
 fn diff_snapshots_with_and_without_colour() {
     let (a, b) = crate::support::diff_pair("tools_changed");
-    for choice in ["never", "always"] {
+    // `auto` on a pipe is colourless, like `never`.
+    for choice in ["auto", "never", "always"] {
         let args = ["--color", choice, "diff", a.as_str(), b.as_str()];
         let output = run(&args);
         assert_eq!(code(&output), 1);
@@ -169,7 +170,7 @@ fn session_escapes_never_reach_stdout_raw_in_text_mode() {
         vec!["diff", copy, fixture],
     ];
     for command in commands {
-        for choice in ["never", "always"] {
+        for choice in ["auto", "never", "always"] {
             let mut args = vec!["--color", choice];
             args.extend(&command);
             let output = run(&args);
