@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::{Verdict, analyze};
 use crate::fingerprint::Plan;
-use crate::model::{Item, ItemKind};
+use crate::model::Item;
 use crate::normalize::first_violation;
 use crate::render::request::FingerprintDocument;
 use crate::session::Session;
@@ -136,11 +136,7 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
         for entry in plan.view(0) {
             let item = session.view_item(entry);
             let json = session.view_json(entry);
-            let contextual = item.kind == ItemKind::Message
-                && (item.role.as_deref() == Some("developer")
-                    || (item.is_user_message()
-                        && crate::content::is_contextual_user_message(json)));
-            if !contextual {
+            if !crate::content::is_context_message(item, json) {
                 break;
             }
             let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();
@@ -169,14 +165,8 @@ fn call_id_findings(session: &Session) -> Vec<Finding> {
         let Some(call_id) = &item.call_id else {
             continue;
         };
-        let (space, is_call) = match item.kind {
-            ItemKind::FunctionCall | ItemKind::LocalShellCall => (0, true),
-            ItemKind::FunctionCallOutput => (0, false),
-            ItemKind::CustomToolCall => (1, true),
-            ItemKind::CustomToolCallOutput => (1, false),
-            ItemKind::ToolSearchCall => (2, true),
-            ItemKind::ToolSearchOutput => (2, false),
-            _ => continue,
+        let Some((space, is_call)) = item.kind.pairing() else {
+            continue;
         };
         let map = if is_call { &mut calls } else { &mut outputs };
         if let Some(first) = map.insert((space, call_id.clone()), entry.line) {

@@ -43,7 +43,6 @@ pub struct ToolPlan {
 #[derive(Debug, Clone, Copy)]
 pub struct RequestParts<'a> {
     pub instructions: Option<&'a str>,
-    pub instructions_source: InstructionsSource,
     /// The model view, as JSON texts.
     pub input: &'a [&'a str],
     pub tools: &'a ToolPlan,
@@ -57,8 +56,6 @@ pub struct RequestParts<'a> {
 pub struct CompiledRequest {
     /// The body exactly as it would go on the wire (compact JSON).
     pub body: String,
-    /// `params` fields as compact JSON, in request order: what the `params` fingerprint covers.
-    pub params: String,
     /// Parts the rollout does not record, each with a reason.
     pub approximations: Vec<(&'static str, &'static str)>,
 }
@@ -90,7 +87,7 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
         "parallel_tool_calls",
         "a model-family setting, not recorded",
     ));
-    let params = params(context);
+    let params_object = params_object(context);
     match context.map(|c| c.effort.as_deref()) {
         Some(None) => approximations.push((
             "reasoning.effort",
@@ -129,7 +126,6 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     };
     push_field(&mut body, "tools", &tools);
     // The remaining fields are the params object's own fields, in request order.
-    let params_object: Map<String, Value> = serde_json::from_str(&params).unwrap_or_default();
     for (key, value) in &params_object {
         if key == "model" || key == "prompt_cache_key" {
             continue;
@@ -150,7 +146,6 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     body.push('}');
     CompiledRequest {
         body,
-        params,
         approximations,
     }
 }
@@ -175,6 +170,11 @@ fn json_string_or_null(value: Option<&str>) -> String {
 /// The request-level parameters, in request order: `model`, `tool_choice`,
 /// `parallel_tool_calls`, `reasoning`, `store`, `stream`, `include`, `text`. Compact JSON.
 pub fn params(context: Option<&TurnContext>) -> String {
+    Value::Object(params_object(context)).to_string()
+}
+
+/// The `params` object (see [`params`]).
+fn params_object(context: Option<&TurnContext>) -> Map<String, Value> {
     let mut object = Map::new();
     object.insert(
         "model".into(),
@@ -221,7 +221,7 @@ pub fn params(context: Option<&TurnContext>) -> String {
         }
         object.insert("text".into(), Value::Object(text));
     }
-    Value::Object(object).to_string()
+    object
 }
 
 /// Parse a `--tools` file: a JSON array of tool specs, or a captured request with `tools`.

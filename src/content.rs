@@ -55,6 +55,14 @@ pub fn is_contextual_user_message(json: &str) -> bool {
     message_texts(json).iter().any(|t| is_contextual_text(t))
 }
 
+/// A message the harness injects rather than one a person or the model wrote: a developer
+/// message (permissions, instructions) or a contextual user message.
+pub fn is_context_message(item: &Item, json: &str) -> bool {
+    item.kind == ItemKind::Message
+        && (item.role.as_deref() == Some("developer")
+            || (item.is_user_message() && is_contextual_user_message(json)))
+}
+
 /// True for a user message typed by the user: a turn boundary.
 pub fn is_turn_boundary(item: &Item, json: &str) -> bool {
     item.is_user_message() && !is_contextual_user_message(json)

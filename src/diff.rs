@@ -4,9 +4,8 @@
 use serde_json::Value;
 
 use crate::compile::{params, tool_name};
-use crate::content::is_contextual_user_message;
+use crate::content::is_context_message;
 use crate::fingerprint::{Plan, common_prefix};
-use crate::model::ItemKind;
 use crate::normalize::Origin;
 use crate::session::Session;
 use crate::volatile;
@@ -470,13 +469,6 @@ fn rollbacks_before(session: &Session, step: usize) -> usize {
         .count()
 }
 
-fn is_contextual(session: &Session, item: &crate::model::Item, json: &str) -> bool {
-    let _ = session;
-    item.kind == ItemKind::Message
-        && (item.role.as_deref() == Some("developer")
-            || (item.is_user_message() && is_contextual_user_message(json)))
-}
-
 fn input_drift(
     a: &Session,
     pa: &Plan,
@@ -512,7 +504,7 @@ fn input_drift(
             let extra = &view[lcp..];
             let all_context = extra.iter().all(|e| {
                 let item = session.view_item(e);
-                is_contextual(session, item, session.view_json(e))
+                is_context_message(item, session.view_json(e))
             });
             let evidence_text: String = extra
                 .iter()
@@ -553,7 +545,7 @@ fn input_drift(
             // A contextual item sent again: the same item already stands in the shared prefix.
             let reinjected = |session: &Session, plan: &Plan, step: usize, k: usize| {
                 let entry = &plan.view(step)[k];
-                is_contextual(session, session.view_item(entry), session.view_json(entry))
+                is_context_message(session.view_item(entry), session.view_json(entry))
                     && plan
                         .first_index(step, plan.item_hash(step, k))
                         .is_some_and(|first| first < lcp)
@@ -564,7 +556,7 @@ fn input_drift(
             let appended_context = {
                 let mut k = lcp;
                 while k < view_b.len()
-                    && is_contextual(b, b.view_item(&view_b[k]), b.view_json(&view_b[k]))
+                    && is_context_message(b.view_item(&view_b[k]), b.view_json(&view_b[k]))
                     && !reinjected(b, pb, sb, k)
                 {
                     k += 1;

@@ -241,17 +241,7 @@ enum Role {
 fn epoch_facts(session: &Session, epoch: usize) -> EpochFacts {
     let entries = &session.replay.epochs[epoch];
     // Namespaces: function outputs answer function and local shell calls.
-    let namespace = |kind: ItemKind| -> Option<(u8, bool)> {
-        match kind {
-            ItemKind::FunctionCall | ItemKind::LocalShellCall => Some((0, true)),
-            ItemKind::FunctionCallOutput => Some((0, false)),
-            ItemKind::CustomToolCall => Some((1, true)),
-            ItemKind::CustomToolCallOutput => Some((1, false)),
-            ItemKind::ToolSearchCall => Some((2, true)),
-            ItemKind::ToolSearchOutput => Some((2, false)),
-            _ => None,
-        }
-    };
+    let namespace = ItemKind::pairing;
     let mut first_call: HashMap<(u8, &str), usize> = HashMap::new();
     let mut first_output: HashMap<(u8, &str), usize> = HashMap::new();
     for (i, entry) in entries.iter().enumerate() {

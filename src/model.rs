@@ -338,6 +338,21 @@ pub enum ItemKind {
 }
 
 impl ItemKind {
+    /// How calls and outputs pair up: the call-id space they share (function and local shell
+    /// calls answer to function outputs; custom calls to custom outputs; tool search to tool
+    /// search) and whether this is the call side. `None` for items that are neither.
+    pub fn pairing(self) -> Option<(u8, bool)> {
+        match self {
+            ItemKind::FunctionCall | ItemKind::LocalShellCall => Some((0, true)),
+            ItemKind::FunctionCallOutput => Some((0, false)),
+            ItemKind::CustomToolCall => Some((1, true)),
+            ItemKind::CustomToolCallOutput => Some((1, false)),
+            ItemKind::ToolSearchCall => Some((2, true)),
+            ItemKind::ToolSearchOutput => Some((2, false)),
+            _ => None,
+        }
+    }
+
     /// Map a `type` string; `compaction_summary` is an alias of `compaction`.
     pub fn from_type(type_name: &str) -> ItemKind {
         match type_name {

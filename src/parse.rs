@@ -364,7 +364,7 @@ impl Loader {
         } else if let Some(record_type) = envelope.record_type {
             let record_type = serde_json::from_str::<Cow<'_, str>>(record_type.get())
                 .map_err(|_| LineError::new("`record_type` is not a string"))?;
-            self.tagged_line(&record_type, text, span.clone(), line_number)?
+            self.tagged_line(&record_type, text, line_number)?
         } else if let Some(type_raw) = envelope.type_
             && let Ok(line_type) = serde_json::from_str::<Cow<'_, str>>(type_raw.get())
             && (ROLLOUT_LINE_TYPES.contains(&line_type.as_ref())
@@ -500,7 +500,6 @@ impl Loader {
         &mut self,
         record_type: &str,
         text: &str,
-        span: std::ops::Range<usize>,
         line_number: usize,
     ) -> Result<RecordKind, LineError> {
         if record_type == "state" {
@@ -519,12 +518,8 @@ impl Loader {
             }
             "response" => {
                 let json = Value::Object(map).to_string();
-                let _ = span;
-                RecordKind::Item(self.item(
-                    &json.clone(),
-                    ItemText::Owned(json.into_boxed_str()),
-                    line_number,
-                )?)
+                let text = ItemText::Owned(json.clone().into_boxed_str());
+                RecordKind::Item(self.item(&json, text, line_number)?)
             }
             "event" => {
                 let json = Value::Object(map).to_string();

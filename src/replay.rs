@@ -5,7 +5,7 @@
 //! new epoch, so every step can point at `(epoch, prefix length)` and no step copies the history
 //! before it: replay is linear in the rollout.
 
-use crate::content::{SUMMARY_PREFIX, is_contextual_user_message, is_turn_boundary, message_texts};
+use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
 use crate::model::{
     EventKind, Item, ItemId, ItemKind, ItemText, RecordKind, Rollout, TokenInfo, Usage,
 };
@@ -527,12 +527,7 @@ impl State<'_> {
         if cut < current.len() && !boundaries.is_empty() && cut > boundaries[0] {
             while cut > boundaries[0] {
                 let item = self.replay_item(current[cut - 1].item);
-                let contextual = match item.role.as_deref() {
-                    Some("developer") => true,
-                    Some("user") => is_contextual_user_message(item.json(&rollout.bytes)),
-                    _ => false,
-                };
-                if item.kind == ItemKind::Message && contextual {
+                if is_context_message(item, item.json(&rollout.bytes)) {
                     cut -= 1;
                 } else {
                     break;
@@ -590,11 +585,7 @@ impl State<'_> {
         let mut entries = Vec::new();
         for entry in &history {
             let item = self.replay_item(entry.item);
-            let json = item.json(&rollout.bytes);
-            let contextual = item.kind == ItemKind::Message
-                && (item.role.as_deref() == Some("developer")
-                    || (item.is_user_message() && is_contextual_user_message(json)));
-            if !contextual {
+            if !is_context_message(item, item.json(&rollout.bytes)) {
                 break;
             }
             entries.push(HistoryEntry {

@@ -18,10 +18,9 @@ use crate::session::Session;
 pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequest {
     let view = plan.view(step);
     let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
-    let (instructions, source) = &plan.instructions[step];
+    let (instructions, _) = &plan.instructions[step];
     let mut compiled = compile(&RequestParts {
         instructions: instructions.as_deref(),
-        instructions_source: *source,
         input: &texts,
         tools: &plan.tools,
         context: session.step_context(step),
