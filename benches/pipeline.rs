@@ -69,6 +69,22 @@ fn session_load(bencher: Bencher) {
         });
 }
 
+/// `fingerprint::plan` without token estimates: every step's request, compiled and hashed
+/// (what `promptc fingerprint` and `promptc steps --no-tokens` do after loading).
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn plan(bencher: Bencher) {
+    let session = load_session();
+    let options = promptc::fingerprint::PlanOptions {
+        instructions: None,
+        tools: None,
+        estimate_tokens: false,
+        threads: 1,
+    };
+    bencher
+        .counter(ItemsCount::new(session.replay.steps.len()))
+        .bench(|| promptc::fingerprint::plan(&session, &options));
+}
+
 /// `Session::model_view` of the history after the whole file.
 #[divan::bench(sample_count = 20)]
 fn model_view(bencher: Bencher) {
