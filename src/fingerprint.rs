@@ -175,9 +175,10 @@ pub struct PlanOptions {
     pub threads: usize,
 }
 
-/// Token estimates of every item that entered a history (`None` for the others), counted on
-/// `threads` threads. The result does not depend on the thread count.
-fn count_item_tokens(session: &Session, threads: usize) -> Vec<Option<usize>> {
+/// The hash and token estimate (0 when not estimating) of every item that entered a history
+/// (`None` for the others), computed on `options.threads` threads. The result does not depend
+/// on the thread count.
+fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, usize)>> {
     let total = session.rollout.items.len() + session.replay.extra_items.len();
     let mut used = vec![false; total];
     for epoch in &session.replay.epochs {
@@ -185,38 +186,45 @@ fn count_item_tokens(session: &Session, threads: usize) -> Vec<Option<usize>> {
             used[entry.item] = true;
         }
     }
-    let count = |id: usize| -> Option<usize> {
-        used[id].then(|| {
-            let item = session.item(id);
-            tokens::item_tokens(item, item.wire_json(&session.rollout.bytes))
-        })
+    let digest = |id: usize| -> Option<(Hash, usize)> {
+        used[id].then(|| digest_item(session.item(id), &session.rollout.bytes, options))
     };
-    let threads = threads.max(1);
+    let threads = options.threads.max(1);
     if threads == 1 || total < 64 {
-        return (0..total).map(count).collect();
+        return (0..total).map(digest).collect();
     }
     // Interleaved ids balance large and small items across threads.
-    let mut counts = vec![None; total];
+    let mut digests = vec![None; total];
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let count = &count;
+                let digest = &digest;
                 scope.spawn(move || {
                     (t..total)
                         .step_by(threads)
-                        .map(|id| (id, count(id)))
+                        .map(|id| (id, digest(id)))
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
         for handle in handles {
-            // A panic in a counting thread is a bug; propagate it.
-            for (id, tokens) in handle.join().expect("token counting thread") {
-                counts[id] = tokens;
+            // A panic in a digesting thread is a bug; propagate it.
+            for (id, item_digest) in handle.join().expect("item digest thread") {
+                digests[id] = item_digest;
             }
         }
     });
-    counts
+    digests
+}
+
+/// An item's hash and token estimate, as sent.
+fn digest_item(item: &crate::model::Item, bytes: &[u8], options: &PlanOptions) -> (Hash, usize) {
+    let estimate = if options.estimate_tokens {
+        tokens::item_tokens(item, item.wire_json(bytes))
+    } else {
+        0
+    };
+    (hash("item", item.wire_bytes(bytes)), estimate)
 }
 
 /// Per-epoch pairing facts: for each raw entry, when its normalization status changes.
@@ -409,16 +417,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         }
     }
 
-    // Indexed by item id: each item is hashed (and counted) once.
-    let mut item_hash_memo: Vec<Option<(Hash, usize)>> =
-        vec![None; rollout.items.len() + replay.extra_items.len()];
-    // Token counting is the expensive part and items are independent: count every item that
-    // entered history once, spread over the available cores.
-    let item_tokens = if options.estimate_tokens {
-        count_item_tokens(session, options.threads)
-    } else {
-        Vec::new()
-    };
+    // Indexed by item id: each item is hashed (and counted) once. Hashing and token counting
+    // are the expensive parts and items are independent: spread them over the available cores.
+    let mut item_hash_memo = digest_items(session, options);
     let mut arrays: Vec<ViewArray> = Vec::new();
     let mut latest_array_of_epoch: HashMap<usize, usize> = HashMap::new();
     let mut facts_of_epoch: HashMap<usize, EpochFacts> = HashMap::new();
@@ -477,17 +478,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 continue;
             }
             let id = entry.item;
-            let (item_hash, item_tokens) = *item_hash_memo[id].get_or_insert_with(|| {
-                let item = session.item(id);
-                let estimate = item_tokens.get(id).copied().flatten().unwrap_or_else(|| {
-                    if options.estimate_tokens {
-                        tokens::item_tokens(item, item.wire_json(&rollout.bytes))
-                    } else {
-                        0
-                    }
-                });
-                (hash("item", item.wire_bytes(&rollout.bytes)), estimate)
-            });
+            let (item_hash, item_tokens) = *item_hash_memo[id]
+                .get_or_insert_with(|| digest_item(session.item(id), &rollout.bytes, options));
             push_entry(
                 array,
                 ViewEntry {

@@ -14,11 +14,14 @@ use crate::model::{
     SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
 };
 
-/// How strict loading is.
+/// How strict loading is, and how many threads may parse.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LoadOptions {
     /// Any skipped line is an error.
     pub strict: bool,
+    /// Threads that may parse parts of the input at once (0 or 1: the calling thread only).
+    /// The result does not depend on it.
+    pub threads: usize,
 }
 
 /// Why a file could not be loaded at all.
@@ -44,21 +47,18 @@ pub enum LoadError {
 /// Zstandard frame magic, for a friendly message when a compressed file reaches the parser.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// A part of the input smaller than this is not worth a thread of its own. Tests cut parts a
+/// few lines long, to check that parts join exactly.
+const MIN_PART_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
+
 /// Load a rollout from its bytes. `name` is used in records and messages.
+///
+/// Lines are independent once the file's generation is known (it decides how era A items are
+/// read, and never changes after the first line that shows it), so after those first lines the
+/// rest is cut at newlines into parts parsed on `options.threads` threads, then joined in order.
+/// What depends on earlier lines (which `session_meta` decides the thread id) is settled while
+/// joining.
 pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout, LoadError> {
-    let mut loader = Loader {
-        rollout: Rollout {
-            name: name.to_string(),
-            bytes: Vec::new(),
-            generation: Generation::Unknown,
-            records: Vec::new(),
-            skipped: Vec::new(),
-            items: Vec::new(),
-            meta: None,
-            notes: Vec::new(),
-        },
-        first_kind: None,
-    };
     if bytes.starts_with(&ZSTD_MAGIC) {
         return Err(LoadError::NotARollout {
             name: name.to_string(),
@@ -66,47 +66,179 @@ pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout,
             reason: "zstd-compressed data; decompress it first".into(),
         });
     }
-    let mut non_blank = 0;
-    // Line starts: 0 and every byte after a newline (memchr finds newlines with SIMD).
-    let ends = memchr::memchr_iter(b'\n', &bytes).chain(std::iter::once(bytes.len()));
-    let mut line_start = 0;
-    for (index, line_end) in ends.enumerate() {
-        let raw_line = &bytes[line_start..line_end];
-        let this_start = line_start;
-        line_start = line_end + 1;
-        let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        non_blank += 1;
-        loader.line(index + 1, this_start..this_start + line.len(), line);
-        if options.strict
-            && let Some(skipped) = loader.rollout.skipped.first()
-        {
-            return Err(LoadError::Strict {
-                name: name.to_string(),
-                line: skipped.line,
-                column: skipped.column,
-                reason: skipped.reason.clone(),
-            });
-        }
-    }
-    if non_blank == 0 {
-        return Err(LoadError::Empty {
-            name: name.to_string(),
+    let mut head = Loader::new(None, options.strict);
+    let head_end = head.read_lines(&bytes, 0..bytes.len(), Until::GenerationKnown);
+    let first_kind = head.first_kind;
+    let rest = head_end..bytes.len();
+    let mut parts = vec![head];
+    let stopped = options.strict && parts[0].failed();
+    if !stopped && !rest.is_empty() {
+        let ranges = split_at_newlines(&bytes, rest, options.threads);
+        let read_part = |range: std::ops::Range<usize>| {
+            let mut part = Loader::new(first_kind, options.strict);
+            part.read_lines(&bytes, range, Until::End);
+            part
+        };
+        std::thread::scope(|scope| {
+            let (first, others) = ranges.split_first().expect("at least one part");
+            let handles: Vec<_> = others
+                .iter()
+                .map(|range| scope.spawn(|| read_part(range.clone())))
+                .collect();
+            parts.push(read_part(first.clone()));
+            for handle in handles {
+                match handle.join() {
+                    Ok(part) => parts.push(part),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
         });
     }
-    if loader.rollout.records.is_empty() {
-        let first = &loader.rollout.skipped[0];
+    let mut rollout = join(name, parts);
+    if options.strict
+        && let Some(skipped) = rollout.skipped.first()
+    {
+        return Err(LoadError::Strict {
+            name: name.to_string(),
+            line: skipped.line,
+            column: skipped.column,
+            reason: skipped.reason.clone(),
+        });
+    }
+    if rollout.records.is_empty() {
+        let Some(first) = rollout.skipped.first() else {
+            return Err(LoadError::Empty {
+                name: name.to_string(),
+            });
+        };
         return Err(LoadError::NotARollout {
             name: name.to_string(),
             line: first.line,
             reason: first.reason.clone(),
         });
     }
-    loader.rollout.generation = loader.first_kind.unwrap_or(Generation::Unknown);
-    loader.rollout.bytes = bytes;
-    Ok(loader.rollout)
+    rollout.bytes = bytes;
+    Ok(rollout)
+}
+
+/// Cut `range` (which starts at a line start) into at most `threads` parts of at least
+/// [`MIN_PART_BYTES`], each ending just after a newline except the last.
+fn split_at_newlines(
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+    threads: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let count = threads.min(range.len() / MIN_PART_BYTES).max(1);
+    let mut parts = Vec::with_capacity(count);
+    let mut start = range.start;
+    for k in 1..count {
+        let target = (range.start + range.len() / count * k).max(start);
+        let Some(newline) = memchr::memchr(b'\n', &bytes[target..range.end]) else {
+            break;
+        };
+        let end = target + newline + 1;
+        if end >= range.end {
+            break;
+        }
+        parts.push(start..end);
+        start = end;
+    }
+    parts.push(start..range.end);
+    parts
+}
+
+/// Join parts in file order: line numbers and item ids become file-wide, and the first
+/// `session_meta` decides the thread id.
+fn join(name: &str, parts: Vec<Loader>) -> Rollout {
+    let mut rollout = Rollout {
+        name: name.to_string(),
+        bytes: Vec::new(),
+        generation: Generation::Unknown,
+        records: Vec::new(),
+        skipped: Vec::new(),
+        items: Vec::new(),
+        meta: None,
+        notes: Vec::new(),
+    };
+    let mut first_kind = None;
+    let (mut line_base, mut item_base) = (0, 0);
+    for part in parts {
+        first_kind = first_kind.or(part.first_kind);
+        rollout
+            .records
+            .extend(part.records.into_iter().map(|mut record| {
+                record.line += line_base;
+                match &mut record.kind {
+                    RecordKind::Item(id) => *id += item_base,
+                    RecordKind::Compacted(Compacted {
+                        replacement: Some(ids),
+                        ..
+                    }) => ids.iter_mut().for_each(|id| *id += item_base),
+                    _ => {}
+                }
+                record
+            }));
+        rollout.items.extend(part.items.into_iter().map(|mut item| {
+            item.line += line_base;
+            item
+        }));
+        rollout
+            .skipped
+            .extend(part.skipped.into_iter().map(|mut skipped| {
+                skipped.line += line_base;
+                skipped
+            }));
+        rollout.notes.extend(
+            part.notes
+                .into_iter()
+                .map(|(line, note)| (line + line_base, note)),
+        );
+        line_base += part.lines;
+        item_base = rollout.items.len();
+    }
+    rollout.generation = first_kind.unwrap_or(Generation::Unknown);
+    settle_meta(&mut rollout);
+    rollout
+}
+
+/// The first `session_meta` (or bare legacy meta line) decides the thread id; later ones, and a
+/// first one that is not the first line, get a note.
+fn settle_meta(rollout: &mut Rollout) {
+    let first_skipped = rollout.skipped.first().map(|s| s.line);
+    let mut meta_notes = Vec::new();
+    for (index, record) in rollout.records.iter().enumerate() {
+        let RecordKind::SessionMeta(meta) = &record.kind else {
+            continue;
+        };
+        match &rollout.meta {
+            None => {
+                if index > 0 || first_skipped.is_some_and(|line| line < record.line) {
+                    meta_notes.push((
+                        record.line,
+                        "session_meta is not the first line; it still decides the thread id"
+                            .to_string(),
+                    ));
+                }
+                rollout.meta = Some(meta.as_ref().clone());
+            }
+            Some(first) => {
+                let note = if meta.forked_from_id.is_some() && meta.id != first.id {
+                    format!(
+                        "another session_meta (forked from {}); the first one decides the thread id",
+                        meta.forked_from_id.as_deref().unwrap_or("?")
+                    )
+                } else {
+                    "another session_meta; the first one decides the thread id".to_string()
+                };
+                meta_notes.push((record.line, note));
+            }
+        }
+    }
+    if !meta_notes.is_empty() {
+        rollout.notes.extend(meta_notes);
+        // Stable: notes of one line keep the order they were made in.
+        rollout.notes.sort_by_key(|(line, _)| *line);
+    }
 }
 
 /// The envelope fields of any generation; everything else in the line is ignored here.
@@ -205,9 +337,26 @@ const KNOWN_OTHER_LINE_TYPES: &[&str] = &[
     "realtime_item",
 ];
 
+/// The parse of one part of the input. Line numbers are counted from the part's start and item
+/// ids index the part's own items until [`join`] makes them file-wide.
 struct Loader {
-    rollout: Rollout,
+    records: Vec<Record>,
+    skipped: Vec<SkippedLine>,
+    items: Vec<Item>,
+    notes: Vec<(usize, String)>,
     first_kind: Option<Generation>,
+    /// Lines read, blank ones included.
+    lines: usize,
+    /// Stop at the first skipped line.
+    strict: bool,
+}
+
+/// Where [`Loader::read_lines`] stops.
+#[derive(PartialEq, Eq)]
+enum Until {
+    End,
+    /// After the first line that shows the file's generation.
+    GenerationKnown,
 }
 
 /// A line problem: reason and, for JSON errors, the 1-based column.
@@ -274,6 +423,12 @@ fn excerpt(line: &[u8], column: Option<usize>) -> String {
     out
 }
 
+/// A `\u` escape of a UTF-16 surrogate (`\uD800`–`\uDFFF`) may be in `line`: one pass of
+/// memmem for `\u`, which is rarer in rollouts than a lone `\`.
+fn may_hold_surrogate_escape(line: &[u8]) -> bool {
+    memchr::memmem::find_iter(line, b"\\u").any(|i| matches!(line.get(i + 2), Some(b'd' | b'D')))
+}
+
 fn as_str(raw: Option<&RawValue>) -> Option<String> {
     let raw = raw?;
     match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
@@ -287,12 +442,52 @@ fn value_str(map: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 impl Loader {
+    fn new(first_kind: Option<Generation>, strict: bool) -> Loader {
+        Loader {
+            records: Vec::new(),
+            skipped: Vec::new(),
+            items: Vec::new(),
+            notes: Vec::new(),
+            first_kind,
+            lines: 0,
+            strict,
+        }
+    }
+
+    fn failed(&self) -> bool {
+        !self.skipped.is_empty()
+    }
+
+    /// Read the lines of `bytes[range]`; `range` starts at a line start and ends at the end of
+    /// the input or just after a newline. Returns where reading stopped.
+    fn read_lines(&mut self, bytes: &[u8], range: std::ops::Range<usize>, until: Until) -> usize {
+        let mut start = range.start;
+        while start < range.end {
+            if until == Until::GenerationKnown && self.first_kind.is_some()
+                || self.strict && self.failed()
+            {
+                break;
+            }
+            // memchr finds newlines with SIMD.
+            let end =
+                memchr::memchr(b'\n', &bytes[start..range.end]).map_or(range.end, |i| start + i);
+            self.lines += 1;
+            let raw_line = &bytes[start..end];
+            let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                self.line(self.lines, start..start + line.len(), line);
+            }
+            start = (end + 1).min(range.end);
+        }
+        start
+    }
+
     fn line(&mut self, line_number: usize, span: std::ops::Range<usize>, line: &[u8]) {
         match self.record(line_number, span.clone(), line) {
-            Ok(record) => self.rollout.records.push(record),
+            Ok(record) => self.records.push(record),
             Err(err) => {
                 let excerpt = excerpt(line, err.column);
-                self.rollout.skipped.push(SkippedLine {
+                self.skipped.push(SkippedLine {
                     line: line_number,
                     column: err.column,
                     reason: err.reason,
@@ -327,7 +522,7 @@ impl Loader {
         // Skipping a value does not check `\u` escapes; a lone surrogate would make the line
         // unreadable to Codex (and to serde_json's full parse). Check fully only when one may be
         // there.
-        if text.contains("\\ud") || text.contains("\\uD") {
+        if may_hold_surrogate_escape(line) {
             serde_json::from_str::<serde_json::Value>(text)
                 .map_err(|e| LineError::json("not JSON: ", &e))?;
         }
@@ -383,9 +578,9 @@ impl Loader {
             let map: Map<String, Value> =
                 serde_json::from_str(text).map_err(|e| LineError::json("", &e))?;
             let meta = session_meta(&map);
-            self.meta(meta, line_number)
+            self.meta(meta)
         } else {
-            self.rollout.notes.push((
+            self.notes.push((
                 line_number,
                 "a JSON object with no `type`: kept, not replayed".to_string(),
             ));
@@ -408,30 +603,8 @@ impl Loader {
         }
     }
 
-    fn meta(&mut self, meta: SessionMeta, line_number: usize) -> RecordKind {
-        match &self.rollout.meta {
-            None => {
-                if !self.rollout.records.is_empty() || !self.rollout.skipped.is_empty() {
-                    self.rollout.notes.push((
-                        line_number,
-                        "session_meta is not the first line; it still decides the thread id"
-                            .to_string(),
-                    ));
-                }
-                self.rollout.meta = Some(meta.clone())
-            }
-            Some(first) => {
-                let note = if meta.forked_from_id.is_some() && meta.id != first.id {
-                    format!(
-                        "another session_meta (forked from {}); the first one decides the thread id",
-                        meta.forked_from_id.as_deref().unwrap_or("?")
-                    )
-                } else {
-                    "another session_meta; the first one decides the thread id".to_string()
-                };
-                self.rollout.notes.push((line_number, note));
-            }
-        }
+    /// Which `session_meta` decides the thread id is settled when parts are joined.
+    fn meta(&mut self, meta: SessionMeta) -> RecordKind {
         RecordKind::SessionMeta(Box::new(meta))
     }
 
@@ -451,7 +624,7 @@ impl Loader {
         Ok(match type_name {
             "session_meta" => {
                 let map = object()?;
-                self.meta(session_meta(&map), line_number)
+                self.meta(session_meta(&map))
             }
             "response_item" => {
                 RecordKind::Item(self.item(json, ItemText::Span(payload_span), line_number)?)
@@ -484,7 +657,7 @@ impl Loader {
                 type_name: other.to_string(),
             },
             other => {
-                self.rollout.notes.push((
+                self.notes.push((
                     line_number,
                     format!("unknown line type `{other}`: kept, not replayed"),
                 ));
@@ -514,7 +687,7 @@ impl Loader {
         Ok(match record_type {
             "session_meta" | "prev_session_meta" => {
                 let meta = session_meta(&map);
-                self.meta(meta, line_number)
+                self.meta(meta)
             }
             "response" => {
                 let json = Value::Object(map).to_string();
@@ -547,7 +720,7 @@ impl Loader {
             self.check_content(head.content, line_number)?;
         }
         if kind == ItemKind::Unknown {
-            self.rollout.notes.push((
+            self.notes.push((
                 line_number,
                 format!("unknown item type `{type_name}`: kept, not replayed"),
             ));
@@ -584,8 +757,8 @@ impl Loader {
             execution: head.execution.map(Cow::into_owned),
             line: line_number,
         };
-        self.rollout.items.push(item);
-        Ok(self.rollout.items.len() - 1)
+        self.items.push(item);
+        Ok(self.items.len() - 1)
     }
 }
 
@@ -629,7 +802,7 @@ impl Loader {
         for part in parts {
             let type_name = part.type_.unwrap_or(Cow::Borrowed("(none)"));
             if !KNOWN_CONTENT_PARTS.contains(&type_name.as_ref()) {
-                self.rollout.notes.push((
+                self.notes.push((
                     line_number,
                     format!("unknown content part `{type_name}` in a message: kept as recorded"),
                 ));

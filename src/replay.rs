@@ -420,8 +420,11 @@ impl State<'_> {
         if effect != Effect::EnteredHistory {
             return effect;
         }
-        let json = item.json(&self.rollout.bytes);
-        if !self.lifecycle && is_turn_boundary(item, json) {
+        // Only a user message can be a boundary; reading an item's text checks its UTF-8 again.
+        if !self.lifecycle
+            && item.is_user_message()
+            && is_turn_boundary(item, item.json(&self.rollout.bytes))
+        {
             self.start_turn(None, line);
             self.open_slot();
         }

@@ -25,6 +25,18 @@ pub fn fixture(path: &str) -> Session {
 
 /// Every `.jsonl` fixture that loads, with its path relative to `fixtures/`.
 pub fn all_fixtures() -> Vec<(String, Session)> {
+    fixture_bytes()
+        .into_iter()
+        .filter_map(|(name, bytes)| {
+            S::load(&name, bytes, LoadOptions::default())
+                .ok()
+                .map(|s| (name, s))
+        })
+        .collect()
+}
+
+/// Every `.jsonl` under `fixtures/` (malformed ones included), by path from `fixtures/`.
+pub fn fixture_bytes() -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut paths = Vec::new();
     let mut stack = vec![root.clone()];
@@ -43,16 +55,24 @@ pub fn all_fixtures() -> Vec<(String, Session)> {
         .into_iter()
         .filter_map(|path| {
             let name = path.strip_prefix(&root).ok()?.display().to_string();
-            let bytes = std::fs::read(&path).ok()?;
-            S::load(&name, bytes, LoadOptions::default())
-                .ok()
-                .map(|s| (name, s))
+            Some((name, std::fs::read(&path).ok()?))
         })
         .collect()
 }
 
 /// Real samples beside the repository, when present.
 pub fn real_samples() -> Vec<(String, Session)> {
+    real_sample_bytes()
+        .into_iter()
+        .map(|(name, bytes)| {
+            let session = S::load(&name, bytes, LoadOptions::default()).expect("real sample loads");
+            (name, session)
+        })
+        .collect()
+}
+
+/// The bytes of the real samples beside the repository, when present.
+pub fn real_sample_bytes() -> Vec<(String, Vec<u8>)> {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/codex-rollout-samples");
     if !dir.is_dir() {
@@ -81,8 +101,7 @@ pub fn real_samples() -> Vec<(String, Session)> {
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            let session = S::load(&name, bytes, LoadOptions::default()).expect("real sample loads");
-            (name, session)
+            (name, bytes)
         })
         .collect()
 }

@@ -81,16 +81,22 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// `i` is at an opening quote; returns the index after the closing quote.
+/// `i` is at an opening quote; returns the index after the closing quote. The text is valid
+/// JSON, so the closing quote is the first one not escaped, that is, not preceded by an odd
+/// run of backslashes. Searching for quotes alone skips the many `\n` escapes of tool output.
 fn skip_string(bytes: &[u8], i: usize) -> usize {
     let mut at = i + 1;
-    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[at.min(bytes.len())..]) {
-        let found = at + offset;
-        if bytes[found] == b'\\' {
-            at = found + 2;
-        } else {
-            return found + 1;
+    while let Some(offset) = memchr::memchr(b'"', &bytes[at.min(bytes.len())..]) {
+        let quote = at + offset;
+        let backslashes = bytes[..quote]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return quote + 1;
         }
+        at = quote + 1;
     }
     bytes.len()
 }
@@ -165,6 +171,17 @@ mod tests {
                 assert_eq!(head.role.map(|c| c.into_owned()), field("role"), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn a_quote_after_an_even_run_of_backslashes_ends_the_string() {
+        // Values end in `\\` (one escaped backslash) and `\\\"` (a backslash, then a quote).
+        let json =
+            r#"{"output":"dir C:\\","arguments":"say \\\"hi\\\"","call_id":"c1","x":"\"}\\"}"#;
+        let head = read(json).expect("valid");
+        assert_eq!(head.call_id.as_deref(), Some("c1"));
+        let value: serde_json::Value = serde_json::from_str(json).expect("valid JSON");
+        assert_eq!(value["call_id"], "c1");
     }
 
     #[test]

@@ -116,3 +116,64 @@ fn promptc_never_writes_to_the_input_or_its_folder() {
     }
     assert_eq!(listing(dir.path()), before);
 }
+
+/// A file big enough to be read and parsed in parts on several threads gives the same output as
+/// the same bytes read from standard input in one piece: the parts join exactly.
+#[test]
+fn a_big_file_read_in_parts_loads_like_one_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("big.jsonl");
+    let fixture = std::fs::read_to_string(root().join("fixtures/rollouts/era_b_steps.jsonl"))
+        .expect("fixture");
+    let (meta, body) = fixture
+        .split_once('\n')
+        .expect("a meta line, then the rest");
+    let mut text = format!("{meta}\n");
+    let mut copies = 0;
+    // Past 8 MB a file is read in parts; a bad line and a late session_meta in the middle.
+    while text.len() < 9 << 20 {
+        text.push_str(body);
+        copies += 1;
+        if copies == 700 {
+            text.push_str("{not json\n");
+            text.push_str(meta);
+            text.push('\n');
+        }
+    }
+    std::fs::write(&path, &text).expect("write");
+    let path = path.to_str().expect("utf-8 path");
+    for command in ["view", "fingerprint"] {
+        let from_file = promptc()
+            .args([command, "--format", "json", path])
+            .output()
+            .expect("runs");
+        let from_stdin = promptc()
+            .args([command, "--format", "json", "-"])
+            .stdin(std::fs::File::open(path).expect("open"))
+            .output()
+            .expect("runs");
+        assert_eq!(from_file.status.code(), Some(0), "{command}");
+        assert_eq!(from_stdin.status.code(), Some(0), "{command}");
+        assert!(
+            from_file.stdout.len() > 1 << 20,
+            "{command}: a whole session"
+        );
+        let stdout =
+            |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).replace(path, "-");
+        assert!(
+            stdout(&from_file) == stdout(&from_stdin),
+            "{command}: same output from a file and from stdin"
+        );
+        let stderr = String::from_utf8_lossy(&from_file.stderr).replace(path, "-");
+        assert_eq!(
+            stderr,
+            String::from_utf8_lossy(&from_stdin.stderr),
+            "{command}"
+        );
+        let line = 1 + 700 * body.lines().count() + 1;
+        assert!(
+            stderr.contains(&format!("-:{line}:")),
+            "{command}: {stderr}"
+        );
+    }
+}

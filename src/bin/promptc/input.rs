@@ -55,9 +55,62 @@ pub fn read(argument: &str) -> anyhow::Result<Input> {
     if path.is_dir() {
         bail!("{name}: is a directory, not a rollout file");
     }
-    let bytes = std::fs::read(&path).with_context(|| format!("{name}: cannot read"))?;
+    let bytes = read_file(&path).with_context(|| format!("{name}: cannot read"))?;
     let bytes = decompress_if_zstd(bytes).with_context(|| format!("{name}: cannot read"))?;
     Ok(Input { name, bytes })
+}
+
+/// Files at least this big are read by several threads at once: on a 2-core machine, copying
+/// 100 MB out of the page cache into fresh memory takes about 60 ms on one thread.
+const PARALLEL_READ_BYTES: u64 = 8 << 20;
+
+/// Read a whole file.
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    #[cfg(unix)]
+    if metadata.is_file() && metadata.len() >= PARALLEL_READ_BYTES && threads > 1 {
+        match read_in_parts(&file, metadata.len(), threads) {
+            Ok(mut bytes) => {
+                // A live session may have grown since its size was taken.
+                use std::io::{Seek, SeekFrom};
+                file.seek(SeekFrom::Start(bytes.len() as u64))?;
+                file.read_to_end(&mut bytes)?;
+                return Ok(bytes);
+            }
+            // It shrank: read it again from the start, as it is now.
+            Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => {}
+            Err(err) => return Err(err),
+        }
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The first `len` bytes of `file`, each of `threads` parts read by its own thread.
+#[cfg(unix)]
+fn read_in_parts(file: &std::fs::File, len: u64, threads: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let len = usize::try_from(len).map_err(|_| std::io::Error::other("file too large"))?;
+    let mut bytes = vec![0u8; len];
+    let part_len = len.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut parts = bytes.chunks_mut(part_len).enumerate();
+        let (_, first) = parts.next().expect("len > 0");
+        let others: Vec<_> = parts
+            .map(|(k, part)| scope.spawn(move || file.read_exact_at(part, (k * part_len) as u64)))
+            .collect();
+        file.read_exact_at(first, 0)?;
+        for handle in others {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        }
+        Ok::<(), std::io::Error>(())
+    })?;
+    Ok(bytes)
 }
 
 /// Turn a ROLLOUT argument into a path. An existing path always wins; then `latest` (the newest

@@ -47,6 +47,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
+/// Threads the library may use: one per core.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
     let crate::input::Input { name, bytes } = crate::input::read(&input.rollout)?;
@@ -55,6 +60,7 @@ pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
         bytes,
         promptc::LoadOptions {
             strict: input.strict,
+            threads: threads(),
         },
     )?;
     warn_skipped(&session, context);
@@ -119,7 +125,7 @@ pub fn plan(
             instructions,
             tools,
             estimate_tokens,
-            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            threads: threads(),
         },
     ))
 }
