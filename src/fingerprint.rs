@@ -396,6 +396,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let mut instruction_memo: HashMap<(InstructionsSource, Option<usize>), (Hash, usize)> =
         HashMap::new();
     let mut params_memo: HashMap<Option<usize>, Hash> = HashMap::new();
+    let mut last_params: Option<(Option<&crate::model::TurnContext>, Hash)> = None;
 
     // Checkpoint of each epoch: the compacted line it started from (rollbacks inherit).
     let mut checkpoint_of_epoch: Vec<Option<Hash>> = vec![None; replay.epochs.len()];
@@ -544,9 +545,15 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 (Some(h), t)
             }
         };
-        let params_hash = *params_memo
-            .entry(step.context)
-            .or_insert_with(|| hash("params", params(context).as_bytes()));
+        let params_hash = *params_memo.entry(step.context).or_insert_with(|| {
+            // Era B writes a turn_context per step, nearly always equal to the one before:
+            // comparing them is cheaper than building the params JSON.
+            match last_params {
+                Some((last, previous)) if last == context => previous,
+                _ => hash("params", params(context).as_bytes()),
+            }
+        });
+        last_params = Some((context, params_hash));
         let input = arrays[array_index].chain[view_len];
         let checkpoint = checkpoint_of_epoch[epoch];
         let request_text = format!(
