@@ -1,6 +1,9 @@
 //! Token estimates with the o200k tokenizer, offline (bundled by `bpe-openai`). Estimates, not
 //! the provider's count: the server wraps items in a template promptc does not know.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::model::{Item, ItemKind};
@@ -18,9 +21,8 @@ pub fn count(text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    let tokenizer = bpe_openai::o200k_base();
     if text.len() <= EXACT_LIMIT {
-        return tokenizer.count(text);
+        return count_exact(text);
     }
     let half = EXACT_LIMIT / 2;
     let mut head_end = half;
@@ -32,9 +34,45 @@ pub fn count(text: &str) -> usize {
         tail_start += 1;
     }
     let sampled = head_end + (text.len() - tail_start);
-    let tokens = tokenizer.count(&text[..head_end]) + tokenizer.count(&text[tail_start..]);
+    let tokens = count_exact(&text[..head_end]) + count_exact(&text[tail_start..]);
     // Scale by bytes: tokens per byte of the samples times the whole length.
     (tokens as u128 * text.len() as u128 / sampled.max(1) as u128) as usize
+}
+
+/// Pieces (the pre-tokenizer's words) up to this long are remembered per thread.
+const CACHED_PIECE_BYTES: usize = 24;
+/// At most this many pieces are remembered per thread (a few MB).
+const CACHED_PIECES: usize = 1 << 16;
+
+thread_local! {
+    /// Token counts of short pieces already seen. Logs and code repeat the same words, and
+    /// encoding a piece allocates; a lookup does not.
+    static PIECE_TOKENS: RefCell<HashMap<Box<[u8]>, usize>> = RefCell::new(HashMap::new());
+}
+
+/// Exactly `o200k_base().count(text)`: the same pre-tokenizer split and per-piece encoding
+/// (o200k does no normalization), with short pieces' counts remembered.
+fn count_exact(text: &str) -> usize {
+    let tokenizer = bpe_openai::o200k_base();
+    PIECE_TOKENS.with_borrow_mut(|cache| {
+        tokenizer
+            .split(text)
+            .map(|piece| {
+                let piece = piece.as_bytes();
+                if piece.len() > CACHED_PIECE_BYTES {
+                    return tokenizer.bpe.count(piece);
+                }
+                if let Some(&tokens) = cache.get(piece) {
+                    return tokens;
+                }
+                let tokens = tokenizer.bpe.count(piece);
+                if cache.len() < CACHED_PIECES {
+                    cache.insert(piece.into(), tokens);
+                }
+                tokens
+            })
+            .sum()
+    })
 }
 
 /// Estimated input tokens of an item: its model-visible text plus a per-item overhead.

@@ -70,3 +70,23 @@ fn estimated_growth_tracks_observed_growth_on_the_058_sample() {
     assert!(median.abs() < 0.15, "median relative error {median}");
     assert!(overall.abs() < 0.15, "overall relative error {overall}");
 }
+
+#[test]
+fn remembered_pieces_count_like_the_tokenizer() {
+    let texts = [
+        "fn main() {\n    println!(\"héllo, wörld\");\n}\n",
+        "error[E0425]: cannot find value `x` in this scope\n  --> src/main.rs:2:5\n",
+        "   \t\n\n  trailing spaces and 12345678 numbers, 日本語のテキスト, emoji 🎉🎉",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bbbb",
+    ];
+    // Twice: the second round is answered from the remembered pieces.
+    for _ in 0..2 {
+        for text in texts {
+            assert_eq!(
+                super::count_exact(text),
+                bpe_openai::o200k_base().count(text),
+                "{text:?}"
+            );
+        }
+    }
+}
