@@ -47,6 +47,9 @@ pub enum LoadError {
 /// Zstandard frame magic, for a friendly message when a compressed file reaches the parser.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// Parts per thread: more parts than threads balance uneven parts.
+const PARTS_PER_THREAD: usize = 4;
+
 /// A part of the input smaller than this is not worth a thread of its own. Tests cut parts a
 /// few lines long, to check that parts join exactly.
 const MIN_PART_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
@@ -73,26 +76,38 @@ pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout,
     let mut parts = vec![head];
     let stopped = options.strict && parts[0].failed();
     if !stopped && !rest.is_empty() {
-        let ranges = split_at_newlines(&bytes, rest, options.threads);
-        let read_part = |range: std::ops::Range<usize>| {
-            let mut part = Loader::new(first_kind, options.strict);
-            part.read_lines(&bytes, range, Until::End);
-            part
+        let threads = options.threads.max(1);
+        let ranges = split_at_newlines(&bytes, rest, threads * PARTS_PER_THREAD);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        // Each thread takes the next part until none is left, so a part of long lines does
+        // not keep one thread busy while the others wait.
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(range) = ranges.get(index) else {
+                    return done;
+                };
+                let mut part = Loader::new(first_kind, options.strict);
+                part.read_lines(&bytes, range.clone(), Until::End);
+                done.push((index, part));
+            }
         };
-        std::thread::scope(|scope| {
-            let (first, others) = ranges.split_first().expect("at least one part");
-            let handles: Vec<_> = others
-                .iter()
-                .map(|range| scope.spawn(|| read_part(range.clone())))
+        let mut done = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads.min(ranges.len()))
+                .map(|_| scope.spawn(work))
                 .collect();
-            parts.push(read_part(first.clone()));
-            for handle in handles {
-                match handle.join() {
-                    Ok(part) => parts.push(part),
+            let mut done = work();
+            for helper in helpers {
+                match helper.join() {
+                    Ok(parts) => done.extend(parts),
                     Err(panic) => std::panic::resume_unwind(panic),
                 }
             }
+            done
         });
+        done.sort_by_key(|(index, _)| *index);
+        parts.extend(done.into_iter().map(|(_, part)| part));
     }
     let mut rollout = join(name, parts);
     if options.strict
@@ -121,14 +136,14 @@ pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout,
     Ok(rollout)
 }
 
-/// Cut `range` (which starts at a line start) into at most `threads` parts of at least
+/// Cut `range` (which starts at a line start) into at most `count` parts of at least
 /// [`MIN_PART_BYTES`], each ending just after a newline except the last.
 fn split_at_newlines(
     bytes: &[u8],
     range: std::ops::Range<usize>,
-    threads: usize,
+    count: usize,
 ) -> Vec<std::ops::Range<usize>> {
-    let count = threads.min(range.len() / MIN_PART_BYTES).max(1);
+    let count = count.min(range.len() / MIN_PART_BYTES).max(1);
     let mut parts = Vec::with_capacity(count);
     let mut start = range.start;
     for k in 1..count {
