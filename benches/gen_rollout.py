@@ -31,9 +31,18 @@ number is bytes. With --size the generator stops after the first whole step that
 function_call_output near the end (the third-last one) whose output text is changed; that is
 the input pair for `promptc diff`.
 
+--rollbacks N writes a rewrite-heavy file instead: N cycles of a kept turn (a tool call, its
+output and a final answer), a turn that is then dropped, and `thread_rolled_back` of one turn,
+so the history grows by one turn per cycle and every rollback rewinds it. --late-outputs N
+writes N cycles of a turn whose tool call is answered only after a later request (a user
+message and a step in between), so every output rewrites history already sent with a synthetic
+aborted output. Both use small tool outputs (at most --max-output, default 100 bytes here).
+
 Usage:
     benches/gen_rollout.py --size 100MB -o /tmp/promptc-bench/100MB.jsonl --mutate-near-end
     benches/gen_rollout.py --steps 10000 --seed 7 -o rollout.jsonl
+    benches/gen_rollout.py --rollbacks 4000 -o /tmp/promptc-bench/rollbacks-4000.jsonl
+    benches/gen_rollout.py --late-outputs 4000 -o /tmp/promptc-bench/late-4000.jsonl
 """
 
 from __future__ import annotations
@@ -334,6 +343,47 @@ class Generator:
         # Roughly what the item adds to the model's input (recorded outputs are truncated ~10 KB).
         self.context_tokens += (len(args) + min(len(output), 10_000)) // 4 + 20
 
+    def tool_call(self) -> str:
+        command = self.rng.choice(COMMANDS).format(f=self.rng.choice(FILES))
+        args = dumps({"command": ["bash", "-lc", command], "workdir": CWD, "timeout_ms": 120000})
+        cid = self.call_id()
+        self.emit("response_item", {"type": "function_call", "name": "shell", "arguments": args, "call_id": cid})
+        return cid
+
+    def tool_output(self, cid: str):
+        size = int(math.exp(self.rng.uniform(math.log(4), math.log(self.max_output))))
+        output = dumps({"output": self.pool_text(size), "metadata": {"exit_code": 0, "duration_seconds": 0.1}})
+        self.clock.advance(self.rng, 20, 3000)
+        self.emit("response_item", {"type": "function_call_output", "call_id": cid, "output": output})
+
+    def run_rollbacks(self, cycles: int):
+        """Per cycle: a kept turn (call, output, answer), a dropped turn, a rollback of one turn."""
+        self.session_meta()
+        for _ in range(cycles):
+            self.user_turn()
+            self.step(first_in_turn=False, final=False)
+            self.step(first_in_turn=False, final=True)
+            self.user_turn()
+            self.step(first_in_turn=False, final=True)
+            self.clock.advance(self.rng, 1000, 5000)
+            self.emit("event_msg", {"type": "thread_rolled_back", "num_turns": 1})
+
+    def run_late_outputs(self, cycles: int):
+        """Per cycle: a turn whose call is answered only after a later user message and request."""
+        self.session_meta()
+        for _ in range(cycles):
+            self.user_turn()
+            self.steps += 1
+            self.emit("turn_context", {"cwd": CWD, "approval_policy": "never",
+                                       "sandbox_policy": {"mode": "danger-full-access"},
+                                       "model": MODEL, "effort": "high", "summary": "auto"})
+            cid = self.tool_call()
+            self.user_turn()
+            # The next request sends a synthetic aborted output for `cid`; its output comes after.
+            self.step(first_in_turn=False, final=True)
+            self.tool_output(cid)
+            self.step(first_in_turn=False, final=True)
+
     def run(self, target_bytes: int | None, target_steps: int | None):
         self.session_meta()
         while True:
@@ -382,20 +432,33 @@ def main(argv=None) -> int:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--size", type=parse_size, help="target size: 10MB, 100MB, 1GB, 5MiB or bytes")
     target.add_argument("--steps", type=int, help="number of steps (sampling requests)")
+    target.add_argument("--rollbacks", type=int, metavar="N",
+                        help="N cycles of two turns and a rollback of the second")
+    target.add_argument("--late-outputs", type=int, metavar="N",
+                        help="N tool outputs that each arrive after a later request")
     parser.add_argument("-o", "--output", required=True, help="output .jsonl path")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--max-output", type=parse_size, default=100_000,
-                        help="largest function_call_output text (default 100KB)")
+    parser.add_argument("--max-output", type=parse_size, default=None,
+                        help="largest function_call_output text (default 100KB; 100 bytes with "
+                             "--rollbacks and --late-outputs)")
     parser.add_argument("--mutate-near-end", action="store_true",
                         help="also write OUTPUT.mutated with one function_call_output changed near the end")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)
 
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    rewrites = args.rollbacks is not None or args.late_outputs is not None
+    if args.max_output is None:
+        args.max_output = 100 if rewrites else 100_000
     start = time.perf_counter()
     with open(args.output, "wb", buffering=1 << 20) as out:
         gen = Generator(args.seed, out, args.max_output)
-        gen.run(args.size, args.steps)
+        if args.rollbacks is not None:
+            gen.run_rollbacks(args.rollbacks)
+        elif args.late_outputs is not None:
+            gen.run_late_outputs(args.late_outputs)
+        else:
+            gen.run(args.size, args.steps)
     elapsed = time.perf_counter() - start
     if not args.quiet:
         print(f"{args.output}: {gen.bytes} bytes, {gen.lines} lines, {gen.turns} turns, {gen.steps} steps "

@@ -5,6 +5,9 @@
 //! the small generator below (override with `PROMPTC_BENCH_STEPS`). With `PROMPTC_BENCH_FILE` set
 //! they run on that file instead, e.g. one written by `benches/gen_rollout.py`. Whole-process
 //! numbers (and the comparison with cat, jq and Python) come from `benches/run.sh`.
+//!
+//! `rewrites` loads and plans rewrite-heavy files (many rollbacks, or many outputs that each
+//! arrive after a later request) at two sizes: the time per cycle should not grow with the size.
 
 use std::sync::LazyLock;
 
@@ -93,6 +96,39 @@ fn model_view(bencher: Bencher) {
     bencher
         .counter(ItemsCount::new(history.len()))
         .bench(|| session.model_view(history));
+}
+
+/// Which rewrite a rewrite-heavy file repeats.
+#[derive(Debug, Clone, Copy)]
+enum Rewrite {
+    /// A kept turn (call, output, answer), a dropped turn, `thread_rolled_back` of one turn.
+    Rollbacks,
+    /// A turn whose call is answered only after a later user message and request.
+    LateOutputs,
+}
+
+/// `Session::load` and `fingerprint::plan` (no token estimates) of a file of `cycles` rewrites.
+#[divan::bench(
+    sample_count = 5,
+    sample_size = 1,
+    consts = [1_000, 4_000],
+    args = ["rollbacks", "late_outputs"],
+)]
+fn rewrites<const CYCLES: usize>(bencher: Bencher, kind: &str) {
+    let kind = match kind {
+        "rollbacks" => Rewrite::Rollbacks,
+        _ => Rewrite::LateOutputs,
+    };
+    let bytes = generate_rewrites(kind, CYCLES);
+    let options = promptc::fingerprint::PlanOptions::default();
+    bencher
+        .counter(ItemsCount::new(CYCLES))
+        .with_inputs(|| bytes.clone())
+        .bench_values(|bytes| {
+            let session =
+                Session::load("bench.jsonl", bytes, LoadOptions::default()).expect("loads");
+            promptc::fingerprint::plan(&session, &options)
+        });
 }
 
 // --- a small deterministic Era-B rollout generator ------------------------------------------------
@@ -303,6 +339,80 @@ fn generate(steps: usize, seed: u64) -> Vec<u8> {
                 "response_item",
                 json!({"type": "function_call_output", "call_id": call_id, "output": output_json}),
             );
+        }
+    }
+    w.out
+}
+
+/// A rewrite-heavy Era-B rollout of `cycles` cycles (see [`Rewrite`]), with small items.
+fn generate_rewrites(kind: Rewrite, cycles: usize) -> Vec<u8> {
+    let mut w = Writer {
+        out: Vec::with_capacity(cycles * 2_000),
+        ms: 0,
+    };
+    w.line(
+        "session_meta",
+        json!({"id": "019a93b9-0000-7000-8000-000000000002", "cwd": CWD, "originator": "codex_cli_rs",
+               "cli_version": "0.58.0", "source": "cli", "model_provider": "openai"}),
+    );
+    let message = |w: &mut Writer, role: &str, text: &str| {
+        let part = if role == "user" {
+            "input_text"
+        } else {
+            "output_text"
+        };
+        w.line(
+            "response_item",
+            json!({"type": "message", "role": role, "content": [{"type": part, "text": text}]}),
+        );
+    };
+    let context = |w: &mut Writer| {
+        w.line(
+            "turn_context",
+            json!({"cwd": CWD, "approval_policy": "never", "model": "gpt-5.1-codex", "effort": "high"}),
+        );
+    };
+    let call = |w: &mut Writer, id: &str| {
+        w.line(
+            "response_item",
+            json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": id}),
+        );
+    };
+    let output = |w: &mut Writer, id: &str| {
+        w.line(
+            "response_item",
+            json!({"type": "function_call_output", "call_id": id, "output": "Cargo.toml\nsrc\n"}),
+        );
+    };
+    for cycle in 0..cycles {
+        let id = format!("call_{cycle}");
+        match kind {
+            Rewrite::Rollbacks => {
+                message(&mut w, "user", &format!("Turn {cycle}: list the files."));
+                context(&mut w);
+                call(&mut w, &id);
+                output(&mut w, &id);
+                context(&mut w);
+                message(&mut w, "assistant", "Cargo.toml and src.");
+                message(&mut w, "user", &format!("Turn {cycle}b: never mind."));
+                context(&mut w);
+                message(&mut w, "assistant", "Fine.");
+                w.line(
+                    "event_msg",
+                    json!({"type": "thread_rolled_back", "num_turns": 1}),
+                );
+            }
+            Rewrite::LateOutputs => {
+                message(&mut w, "user", &format!("Turn {cycle}: list the files."));
+                context(&mut w);
+                call(&mut w, &id);
+                message(&mut w, "user", &format!("Turn {cycle}b: and the tests?"));
+                context(&mut w);
+                message(&mut w, "assistant", "Looking.");
+                output(&mut w, &id);
+                context(&mut w);
+                message(&mut w, "assistant", "Cargo.toml and src; no tests.");
+            }
         }
     }
     w.out

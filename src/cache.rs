@@ -320,9 +320,9 @@ fn chain_break(
         return Some("no new input".into());
     }
     // The previous response's output: model-output items right after the previous prefix.
-    let history = &replay.epochs[step.epoch];
+    let history = replay.epoch(step.epoch);
     let mut expected = 0;
-    for entry in &history[prev_step.prefix_len..step.prefix_len] {
+    for entry in history.slice(prev_step.prefix_len..step.prefix_len) {
         if session.item(entry.item).is_model_output() {
             expected += 1;
         } else {
@@ -330,7 +330,7 @@ fn chain_break(
         }
     }
     let view = plan.view(k);
-    for (offset, entry) in view[prev_len..].iter().take(expected).enumerate() {
+    for (offset, entry) in view.slice(prev_len..).iter().take(expected).enumerate() {
         if let Origin::Synthetic { .. } = entry.origin {
             return Some(format!(
                 "normalization inserted a synthetic output at input item {}",

@@ -8,6 +8,7 @@ use crate::content::is_context_message;
 use crate::fingerprint::{Plan, common_prefix};
 use crate::normalize::Origin;
 use crate::session::Session;
+use crate::shared::Slice;
 use crate::volatile;
 
 /// The drift classes promptc names.
@@ -501,7 +502,7 @@ fn input_drift(
             } else {
                 (view_a.len(), view_a, a, "A")
             };
-            let extra = &view[lcp..];
+            let extra = view.slice(lcp..);
             let all_context = extra.iter().all(|e| {
                 let item = session.view_item(e);
                 is_context_message(item, session.view_json(e))
@@ -546,12 +547,10 @@ fn input_drift(
             let reinjected = |session: &Session, plan: &Plan, step: usize, k: usize| {
                 let entry = &plan.view(step)[k];
                 is_context_message(session.view_item(entry), session.view_json(entry))
-                    && plan
-                        .first_index(step, plan.item_hash(step, k))
-                        .is_some_and(|first| first < lcp)
+                    && plan.first_occurrence(step, k) < lcp
             };
             let next_synthetic =
-                |view: &[crate::normalize::ViewEntry]| view.get(lcp + 1).is_some_and(synthetic);
+                |view: Slice<crate::normalize::ViewEntry>| view.get(lcp + 1).is_some_and(synthetic);
             // B inserted context (an environment or permission update) and then goes on as A.
             let appended_context = {
                 let mut k = lcp;
@@ -577,7 +576,7 @@ fn input_drift(
                     ),
                 )
             } else if (next_synthetic(view_a) || next_synthetic(view_b)) && same_but_id(ja, jb) {
-                let id_of = |view: &[crate::normalize::ViewEntry], session: &Session| {
+                let id_of = |view: Slice<crate::normalize::ViewEntry>, session: &Session| {
                     view.get(lcp + 1)
                         .filter(|e| synthetic(e))
                         .and_then(|e| session.view_item(e).id.clone())
@@ -598,7 +597,8 @@ fn input_drift(
                         "B appends context at input item {lcp} (an environment or permission update) and then goes on as A"
                     ),
                 );
-                let inserted: Vec<String> = view_b[lcp..end]
+                let inserted: Vec<String> = view_b
+                    .slice(lcp..end)
                     .iter()
                     .map(|e| pretty(b.view_json(e)))
                     .collect();

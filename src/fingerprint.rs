@@ -24,14 +24,17 @@
 //! and says so in `unknown`.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::rc::Rc;
 
 use serde_json::Value;
 
 use crate::compile::{InstructionsSource, ToolPlan, params};
+use crate::model::ItemId;
 use crate::model::ItemKind;
 use crate::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
 use crate::session::Session;
+use crate::shared::{ListId, SharedLists, Slice};
 use crate::tokens;
 
 /// A full BLAKE3 hash.
@@ -127,31 +130,53 @@ fn optional_hex(hash: &Option<Hash>) -> String {
     hash.as_ref().map_or_else(|| "unknown".to_string(), hex)
 }
 
-/// One append-only model-view array shared by the steps of an epoch.
-#[derive(Debug, Clone, Default)]
-pub struct ViewArray {
-    pub epoch: usize,
-    pub entries: Vec<ViewEntry>,
-    /// Hash of each entry's JSON.
-    pub item_hashes: Vec<Hash>,
-    /// `chain[k]` covers entries `0..k`; `chain[0]` is the start value.
-    pub chain: Vec<Hash>,
-    /// `tokens[k]`: estimated tokens of entries `0..k`.
-    pub tokens: Vec<usize>,
-    /// View position where raw entry `i` starts.
-    raw_position: Vec<usize>,
-    /// First position of each item hash, built on first use (diff asks it for many steps).
-    first_seen: std::cell::OnceCell<HashMap<Hash, usize>>,
-    /// Raw prefix length materialized.
-    raw_len: usize,
+/// Per view entry, beside the entry itself.
+#[derive(Debug, Clone, Copy)]
+struct EntryData {
+    /// Hash of the entry's JSON.
+    item_hash: Hash,
+    /// The chain value covering the entries up to and including this one.
+    chain: Hash,
+    /// Estimated tokens of the entries up to and including this one.
+    tokens: usize,
+}
+
+/// The model views of all steps: append-only lists that share prefixes. A step's view is a
+/// prefix of one list; a rewrite of already-sent history (a rollback, an output after a
+/// synthetic one) forks a list at the first entry that changes instead of copying the prefix.
+/// `entries` and `data` always have the same shape (same list ids, same lengths).
+#[derive(Debug, Default)]
+struct ViewLists {
+    entries: SharedLists<ViewEntry>,
+    data: SharedLists<EntryData>,
+}
+
+impl ViewLists {
+    fn new_list(&mut self) -> ListId {
+        let id = self.entries.new_list();
+        let same = self.data.new_list();
+        debug_assert_eq!(id, same);
+        id
+    }
+
+    fn fork(&mut self, list: ListId, len: usize) -> ListId {
+        let id = self.entries.fork(list, len);
+        let same = self.data.fork(list, len);
+        debug_assert_eq!(id, same);
+        id
+    }
+
+    fn len(&self, list: ListId) -> usize {
+        self.entries.list_len(list)
+    }
 }
 
 /// What is known about each step's request, computed once for the whole session.
 #[derive(Debug)]
 pub struct Plan {
-    pub arrays: Vec<ViewArray>,
-    /// Per step: `(array, view length)`.
-    pub views: Vec<(usize, usize)>,
+    arrays: ViewLists,
+    /// Per step: `(view list, view length)`.
+    pub views: Vec<(ListId, usize)>,
     pub fingerprints: Vec<Fingerprint>,
     /// Per step: the instructions used and their source.
     pub instructions: Vec<(Option<Rc<str>>, InstructionsSource)>,
@@ -160,6 +185,10 @@ pub struct Plan {
     pub instruction_tokens: Vec<usize>,
     pub tool_tokens: usize,
     pub estimate_tokens: bool,
+    /// Per stored view entry, the first position on its list of an equal item; built on first
+    /// use (diff asks it for many steps).
+    first_seen: std::cell::OnceCell<Vec<Vec<usize>>>,
+    chain_start: Hash,
 }
 
 /// Options of the plan.
@@ -181,10 +210,8 @@ pub struct PlanOptions {
 fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, usize)>> {
     let total = session.rollout.items.len() + session.replay.extra_items.len();
     let mut used = vec![false; total];
-    for epoch in &session.replay.epochs {
-        for entry in epoch {
-            used[entry.item] = true;
-        }
+    for entry in session.replay.epochs.stored_items() {
+        used[entry.item] = true;
     }
     let digest = |id: usize| -> Option<(Hash, usize)> {
         used[id].then(|| digest_item(session.item(id), &session.rollout.bytes, options))
@@ -227,17 +254,6 @@ fn digest_item(item: &crate::model::Item, bytes: &[u8], options: &PlanOptions) -
     (hash("item", item.wire_bytes(bytes)), estimate)
 }
 
-/// Per-epoch pairing facts: for each raw entry, when its normalization status changes.
-struct EpochFacts {
-    /// Per raw index: for a call, the index of its first output (`None`: none in the epoch);
-    /// for an output, the index of its first call; `Some(0)` for entries whose status never changes.
-    threshold: Vec<Option<usize>>,
-    role: Vec<Role>,
-    /// `(threshold, raw index)` for entries whose status changes after they appear, by threshold.
-    events: Vec<(usize, usize)>,
-    next_event: usize,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
     Plain,
@@ -246,118 +262,88 @@ enum Role {
     Output,
 }
 
-fn epoch_facts(session: &Session, epoch: usize) -> EpochFacts {
-    let entries = &session.replay.epochs[epoch];
-    // Namespaces: function outputs answer function and local shell calls.
-    let namespace = ItemKind::pairing;
-    let mut first_call: HashMap<(u8, &str), usize> = HashMap::new();
-    let mut first_output: HashMap<(u8, &str), usize> = HashMap::new();
-    for (i, entry) in entries.iter().enumerate() {
-        let item = session.item(entry.item);
-        let Some((space, is_call)) = namespace(item.kind) else {
-            continue;
-        };
-        let Some(call_id) = item.call_id.as_deref().or(match item.kind {
+/// A call/output pairing key: namespace (function outputs answer function and local shell
+/// calls) and call id.
+type Key<'a> = (u8, &'a str);
+
+/// How an item takes part in normalization: its role, and the key under which it answers or is
+/// answered (`(is_call, key)`; some items have a key and still keep their place, e.g. a server
+/// tool search output answers its call but is never dropped).
+fn classify(item: &crate::model::Item) -> (Role, Option<(bool, Key<'_>)>) {
+    let namespace = ItemKind::pairing(item.kind);
+    let key = namespace.and_then(|(space, is_call)| {
+        let call_id = item.call_id.as_deref().or(match item.kind {
             ItemKind::FunctionCall
             | ItemKind::CustomToolCall
             | ItemKind::FunctionCallOutput
             | ItemKind::CustomToolCallOutput => Some(""),
             _ => None,
-        }) else {
-            continue;
-        };
-        let map = if is_call {
-            &mut first_call
-        } else {
-            &mut first_output
-        };
-        map.entry((space, call_id)).or_insert(i);
+        })?;
+        Some((is_call, (space, call_id)))
+    });
+    if item.kind == ItemKind::GhostSnapshot {
+        return (Role::Ghost, key);
     }
-    let mut threshold = Vec::with_capacity(entries.len());
-    let mut role = Vec::with_capacity(entries.len());
-    let mut events = Vec::new();
-    for (i, entry) in entries.iter().enumerate() {
-        let item = session.item(entry.item);
-        if item.kind == ItemKind::GhostSnapshot {
-            threshold.push(Some(0));
-            role.push(Role::Ghost);
-            continue;
-        }
-        let pairing = namespace(item.kind).and_then(|(space, is_call)| {
-            let call_id = match (&item.call_id, item.kind) {
-                (Some(id), _) => id.as_str(),
-                (None, ItemKind::LocalShellCall | ItemKind::ToolSearchCall) => return None,
-                (None, ItemKind::ToolSearchOutput) => return None,
-                (None, _) => "",
-            };
+    let role = match (namespace, key) {
+        (Some(_), Some((is_call, _))) => {
             if item.kind == ItemKind::ToolSearchOutput
                 && item.execution.as_deref() == Some("server")
             {
-                return None;
-            }
-            Some(if is_call {
-                (Role::Call, first_output.get(&(space, call_id)).copied())
+                Role::Plain
+            } else if is_call {
+                Role::Call
             } else {
-                (Role::Output, first_call.get(&(space, call_id)).copied())
-            })
-        });
-        match pairing {
-            None => {
-                threshold.push(Some(0));
-                role.push(Role::Plain);
-            }
-            Some((r, partner)) => {
-                if let Some(t) = partner
-                    && t > i
-                {
-                    events.push((t, i));
-                }
-                threshold.push(partner);
-                role.push(r);
+                Role::Output
             }
         }
-    }
-    events.sort_unstable();
-    EpochFacts {
-        threshold,
-        role,
-        events,
-        next_event: 0,
-    }
+        _ => Role::Plain,
+    };
+    (role, key)
 }
 
-impl EpochFacts {
-    /// Is raw entry `i` present (and, for a call, answered) in a prefix of length `n`?
-    /// Returns (kept, needs synthetic output).
-    fn status(&self, i: usize, n: usize) -> (bool, bool) {
-        match self.role[i] {
+/// One raw entry of the live path.
+struct RawSlot<'a> {
+    item: ItemId,
+    role: Role,
+    key: Option<(bool, Key<'a>)>,
+    /// This entry is the first with its key on the path (it is in `first_call`/`first_output`).
+    first: bool,
+    /// View position where the entry starts.
+    view_start: usize,
+}
+
+/// The raw path the plan materialized last (a prefix of `epoch`) and its view: steps extend it,
+/// rollbacks and compactions cut it back. Each raw entry is pushed once and popped at most once.
+struct Live<'a> {
+    epoch: usize,
+    slots: Vec<RawSlot<'a>>,
+    /// First position of a call / an output of each key on the path.
+    first_call: HashMap<Key<'a>, usize>,
+    first_output: HashMap<Key<'a>, usize>,
+    /// The view list being extended, and its last chain value and token total.
+    array: ListId,
+    chain: Hash,
+    tokens: usize,
+}
+
+impl Live<'_> {
+    /// Is the slot's entry in the view of the whole path, and does it need a synthetic output?
+    fn status(&self, slot: &RawSlot) -> (bool, bool) {
+        let answered =
+            |map: &HashMap<Key, usize>| slot.key.is_some_and(|(_, k)| map.contains_key(&k));
+        match slot.role {
             Role::Plain => (true, false),
             Role::Ghost => (false, false),
-            Role::Call => (true, self.threshold[i].is_none_or(|o| o >= n)),
-            Role::Output => (self.threshold[i].is_some_and(|c| c < n), false),
+            Role::Call => (true, !answered(&self.first_output)),
+            Role::Output => (answered(&self.first_call), false),
         }
-    }
-
-    /// The smallest raw index below `old_n` whose status differs between prefixes `old_n` and
-    /// `new_n`. Advances through the events, so a sequence of growing prefixes is linear.
-    fn first_change(&mut self, old_n: usize, new_n: usize) -> Option<usize> {
-        let mut first: Option<usize> = None;
-        while let Some(&(t, i)) = self.events.get(self.next_event) {
-            if t >= new_n {
-                break;
-            }
-            self.next_event += 1;
-            if t >= old_n && i < old_n {
-                first = Some(first.map_or(i, |f| f.min(i)));
-            }
-        }
-        first
     }
 }
 
 /// Build the plan: every step's model view, fingerprints and token estimates, sharing work
-/// between steps so the total cost is linear in the rollout (plus the length of any rewound
-/// prefix, which only a rewrite of history causes).
+/// between steps so the total cost is linear in the rollout. A rewrite of history (a rollback, a
+/// late output) keeps the unchanged prefix shared and only hashes again the entries after the
+/// first one that changed: their chain values differ.
 pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let replay = &session.replay;
     let rollout = &session.rollout;
@@ -421,9 +407,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     // Indexed by item id: each item is hashed (and counted) once. Hashing and token counting
     // are the expensive parts and items are independent: spread them over the available cores.
     let mut item_hash_memo = digest_items(session, options);
-    let mut arrays: Vec<ViewArray> = Vec::new();
-    let mut latest_array_of_epoch: HashMap<usize, usize> = HashMap::new();
-    let mut facts_of_epoch: HashMap<usize, EpochFacts> = HashMap::new();
+    let mut arrays = ViewLists::default();
+    let mut live: Option<Live> = None;
     let mut views = Vec::with_capacity(replay.steps.len());
     let mut fingerprints = Vec::with_capacity(replay.steps.len());
     let mut instructions = Vec::with_capacity(replay.steps.len());
@@ -432,57 +417,106 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     for (step_index, step) in replay.steps.iter().enumerate() {
         let epoch = step.epoch;
         let target = step.prefix_len;
-        let facts = facts_of_epoch
-            .entry(epoch)
-            .or_insert_with(|| epoch_facts(session, epoch));
-        let array_index = match latest_array_of_epoch.get(&epoch).copied() {
-            Some(a) if arrays[a].raw_len <= target => {
-                let old_n = arrays[a].raw_len;
-                match facts.first_change(old_n, target) {
-                    None => a,
-                    Some(r) => {
-                        // History before this step was rewritten by normalization: fork.
-                        let position = arrays[a].raw_position[r];
-                        let old = &arrays[a];
-                        let forked = ViewArray {
-                            first_seen: std::cell::OnceCell::new(),
-                            epoch,
-                            entries: old.entries[..position].to_vec(),
-                            item_hashes: old.item_hashes[..position].to_vec(),
-                            chain: old.chain[..=position].to_vec(),
-                            tokens: old.tokens[..=position].to_vec(),
-                            raw_position: old.raw_position[..r].to_vec(),
-                            raw_len: r,
-                        };
-                        arrays.push(forked);
-                        arrays.len() - 1
+        let live = live.get_or_insert_with(|| Live {
+            epoch,
+            slots: Vec::new(),
+            first_call: HashMap::new(),
+            first_output: HashMap::new(),
+            array: arrays.new_list(),
+            chain: chain_start(),
+            tokens: 0,
+        });
+        // The raw prefix this step shares with what is materialized: all of it while the
+        // epoch grows; less after a rollback; nothing after a compaction.
+        let materialized = live.slots.len();
+        let common = if live.epoch == epoch {
+            materialized.min(target)
+        } else {
+            replay
+                .epochs
+                .common_prefix(live.epoch, materialized, epoch, target)
+        };
+        let cut_position = live
+            .slots
+            .get(common)
+            .map_or(arrays.len(live.array), |slot| slot.view_start);
+        // The first raw entry whose view changes: the cut, or an earlier entry whose partner
+        // (a call's output, an output's call) leaves or joins the path.
+        let mut change = common;
+        while live.slots.len() > common {
+            let Some(slot) = live.slots.pop() else { break };
+            if let (true, Some((is_call, key))) = (slot.first, slot.key) {
+                let (own, partner) = if is_call {
+                    (&mut live.first_call, &live.first_output)
+                } else {
+                    (&mut live.first_output, &live.first_call)
+                };
+                own.remove(&key);
+                if let Some(&f) = partner.get(&key) {
+                    change = change.min(f);
+                }
+            }
+        }
+        for (offset, entry) in replay
+            .epochs
+            .slice(epoch, common..target)
+            .iter()
+            .enumerate()
+        {
+            let (role, key) = classify(session.item(entry.item));
+            let mut first = false;
+            if let Some((is_call, k)) = key {
+                let (own, partner) = if is_call {
+                    (&mut live.first_call, &live.first_output)
+                } else {
+                    (&mut live.first_output, &live.first_call)
+                };
+                if let Entry::Vacant(vacant) = own.entry(k) {
+                    vacant.insert(common + offset);
+                    first = true;
+                    if let Some(&f) = partner.get(&k) {
+                        change = change.min(f);
                     }
                 }
             }
-            _ => {
-                arrays.push(ViewArray {
-                    epoch,
-                    chain: vec![chain_start()],
-                    tokens: vec![0],
-                    ..ViewArray::default()
-                });
-                arrays.len() - 1
-            }
+            live.slots.push(RawSlot {
+                item: entry.item,
+                role,
+                key,
+                first,
+                view_start: 0,
+            });
+        }
+        live.epoch = epoch;
+        // History already in the view was rewritten: fork the view where it changes (its
+        // prefix stays shared).
+        let position = if change < common {
+            live.slots[change].view_start
+        } else {
+            cut_position
         };
-        latest_array_of_epoch.insert(epoch, array_index);
-        let array = &mut arrays[array_index];
-        let history = &replay.epochs[epoch];
-        for (raw, entry) in history.iter().enumerate().take(target).skip(array.raw_len) {
-            array.raw_position.push(array.entries.len());
-            let (kept, synthetic) = facts.status(raw, target);
+        if position < arrays.len(live.array) {
+            live.array = arrays.fork(live.array, position);
+            (live.chain, live.tokens) = match position.checked_sub(1) {
+                Some(last) => {
+                    let data = arrays.data.get(live.array, last);
+                    (data.chain, data.tokens)
+                }
+                None => (chain_start(), 0),
+            };
+        }
+        for raw in change..target {
+            live.slots[raw].view_start = arrays.len(live.array);
+            let (kept, synthetic) = live.status(&live.slots[raw]);
             if !kept {
                 continue;
             }
-            let id = entry.item;
+            let id = live.slots[raw].item;
             let (item_hash, item_tokens) = *item_hash_memo[id]
                 .get_or_insert_with(|| digest_item(session.item(id), &rollout.bytes, options));
             push_entry(
-                array,
+                &mut arrays,
+                live,
                 ViewEntry {
                     origin: Origin::Raw(raw),
                     item: ViewItem::History(id),
@@ -499,7 +533,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                     0
                 };
                 push_entry(
-                    array,
+                    &mut arrays,
+                    live,
                     ViewEntry {
                         origin: Origin::Synthetic { call: raw },
                         item: ViewItem::Synthetic(Rc::new(output)),
@@ -509,9 +544,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 );
             }
         }
-        array.raw_len = target;
-        let view_len = array.entries.len();
-        views.push((array_index, view_len));
+        let view_len = arrays.len(live.array);
+        views.push((live.array, view_len));
 
         // Instructions: --instructions FILE, else a turn_context override, else session_meta.
         let context = session.step_context(step_index);
@@ -554,7 +588,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             }
         });
         last_params = Some((context, params_hash));
-        let input = arrays[array_index].chain[view_len];
+        let input = live.chain;
         let checkpoint = checkpoint_of_epoch[epoch];
         let request_text = format!(
             "instructions={}\ntools={}\nparams={}\nprompt_cache_key={}\ncheckpoint={}\ninput={}\n",
@@ -588,62 +622,73 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         instruction_tokens,
         tool_tokens,
         estimate_tokens: options.estimate_tokens,
+        first_seen: std::cell::OnceCell::new(),
+        chain_start: chain_start(),
     }
 }
 
-fn push_entry(array: &mut ViewArray, entry: ViewEntry, item_hash: Hash, item_tokens: usize) {
-    let previous = *array
-        .chain
-        .last()
-        .expect("invariant: chain starts with a value");
-    array.chain.push(chain_next(&previous, &item_hash));
-    let total = array.tokens.last().copied().unwrap_or(0) + item_tokens;
-    array.tokens.push(total);
-    array.item_hashes.push(item_hash);
-    array.entries.push(entry);
+fn push_entry(
+    arrays: &mut ViewLists,
+    live: &mut Live,
+    entry: ViewEntry,
+    item_hash: Hash,
+    item_tokens: usize,
+) {
+    live.chain = chain_next(&live.chain, &item_hash);
+    live.tokens += item_tokens;
+    arrays.entries.push(live.array, entry);
+    arrays.data.push(
+        live.array,
+        EntryData {
+            item_hash,
+            chain: live.chain,
+            tokens: live.tokens,
+        },
+    );
 }
 
 impl Plan {
     /// The model-view entries of a step's request.
-    pub fn view(&self, step: usize) -> &[ViewEntry] {
-        let (array, len) = self.views[step];
-        &self.arrays[array].entries[..len]
+    pub fn view(&self, step: usize) -> Slice<'_, ViewEntry> {
+        let (list, len) = self.views[step];
+        self.arrays.entries.slice(list, ..len)
     }
 
     /// Chain value after `k` entries of a step's input.
     pub fn chain(&self, step: usize, k: usize) -> &Hash {
-        let (array, _) = self.views[step];
-        &self.arrays[array].chain[k]
+        match k.checked_sub(1) {
+            None => &self.chain_start,
+            Some(last) => &self.data(step, last).chain,
+        }
     }
 
-    /// The first position of an item with this hash in the array a step's input comes from
-    /// (positions past the step's own input count too: compare with a bound).
-    pub fn first_index(&self, step: usize, item: &Hash) -> Option<usize> {
-        let (array, _) = self.views[step];
-        let array = &self.arrays[array];
-        array
+    fn data(&self, step: usize, k: usize) -> &EntryData {
+        let (list, len) = self.views[step];
+        assert!(k < len, "entry {k} of a view of {len}");
+        self.arrays.data.get(list, k)
+    }
+
+    /// The first position of an item equal to entry `k` (same item hash) in a step's input:
+    /// at most `k`.
+    pub fn first_occurrence(&self, step: usize, k: usize) -> usize {
+        let (list, len) = self.views[step];
+        assert!(k < len, "entry {k} of a view of {len}");
+        let first = self
             .first_seen
-            .get_or_init(|| {
-                let mut first = HashMap::with_capacity(array.item_hashes.len());
-                for (position, hash) in array.item_hashes.iter().enumerate() {
-                    first.entry(*hash).or_insert(position);
-                }
-                first
-            })
-            .get(item)
-            .copied()
+            .get_or_init(|| self.arrays.data.first_positions(|d| d.item_hash));
+        let (segment, index) = self.arrays.data.locate_item(list, k);
+        first[segment][index]
     }
 
     /// Item hash of entry `k` of a step's input.
     pub fn item_hash(&self, step: usize, k: usize) -> &Hash {
-        let (array, _) = self.views[step];
-        &self.arrays[array].item_hashes[k]
+        &self.data(step, k).item_hash
     }
 
     /// Estimated tokens of the first `k` entries of a step's input.
     pub fn input_tokens(&self, step: usize, k: usize) -> usize {
-        let (array, _) = self.views[step];
-        self.arrays[array].tokens[k]
+        k.checked_sub(1)
+            .map_or(0, |last| self.data(step, last).tokens)
     }
 
     /// Estimated tokens of a step's whole request: instructions, tools and input.

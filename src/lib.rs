@@ -19,6 +19,7 @@ pub mod render;
 pub mod replay;
 pub mod sanitize;
 pub mod session;
+pub mod shared;
 pub mod tokens;
 pub mod volatile;
 

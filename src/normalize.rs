@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::model::{Item, ItemId, ItemKind, ItemText};
 use crate::replay::HistoryEntry;
+use crate::shared::Slice;
 
 /// Codex's namespace for synthetic output ids. Changing it would change model-visible ids.
 pub const SYNTHETIC_OUTPUT_ID_NAMESPACE: Uuid =
@@ -217,7 +218,10 @@ pub fn first_violation(items: &[&Item]) -> Option<String> {
 }
 
 /// Normalize a raw history. `item_of` resolves an item id (file items and replay-made items).
-pub fn normalize<'a>(history: &[HistoryEntry], item_of: impl Fn(ItemId) -> &'a Item) -> ModelView {
+pub fn normalize<'a>(
+    history: Slice<'_, HistoryEntry>,
+    item_of: impl Fn(ItemId) -> &'a Item,
+) -> ModelView {
     let index = CallIndex::build(history.iter().map(|e| item_of(e.item)));
     let mut view = ModelView {
         entries: Vec::with_capacity(history.len()),

@@ -2,9 +2,11 @@
 
 use proptest::prelude::*;
 
-use crate::fingerprint::{PlanOptions, common_prefix, plan};
-use crate::model::{Item, ItemKind};
+use crate::content::{is_context_message, is_turn_boundary};
+use crate::fingerprint::{PlanOptions, common_prefix, hash, plan};
+use crate::model::{EventKind, Item, ItemKind, RecordKind};
 use crate::normalize::{Origin, first_violation};
+use crate::replay::Effect;
 use crate::{LoadOptions, Session};
 
 /// What happens to a call's output.
@@ -28,6 +30,8 @@ enum Op {
     Ghost,
     Compact,
     Rollback(u8),
+    /// An environment context message (trimmed above a rollback's cut).
+    Context,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -41,6 +45,17 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Ghost),
         1 => Just(Op::Compact),
         1 => (1u8..3).prop_map(Op::Rollback),
+    ]
+}
+
+/// More rewrites: rollbacks of up to 3 turns (0: none), context messages and late outputs.
+fn rewrite_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => op(),
+        2 => (0u8..4).prop_map(Op::Rollback),
+        1 => Just(Op::Context),
+        2 => proptest::collection::vec((0u8..3, Just(Output::Late)), 1..3)
+            .prop_map(|calls| Op::Step { calls, reasoning: false }),
     ]
 }
 
@@ -152,6 +167,10 @@ fn render(ops: &[Op]) -> Vec<String> {
                     ),
                 ));
             }
+            Op::Context => lines.push(line(
+                "response_item",
+                &format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"<environment_context>\n  <cwd>/w{n}</cwd>\n</environment_context>"}}]}}"#),
+            )),
             Op::Rollback(n) => lines.push(line(
                 "event_msg",
                 &format!(r#"{{"type":"thread_rolled_back","num_turns":{n}}}"#),
@@ -168,6 +187,81 @@ fn load(lines: &[String]) -> Session {
         LoadOptions::default(),
     )
     .expect("generated rollouts load")
+}
+
+/// The raw history as the copying implementation built it: every rollback copies the surviving
+/// entries into a new epoch, after a full scan for turn boundaries. Returns the epochs (as item
+/// ids) and, per turn, whether it was rolled back.
+fn copying_replay(s: &Session) -> (Vec<Vec<usize>>, Vec<bool>) {
+    let mut epochs: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut rolled_back = vec![false; s.replay.turns.len()];
+    let mut turns_so_far = 0;
+    for (record, effect) in s.rollout.records.iter().zip(&s.replay.effects) {
+        // Turns started so far: those whose line is not after this record.
+        while turns_so_far < s.replay.turns.len()
+            && s.replay.turns[turns_so_far].line <= record.line
+        {
+            turns_so_far += 1;
+        }
+        match (effect, &record.kind) {
+            (Effect::EnteredHistory, RecordKind::Item(id)) => {
+                epochs.last_mut().expect("an epoch").push(*id);
+            }
+            (Effect::Compaction, RecordKind::Compacted(c)) => {
+                let ids = c
+                    .replacement
+                    .as_ref()
+                    .expect("generated compactions have replacement_history");
+                epochs.push(ids.clone());
+            }
+            (Effect::Rollback, RecordKind::Event(event)) => {
+                let EventKind::ThreadRolledBack { num_turns } = event.kind else {
+                    unreachable!("a rollback effect is a rollback event")
+                };
+                let current = epochs.last().expect("an epoch").clone();
+                let boundaries: Vec<usize> = current
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, id)| is_turn_boundary(s.item(**id), s.item_json(**id)))
+                    .map(|(i, _)| i)
+                    .collect();
+                let n = usize::try_from(num_turns).unwrap_or(usize::MAX);
+                let mut cut = if n == 0 || boundaries.is_empty() {
+                    current.len()
+                } else if n >= boundaries.len() {
+                    boundaries[0]
+                } else {
+                    boundaries[boundaries.len() - n]
+                };
+                if cut < current.len() && !boundaries.is_empty() && cut > boundaries[0] {
+                    while cut > boundaries[0]
+                        && is_context_message(
+                            s.item(current[cut - 1]),
+                            s.item_json(current[cut - 1]),
+                        )
+                    {
+                        cut -= 1;
+                    }
+                }
+                if cut >= current.len() {
+                    continue;
+                }
+                let mut remaining = boundaries.iter().filter(|&&b| b >= cut).count();
+                for flag in rolled_back[..turns_so_far].iter_mut().rev() {
+                    if remaining == 0 {
+                        break;
+                    }
+                    if !*flag {
+                        *flag = true;
+                        remaining -= 1;
+                    }
+                }
+                epochs.push(current[..cut].to_vec());
+            }
+            _ => {}
+        }
+    }
+    (epochs, rolled_back)
 }
 
 fn is_call(item: &Item) -> bool {
@@ -260,6 +354,55 @@ proptest! {
         let p = plan(&s, &PlanOptions::default());
         for k in 1..s.replay.steps.len() {
             prop_assert_eq!(common_prefix(&p, k - 1, &p, k), p.views[k - 1].1, "step {}", k);
+        }
+    }
+
+    #[test]
+    fn shared_epochs_equal_a_copying_replay(ops in proptest::collection::vec(rewrite_op(), 0..40)) {
+        let s = load(&render(&ops));
+        let (epochs, rolled_back) = copying_replay(&s);
+        prop_assert_eq!(s.replay.epochs.len(), epochs.len());
+        for (e, expected) in epochs.iter().enumerate() {
+            let shared: Vec<usize> = s.replay.epoch(e).iter().map(|entry| entry.item).collect();
+            prop_assert_eq!(&shared, expected, "epoch {}", e);
+        }
+        let flags: Vec<bool> = s.replay.turns.iter().map(|t| t.rolled_back).collect();
+        prop_assert_eq!(flags, rolled_back);
+        for (k, step) in s.replay.steps.iter().enumerate() {
+            let shared: Vec<usize> = s.replay.step_history(k).iter().map(|entry| entry.item).collect();
+            prop_assert_eq!(&shared[..], &epochs[step.epoch][..step.prefix_len], "step {}", k);
+        }
+    }
+
+    #[test]
+    fn shared_views_equal_a_direct_computation(ops in proptest::collection::vec(rewrite_op(), 0..40)) {
+        let s = load(&render(&ops));
+        let p = plan(&s, &PlanOptions { estimate_tokens: true, ..PlanOptions::default() });
+        for step in 0..s.replay.steps.len() {
+            let direct = s.model_view(s.replay.step_history(step));
+            let json: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
+            let planned: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+            prop_assert_eq!(&planned, &json, "step {}", step);
+            let origins: Vec<_> = p.view(step).iter().map(|e| e.origin).collect();
+            let direct_origins: Vec<_> = direct.entries.iter().map(|e| e.origin).collect();
+            prop_assert_eq!(origins, direct_origins, "step {}", step);
+            let mut chain = hash("input", b"");
+            let mut tokens = 0;
+            prop_assert_eq!(p.chain(step, 0), &chain);
+            for (k, (entry, text)) in direct.entries.iter().zip(&json).enumerate() {
+                let item_hash = hash("item", text.as_bytes());
+                prop_assert_eq!(p.item_hash(step, k), &item_hash, "step {} item {}", step, k);
+                let mut hasher = blake3::Hasher::new();
+                hasher.update(&chain);
+                hasher.update(&item_hash);
+                chain = *hasher.finalize().as_bytes();
+                prop_assert_eq!(p.chain(step, k + 1), &chain, "step {} chain {}", step, k + 1);
+                tokens += crate::tokens::item_tokens(s.view_item(entry), text);
+                prop_assert_eq!(p.input_tokens(step, k + 1), tokens, "step {} tokens {}", step, k + 1);
+                let first = json.iter().position(|t| hash("item", t.as_bytes()) == item_hash);
+                prop_assert_eq!(Some(p.first_occurrence(step, k)), first, "step {} first {}", step, k);
+            }
+            prop_assert_eq!(p.fingerprints[step].input, chain);
         }
     }
 }

@@ -3,12 +3,15 @@
 //!
 //! History lives in *epochs*: append-only lists of entries. A compaction or a rollback starts a
 //! new epoch, so every step can point at `(epoch, prefix length)` and no step copies the history
-//! before it: replay is linear in the rollout.
+//! before it. A rollback's epoch shares the surviving prefix with the epoch it cut
+//! ([`SharedLists`]), so a rollback costs O(log) plus the entries it drops: replay is linear in
+//! the rollout however many rollbacks it holds.
 
 use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
 use crate::model::{
     EventKind, Item, ItemId, ItemKind, ItemText, RecordKind, Rollout, TokenInfo, Usage,
 };
+use crate::shared::{SharedLists, Slice};
 
 /// One entry of the raw history: an item and the line it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,7 +166,9 @@ impl Effect {
 /// The result of replaying a rollout.
 #[derive(Debug, Clone)]
 pub struct Replay {
-    pub epochs: Vec<Vec<HistoryEntry>>,
+    /// One list per epoch (list `e` is epoch `e`); a rollback's epoch shares its prefix with the
+    /// epoch it cut.
+    pub epochs: SharedLists<HistoryEntry>,
     pub turns: Vec<Turn>,
     pub steps: Vec<Step>,
     pub checkpoints: Vec<Checkpoint>,
@@ -181,14 +186,19 @@ pub struct Replay {
 
 impl Replay {
     /// The raw history after the whole file: the last epoch.
-    pub fn history(&self) -> &[HistoryEntry] {
-        self.epochs.last().map_or(&[], Vec::as_slice)
+    pub fn history(&self) -> Slice<'_, HistoryEntry> {
+        self.epoch(self.epochs.len() - 1)
+    }
+
+    /// The raw history of an epoch, as long as it grew.
+    pub fn epoch(&self, epoch: usize) -> Slice<'_, HistoryEntry> {
+        self.epochs.list(epoch)
     }
 
     /// The raw history a step's request was built from.
-    pub fn step_history(&self, step: usize) -> &[HistoryEntry] {
+    pub fn step_history(&self, step: usize) -> Slice<'_, HistoryEntry> {
         let s = &self.steps[step];
-        &self.epochs[s.epoch][..s.prefix_len]
+        self.epochs.slice(s.epoch, ..s.prefix_len)
     }
 
     /// An item by id, whether it came from the file or from replay.
@@ -247,6 +257,12 @@ struct State<'a> {
     last_was_input: bool,
     /// The record being replayed (the last one once replay is done).
     current_record: usize,
+    /// Positions of the turn boundaries (user messages) in the current epoch, in order, up to
+    /// `scanned`: a rollback scans only what was appended since the last one.
+    boundaries: Vec<usize>,
+    scanned: usize,
+    /// Turns not rolled back, oldest first.
+    live_turns: Vec<usize>,
 }
 
 /// Replay a rollout into its raw history, turns and steps.
@@ -258,7 +274,11 @@ pub fn replay(rollout: &Rollout) -> Replay {
     let mut state = State {
         rollout,
         replay: Replay {
-            epochs: vec![Vec::new()],
+            epochs: {
+                let mut epochs = SharedLists::new();
+                epochs.new_list();
+                epochs
+            },
             turns: Vec::new(),
             steps: Vec::new(),
             checkpoints: Vec::new(),
@@ -278,6 +298,9 @@ pub fn replay(rollout: &Rollout) -> Replay {
         last_total: None,
         last_was_input: false,
         current_record: 0,
+        boundaries: Vec::new(),
+        scanned: 0,
+        live_turns: Vec::new(),
     };
     for index in 0..rollout.records.len() {
         state.current_record = index;
@@ -289,11 +312,34 @@ pub fn replay(rollout: &Rollout) -> Replay {
 }
 
 impl State<'_> {
-    fn epoch(&mut self) -> &mut Vec<HistoryEntry> {
-        self.replay
-            .epochs
-            .last_mut()
-            .expect("invariant: replay always has an epoch")
+    /// The current epoch.
+    fn epoch(&self) -> usize {
+        self.replay.epochs.len() - 1
+    }
+
+    fn epoch_len(&self) -> usize {
+        self.replay.epochs.list_len(self.epoch())
+    }
+
+    /// Append to the current epoch.
+    fn push_entry(&mut self, entry: HistoryEntry) {
+        let epoch = self.epoch();
+        self.replay.epochs.push(epoch, entry);
+    }
+
+    /// Bring `boundaries` up to date with the current epoch.
+    fn scan_boundaries(&mut self) {
+        let rollout = self.rollout;
+        let epoch = self.epoch();
+        let len = self.epoch_len();
+        let new = self.replay.epochs.slice(epoch, self.scanned..len);
+        for (offset, entry) in new.iter().enumerate() {
+            let item = self.replay.item(rollout, entry.item);
+            if is_turn_boundary(item, item.json(&rollout.bytes)) {
+                self.boundaries.push(self.scanned + offset);
+            }
+        }
+        self.scanned = len;
     }
 
     fn record(&mut self, index: usize) -> Effect {
@@ -328,8 +374,10 @@ impl State<'_> {
                     ),
                     None => (self.rebuild_compacted(&compacted.message, line), true),
                 };
-                self.replay.epochs.push(entries);
-                let epoch = self.replay.epochs.len() - 1;
+                self.replay.epochs.new_list_from(entries);
+                self.boundaries.clear();
+                self.scanned = 0;
+                let epoch = self.epoch();
                 self.replay.checkpoints.push(Checkpoint {
                     line,
                     epoch,
@@ -412,6 +460,7 @@ impl State<'_> {
             aborted: false,
         });
         self.current_turn = Some(self.replay.turns.len() - 1);
+        self.live_turns.push(self.replay.turns.len() - 1);
     }
 
     fn item(&mut self, id: ItemId, line: usize) -> Effect {
@@ -439,7 +488,7 @@ impl State<'_> {
         } else if is_input(item) {
             self.last_was_input = true;
         }
-        self.epoch().push(HistoryEntry {
+        self.push_entry(HistoryEntry {
             item: id,
             line,
             origin: EntryOrigin::File,
@@ -460,8 +509,8 @@ impl State<'_> {
         let step = Step {
             turn,
             number: self.replay.turns[turn].steps.len() + 1,
-            epoch: self.replay.epochs.len() - 1,
-            prefix_len: self.replay.epochs.last().map_or(0, Vec::len),
+            epoch: self.epoch(),
+            prefix_len: self.epoch_len(),
             context: self.current_context,
             usage,
             line,
@@ -477,10 +526,12 @@ impl State<'_> {
 
     fn finish(&mut self) {
         let wants_request = (self.slot_open && self.slot_step.is_none()) || self.last_was_input;
-        let history_len = self.replay.epochs.last().map_or(0, Vec::len);
-        let covered = self.replay.steps.last().is_some_and(|s| {
-            s.epoch == self.replay.epochs.len() - 1 && s.prefix_len == history_len
-        });
+        let history_len = self.epoch_len();
+        let covered = self
+            .replay
+            .steps
+            .last()
+            .is_some_and(|s| s.epoch == self.epoch() && s.prefix_len == history_len);
         if wants_request && history_len > 0 && !covered {
             let line = self.rollout.records.last().map_or(0, |r| r.line);
             self.new_step(line, true);
@@ -498,21 +549,16 @@ impl State<'_> {
 
     /// `drop_last_n_user_turns`: cut at the n-th user turn boundary from the end (the first
     /// boundary when there are fewer), then trim contextual messages just above the cut.
+    /// Costs O(log) plus the entries and turns it drops: the new epoch shares the rest.
     fn rollback(&mut self, num_turns: u64, line: usize) {
         let rollout = self.rollout;
-        let current: Vec<HistoryEntry> = self.replay.history().to_vec();
-        let boundaries: Vec<usize> = current
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| {
-                let item = self.replay_item(e.item);
-                is_turn_boundary(item, item.json(&rollout.bytes))
-            })
-            .map(|(i, _)| i)
-            .collect();
+        let epoch = self.epoch();
+        let len = self.epoch_len();
+        self.scan_boundaries();
+        let boundaries = &self.boundaries;
         let n = usize::try_from(num_turns).unwrap_or(usize::MAX);
         let mut cut = if n == 0 || boundaries.is_empty() {
-            current.len()
+            len
         } else if n >= boundaries.len() {
             boundaries[0]
         } else {
@@ -527,9 +573,11 @@ impl State<'_> {
                 ),
             ));
         }
-        if cut < current.len() && !boundaries.is_empty() && cut > boundaries[0] {
+        if cut < len && !boundaries.is_empty() && cut > boundaries[0] {
             while cut > boundaries[0] {
-                let item = self.replay_item(current[cut - 1].item);
+                let item = self
+                    .replay
+                    .item(rollout, self.replay.epochs.get(epoch, cut - 1).item);
                 if is_context_message(item, item.json(&rollout.bytes)) {
                     cut -= 1;
                 } else {
@@ -537,29 +585,28 @@ impl State<'_> {
                 }
             }
         }
-        if cut >= current.len() {
+        if cut >= len {
             // Codex's drop_last_n_user_turns leaves the history as it is: nothing to reset.
             self.replay.rollbacks.push(Rollback {
                 line,
                 num_turns,
                 dropped_turns: 0,
-                epoch: self.replay.epochs.len() - 1,
+                epoch,
             });
             return;
         }
-        let dropped = boundaries.iter().filter(|&&b| b >= cut).count();
+        let kept = boundaries.partition_point(|&b| b < cut);
+        let dropped = boundaries.len() - kept;
+        self.boundaries.truncate(kept);
+        self.scanned = cut;
         // Mark the newest surviving turns as rolled back, newest first.
-        let mut remaining = dropped;
-        for turn in self.replay.turns.iter_mut().rev() {
-            if remaining == 0 {
-                break;
-            }
-            if !turn.rolled_back {
-                turn.rolled_back = true;
-                remaining -= 1;
+        for _ in 0..dropped {
+            match self.live_turns.pop() {
+                Some(turn) => self.replay.turns[turn].rolled_back = true,
+                None => break,
             }
         }
-        self.replay.epochs.push(current[..cut].to_vec());
+        self.replay.epochs.fork(epoch, cut);
         self.replay.rollbacks.push(Rollback {
             line,
             num_turns,
@@ -570,24 +617,16 @@ impl State<'_> {
         self.open_slot();
     }
 
-    fn replay_item(&self, id: ItemId) -> &Item {
-        if id < self.rollout.items.len() {
-            &self.rollout.items[id]
-        } else {
-            &self.replay.extra_items[id - self.rollout.items.len()]
-        }
-    }
-
     /// Legacy compaction without `replacement_history`: Codex rebuilds
     /// `initial context + recent user messages (about 20k tokens) + summary`. The initial context
     /// is rebuilt from the config at resume time, which the rollout does not record: promptc
     /// reuses the contextual messages that opened the history, and says the result is approximate.
     fn rebuild_compacted(&mut self, message: &str, line: usize) -> Vec<HistoryEntry> {
         let rollout = self.rollout;
-        let history: Vec<HistoryEntry> = self.replay.history().to_vec();
+        let history = self.replay.history();
         let mut entries = Vec::new();
-        for entry in &history {
-            let item = self.replay_item(entry.item);
+        for entry in history.iter() {
+            let item = self.replay.item(rollout, entry.item);
             if !is_context_message(item, item.json(&rollout.bytes)) {
                 break;
             }
@@ -599,7 +638,7 @@ impl State<'_> {
         let mut selected: Vec<String> = Vec::new();
         let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
         for entry in history.iter().rev() {
-            let item = self.replay_item(entry.item);
+            let item = self.replay.item(rollout, entry.item);
             let json = item.json(&rollout.bytes);
             if !is_turn_boundary(item, json) {
                 continue;

@@ -4,6 +4,7 @@ use crate::model::{Item, ItemId, Rollout, TurnContext};
 use crate::normalize::{ModelView, ViewEntry, ViewItem, normalize};
 use crate::parse::{LoadError, LoadOptions, load};
 use crate::replay::{HistoryEntry, Replay, replay};
+use crate::shared::Slice;
 
 /// A rollout with its replay.
 #[derive(Debug)]
@@ -85,7 +86,7 @@ impl Session {
     }
 
     /// Normalize a raw history slice.
-    pub fn model_view(&self, history: &[HistoryEntry]) -> ModelView {
+    pub fn model_view(&self, history: Slice<'_, HistoryEntry>) -> ModelView {
         normalize(history, |id| self.item(id))
     }
 

@@ -186,3 +186,86 @@ fn token_estimates_do_not_depend_on_the_thread_count() {
         }
     }
 }
+
+#[test]
+fn rollbacks_of_rollbacks_compactions_and_late_outputs_share_prefixes_correctly() {
+    let item = |payload: &str| {
+        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+    };
+    let user = |text: &str| {
+        item(&format!(
+            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+        ))
+    };
+    let answer = |text: &str| {
+        item(&format!(
+            r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
+        ))
+    };
+    let call = |id: &str| {
+        item(&format!(
+            r#"{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"{id}"}}"#
+        ))
+    };
+    let output = |id: &str| {
+        item(&format!(
+            r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
+        ))
+    };
+    let rollback = |n: u32| {
+        format!(
+            r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":{n}}}}}"#
+        )
+    };
+    let lines = [
+        user("one"),
+        answer("a1"), // step 0: [one]
+        user("two"),
+        call("c2"), // step 1: [one a1 two]
+        rollback(1),
+        user("three"),
+        call("c3"), // step 2: [one a1 three], shares [one a1] with step 1
+        user("four"),
+        answer("a4"), // step 3: c3 has a synthetic output
+        output("c3"),
+        answer("a5"), // step 4: the late output rewrites step 3's view after c3
+        rollback(1),  // a rollback of a rollback: cut at "four", c3 unanswered again
+        user("five"),
+        answer("a6"), // step 5
+        r#"{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"one"}]}]}}"#.to_string(),
+        rollback(1), // right after a compaction: back to nothing
+        user("six"),
+        answer("a7"), // step 6
+    ];
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let s = session(&refs);
+    check_views_match_direct_normalization("rewrites", &s);
+    let p = plan(&s, &PlanOptions::default());
+    assert_eq!(s.replay.steps.len(), 7);
+    assert_eq!(
+        s.replay.epochs.len(),
+        5,
+        "two rollbacks, a compaction, a rollback"
+    );
+    let inputs: Vec<usize> = (0..7).map(|k| p.views[k].1).collect();
+    // A step's input is the history before its output. Step 3 holds c3's synthetic output;
+    // step 4 the real one after "four" and "a4".
+    assert_eq!(inputs, [1, 3, 3, 6, 7, 6, 1]);
+    assert_eq!(
+        common_prefix(&p, 1, &p, 2),
+        2,
+        "one a1 survive the rollback"
+    );
+    assert_eq!(common_prefix(&p, 3, &p, 4), 4, "forked after c3");
+    assert_eq!(
+        common_prefix(&p, 4, &p, 5),
+        4,
+        "rolled back to one a1 three c3"
+    );
+    assert_eq!(
+        common_prefix(&p, 3, &p, 5),
+        5,
+        "c3's synthetic output is back"
+    );
+    assert_eq!(common_prefix(&p, 5, &p, 6), 0);
+}

@@ -12,11 +12,12 @@ use crate::normalize::{ModelView, Origin};
 use crate::replay::{HistoryEntry, Observation};
 use crate::sanitize::{escape_line, truncate};
 use crate::session::{SelectError, Session, TurnSelector};
+use crate::shared::Slice;
 
 /// What `view` shows: a raw history slice and its model view.
 #[derive(Debug)]
 pub struct ViewScope<'a> {
-    pub history: &'a [HistoryEntry],
+    pub history: Slice<'a, HistoryEntry>,
     pub view: ModelView,
     /// Raw indices shown (all when narrowing to a step or showing the whole session).
     pub shown: std::ops::Range<usize>,
@@ -57,7 +58,7 @@ pub fn scope<'a>(
                 .steps
                 .last()
                 .map_or(replay.epochs.len() - 1, |&s| replay.steps[s].epoch);
-            let history = &replay.epochs[epoch][..];
+            let history = replay.epoch(epoch);
             let start = history
                 .iter()
                 .position(|e| e.line >= turn_record.line)
