@@ -175,6 +175,13 @@ fn join(name: &str, parts: Vec<Loader>) -> Rollout {
         meta: None,
         notes: Vec::new(),
     };
+    // Reserved once: growing by doubling would copy the records of a big file several times.
+    rollout
+        .records
+        .reserve_exact(parts.iter().map(|part| part.records.len()).sum());
+    rollout
+        .items
+        .reserve_exact(parts.iter().map(|part| part.items.len()).sum());
     let mut first_kind = None;
     let (mut line_base, mut item_base) = (0, 0);
     for part in parts {
