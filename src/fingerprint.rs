@@ -220,25 +220,30 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     if threads == 1 || total < 64 {
         return (0..total).map(digest).collect();
     }
-    // Interleaved ids balance large and small items across threads.
+    // Threads take blocks of ids in turn until none is left, so a run of large items does not
+    // keep one thread busy while the others wait.
+    const BLOCK: usize = 32;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let start = next.fetch_add(BLOCK, std::sync::atomic::Ordering::Relaxed);
+            if start >= total {
+                return done;
+            }
+            done.extend((start..(start + BLOCK).min(total)).map(|id| (id, digest(id))));
+        }
+    };
     let mut digests = vec![None; total];
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let digest = &digest;
-                scope.spawn(move || {
-                    (t..total)
-                        .step_by(threads)
-                        .map(|id| (id, digest(id)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for handle in handles {
-            // A panic in a digesting thread is a bug; propagate it.
-            for (id, item_digest) in handle.join().expect("item digest thread") {
-                digests[id] = item_digest;
-            }
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mine = work();
+        // A panic in a digesting thread is a bug; propagate it.
+        let theirs = helpers
+            .into_iter()
+            .flat_map(|helper| helper.join().expect("item digest thread"));
+        for (id, item_digest) in mine.into_iter().chain(theirs) {
+            digests[id] = item_digest;
         }
     });
     digests

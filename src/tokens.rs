@@ -39,6 +39,12 @@ pub fn count(text: &str) -> usize {
     (tokens as u128 * text.len() as u128 / sampled.max(1) as u128) as usize
 }
 
+/// Load the tokenizer's tables now (about 50 ms, once per process), so that a thread can do
+/// it while the rollout loads instead of the first count waiting for it.
+pub fn warm_up() {
+    let _ = bpe_openai::o200k_base();
+}
+
 /// Pieces (the pre-tokenizer's words) up to this long are remembered per thread.
 const CACHED_PIECE_BYTES: usize = 24;
 /// At most this many pieces are remembered per thread (a few MB).

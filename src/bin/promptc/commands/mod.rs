@@ -47,6 +47,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
+/// Start loading the tokenizer's tables on another thread, to overlap loading the rollout.
+pub fn warm_up_tokenizer() {
+    // Detached: if the command fails early, the process exits without waiting for it.
+    std::thread::spawn(promptc::tokens::warm_up);
+}
+
 /// Threads the library may use: one per core.
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
