@@ -585,8 +585,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             }
         };
         let params_hash = *params_memo.entry(step.context).or_insert_with(|| {
-            // Era B writes a turn_context per step, nearly always equal to the one before:
-            // comparing them is cheaper than building the params JSON.
+            // Era B writes a turn_context per step; within a turn it equals the one before,
+            // and comparing them is cheaper than building the params JSON.
             match last_params {
                 Some((last, previous)) if last == context => previous,
                 _ => hash("params", params(context).as_bytes()),

@@ -77,7 +77,13 @@ pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout,
     let stopped = options.strict && parts[0].failed();
     if !stopped && !rest.is_empty() {
         let threads = options.threads.max(1);
-        let ranges = split_at_newlines(&bytes, rest, threads * PARTS_PER_THREAD);
+        // One thread reads the rest as one part: the reference the parts must join to.
+        let wanted = if threads == 1 {
+            1
+        } else {
+            threads * PARTS_PER_THREAD
+        };
+        let ranges = split_at_newlines(&bytes, rest, wanted);
         let next = std::sync::atomic::AtomicUsize::new(0);
         // Each thread takes the next part until none is left, so a part of long lines does
         // not keep one thread busy while the others wait.

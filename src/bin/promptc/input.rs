@@ -67,26 +67,36 @@ const PARALLEL_READ_BYTES: u64 = 8 << 20;
 /// Read a whole file.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut file = std::fs::File::open(path)?;
-    let metadata = file.metadata()?;
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
     #[cfg(unix)]
-    if metadata.is_file() && metadata.len() >= PARALLEL_READ_BYTES && threads > 1 {
-        match read_in_parts(&file, metadata.len(), threads) {
-            Ok(mut bytes) => {
-                // A live session may have grown since its size was taken.
-                use std::io::{Seek, SeekFrom};
-                file.seek(SeekFrom::Start(bytes.len() as u64))?;
-                file.read_to_end(&mut bytes)?;
-                return Ok(bytes);
-            }
-            // It shrank: read it again from the start, as it is now.
-            Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => {}
-            Err(err) => return Err(err),
-        }
+    if let Some(bytes) = read_big_file_in_parts(&mut file)? {
+        return Ok(bytes);
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// A regular file of [`PARALLEL_READ_BYTES`] or more, read with one thread per core, then
+/// anything appended meanwhile. `None` for other files, one core, or a file that shrank while
+/// it was read (the caller reads it again as it is now).
+#[cfg(unix)]
+fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::{Seek, SeekFrom};
+    let metadata = file.metadata()?;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if !metadata.is_file() || metadata.len() < PARALLEL_READ_BYTES || threads < 2 {
+        return Ok(None);
+    }
+    match read_in_parts(file, metadata.len(), threads) {
+        Ok(mut bytes) => {
+            // A live session may have grown since its size was taken.
+            file.seek(SeekFrom::Start(bytes.len() as u64))?;
+            file.read_to_end(&mut bytes)?;
+            Ok(Some(bytes))
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(err) => Err(err),
+    }
 }
 
 /// The first `len` bytes of `file`, each of `threads` parts read by its own thread.
@@ -94,11 +104,16 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
 fn read_in_parts(file: &std::fs::File, len: u64, threads: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let len = usize::try_from(len).map_err(|_| std::io::Error::other("file too large"))?;
-    let mut bytes = vec![0u8; len];
-    let part_len = len.div_ceil(threads);
+    // A size the memory cannot hold is an error to report, not an abort.
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len)?;
+    bytes.resize(len, 0);
+    let part_len = len.div_ceil(threads.max(1)).max(1);
     std::thread::scope(|scope| {
         let mut parts = bytes.chunks_mut(part_len).enumerate();
-        let (_, first) = parts.next().expect("len > 0");
+        let Some((_, first)) = parts.next() else {
+            return Ok(());
+        };
         let others: Vec<_> = parts
             .map(|(k, part)| scope.spawn(move || file.read_exact_at(part, (k * part_len) as u64)))
             .collect();
@@ -333,6 +348,38 @@ mod tests {
         let mut expected = text.clone();
         expected.extend_from_slice(b"tail\n");
         assert_eq!(decompress(&data).unwrap(), expected);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_read_in_parts_is_read_whole_and_a_shrunk_one_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.jsonl");
+        let text: Vec<u8> = (0..100_003u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        for threads in [1, 2, 3, 7] {
+            let len = text.len() as u64;
+            assert_eq!(
+                read_in_parts(&file, len, threads).unwrap(),
+                text,
+                "{threads}"
+            );
+            // The file is shorter than its size said: the read says so.
+            let error = read_in_parts(&file, len + 10, threads).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof, "{threads}");
+        }
+        assert!(read_in_parts(&file, 0, 2).unwrap().is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_big_file_is_read_whole_with_what_was_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl");
+        let text = b"{\"a\":1}\n".repeat(PARALLEL_READ_BYTES as usize / 8 + 3);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(read_file(&path).unwrap(), text);
     }
 
     #[test]
