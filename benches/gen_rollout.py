@@ -37,12 +37,16 @@ so the history grows by one turn per cycle and every rollback rewinds it. --late
 writes N cycles of a turn whose tool call is answered only after a later request (a user
 message and a step in between), so every output rewrites history already sent with a synthetic
 aborted output. Both use small tool outputs (at most --max-output, default 100 bytes here).
+--mid-rewrites N writes the case promptc is still quadratic on: a call at the start, then N
+cycles of a kept turn, and a turn that answers that first call and is then rolled back, so
+every cycle rewrites the view from the first call on.
 
 Usage:
     benches/gen_rollout.py --size 100MB -o /tmp/promptc-bench/100MB.jsonl --mutate-near-end
     benches/gen_rollout.py --steps 10000 --seed 7 -o rollout.jsonl
     benches/gen_rollout.py --rollbacks 4000 -o /tmp/promptc-bench/rollbacks-4000.jsonl
     benches/gen_rollout.py --late-outputs 4000 -o /tmp/promptc-bench/late-4000.jsonl
+    benches/gen_rollout.py --mid-rewrites 1000 -o /tmp/promptc-bench/mid-1000.jsonl
 """
 
 from __future__ import annotations
@@ -384,6 +388,22 @@ class Generator:
             self.tool_output(cid)
             self.step(first_in_turn=False, final=True)
 
+    def run_mid_rewrites(self, cycles: int):
+        """A call at the start; per cycle a kept turn, then a turn that answers that call and
+        is rolled back: the first call's status flips twice per cycle."""
+        self.session_meta()
+        self.user_turn()
+        self.steps += 1
+        cid = self.tool_call()
+        for _ in range(cycles):
+            self.user_turn()
+            self.step(first_in_turn=False, final=True)
+            self.user_turn()
+            self.tool_output(cid)
+            self.step(first_in_turn=False, final=True)
+            self.clock.advance(self.rng, 1000, 5000)
+            self.emit("event_msg", {"type": "thread_rolled_back", "num_turns": 1})
+
     def run(self, target_bytes: int | None, target_steps: int | None):
         self.session_meta()
         while True:
@@ -436,18 +456,20 @@ def main(argv=None) -> int:
                         help="N cycles of two turns and a rollback of the second")
     target.add_argument("--late-outputs", type=int, metavar="N",
                         help="N tool outputs that each arrive after a later request")
+    target.add_argument("--mid-rewrites", type=int, metavar="N",
+                        help="N answers to the first call, each rolled back")
     parser.add_argument("-o", "--output", required=True, help="output .jsonl path")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--max-output", type=parse_size, default=None,
                         help="largest function_call_output text (default 100KB; 100 bytes with "
-                             "--rollbacks and --late-outputs)")
+                             "--rollbacks, --late-outputs and --mid-rewrites)")
     parser.add_argument("--mutate-near-end", action="store_true",
                         help="also write OUTPUT.mutated with one function_call_output changed near the end")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)
 
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    rewrites = args.rollbacks is not None or args.late_outputs is not None
+    rewrites = any(n is not None for n in (args.rollbacks, args.late_outputs, args.mid_rewrites))
     if args.max_output is None:
         args.max_output = 100 if rewrites else 100_000
     start = time.perf_counter()
@@ -457,6 +479,8 @@ def main(argv=None) -> int:
             gen.run_rollbacks(args.rollbacks)
         elif args.late_outputs is not None:
             gen.run_late_outputs(args.late_outputs)
+        elif args.mid_rewrites is not None:
+            gen.run_mid_rewrites(args.mid_rewrites)
         else:
             gen.run(args.size, args.steps)
     elapsed = time.perf_counter() - start
