@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use super::{RenderOptions, Tone, human_size, paint, raw_json, write_json};
 use crate::content::preview;
 use crate::model::{Item, RecordKind};
-use crate::normalize::{ModelView, Origin};
+use crate::normalize::{ModelView, Origin, ViewItem};
 use crate::replay::{HistoryEntry, Observation};
 use crate::sanitize::{escape_line, truncate};
 use crate::session::{SelectError, Session, TurnSelector};
@@ -281,15 +281,15 @@ pub fn turn_documents<'a>(
         .collect()
 }
 
-/// Write `view --format json`.
+/// Write `view --format json`. `plan` gives each step's request size (its model view's length);
+/// any plan of the session will do.
 pub fn write_json_view(
     out: &mut dyn Write,
     session: &Session,
     scope: &ViewScope,
+    plan: &crate::fingerprint::Plan,
 ) -> io::Result<()> {
     let rollout = &session.rollout;
-    // The size of each step's request is its model view's: computed for all steps at once.
-    let plan = crate::fingerprint::plan(session, &crate::fingerprint::PlanOptions::default());
     let replay = &session.replay;
     let records = rollout
         .records
@@ -307,6 +307,10 @@ pub fn write_json_view(
         })
         .collect();
     let in_scope = |raw_index: usize| scope.shown.contains(&raw_index);
+    // Most items appear twice, in the raw history and in the model view; check each one's JSON
+    // (which `raw_json` does) once.
+    let mut item_values: Vec<Option<&RawValue>> =
+        vec![None; rollout.items.len() + replay.extra_items.len()];
     let raw = scope
         .history
         .iter()
@@ -316,7 +320,8 @@ pub fn write_json_view(
             index,
             line: entry.line,
             origin: entry.origin.name(),
-            item: raw_json(session.item_json(entry.item)),
+            item: item_values[entry.item]
+                .get_or_insert_with(|| raw_json(session.item_json(entry.item))),
         })
         .collect();
     let model_view = scope
@@ -329,11 +334,21 @@ pub fn write_json_view(
                 Origin::Raw(i) => (scope.history[i].origin.name(), i),
                 Origin::Synthetic { call } => ("synthetic", call),
             };
-            in_scope(raw_index).then(|| ViewEntryDocument {
+            if !in_scope(raw_index) {
+                return None;
+            }
+            let item = match &entry.item {
+                // Sent as recorded: the same text as in the raw history.
+                ViewItem::History(id) if session.item(*id).wire.is_none() => {
+                    *item_values[*id].get_or_insert_with(|| raw_json(session.item_json(*id)))
+                }
+                _ => raw_json(session.view_json(entry)),
+            };
+            Some(ViewEntryDocument {
                 index,
                 origin,
                 raw_index,
-                item: raw_json(session.view_json(entry)),
+                item,
             })
         })
         .collect();

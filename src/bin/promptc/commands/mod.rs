@@ -54,7 +54,7 @@ pub fn warm_up_tokenizer() {
 }
 
 /// Threads the library may use: one per core.
-fn threads() -> usize {
+pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 

@@ -1,7 +1,7 @@
 //! `promptc view`.
 
 use crate::cli::{Format, ViewArgs};
-use crate::commands::{Context, load, with_stdout};
+use crate::commands::{Context, load, threads, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::view::{scope, write_json_view, write_text_view};
 
@@ -9,7 +9,16 @@ pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let session = load(&args.input, context)?;
     let scope = scope(&session, args.select.turn.as_ref(), args.select.step)?;
     with_stdout(|out| match args.format.format() {
-        Format::Json => write_json_view(out, &session, &scope),
+        Format::Json => {
+            // Each step's request size comes from the plan; instructions and tools do not
+            // change it.
+            let options = promptc::fingerprint::PlanOptions {
+                threads: threads(),
+                ..Default::default()
+            };
+            let plan = promptc::fingerprint::plan(&session, &options);
+            write_json_view(out, &session, &scope, &plan)
+        }
         Format::Text => write_text_view(out, &session, &scope, &context.stdout),
     })?;
     Ok(ExitStatus::Success)
