@@ -37,7 +37,7 @@ so the history grows by one turn per cycle and every rollback rewinds it. --late
 writes N cycles of a turn whose tool call is answered only after a later request (a user
 message and a step in between), so every output rewrites history already sent with a synthetic
 aborted output. Both use small tool outputs (at most --max-output, default 100 bytes here).
---mid-rewrites N writes the case promptc is still quadratic on: a call at the start, then N
+--mid-rewrites N writes rewrites in the middle of a long history: a call at the start, then N
 cycles of a kept turn, and a turn that answers that first call and is then rolled back, so
 every cycle rewrites the view from the first call on.
 

@@ -313,8 +313,53 @@ struct RawSlot<'a> {
     key: Option<(bool, Key<'a>)>,
     /// This entry is the first with its key on the path (it is in `first_call`/`first_output`).
     first: bool,
-    /// View position where the entry starts.
-    view_start: usize,
+    /// The status the entry is rendered with in the live view (see [`Live::status`]); kept for
+    /// the first entry of each key, which is the one that records [`Alt`]s (a later entry of a
+    /// key jumped over by a reuse keeps its old one).
+    status: (bool, bool),
+    /// Renderings of this entry that the live view left when its status changed, to go back to
+    /// when the status changes back (a rewrite in the middle of a long history).
+    alts: Vec<Alt>,
+}
+
+/// A rendering of a raw entry that the live view left: `list` holds, from `pos`, the entry
+/// rendered with `status` after the view prefix ending with the stored entry `prefix`, then the
+/// entries after it up to (not including) raw entry `agree`, rendered as the live path had them
+/// at step `stamp`.
+#[derive(Debug, Clone, Copy)]
+struct Alt {
+    prefix: Option<(ListId, usize)>,
+    status: (bool, bool),
+    list: ListId,
+    pos: usize,
+    agree: usize,
+    stamp: usize,
+}
+
+/// At most this many renderings are remembered per raw entry (forgetting one only costs reuse).
+const MAX_ALTS: usize = 4;
+
+/// The first raw position each step changed, as a stack of suffix minima: `after(t)` is the
+/// smallest change of the steps after `t`, so an [`Alt`] recorded at `t` still agrees with the
+/// live path below it.
+#[derive(Debug, Default)]
+struct ChangeLog {
+    /// `(step, position)`, steps and positions increasing.
+    minima: Vec<(usize, usize)>,
+}
+
+impl ChangeLog {
+    fn push(&mut self, step: usize, position: usize) {
+        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
+            self.minima.pop();
+        }
+        self.minima.push((step, position));
+    }
+
+    fn after(&self, step: usize) -> usize {
+        let i = self.minima.partition_point(|&(s, _)| s <= step);
+        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
+    }
 }
 
 /// The raw path the plan materialized last (a prefix of `epoch`) and its view: steps extend it,
@@ -325,8 +370,10 @@ struct Live<'a> {
     /// First position of a call / an output of each key on the path.
     first_call: HashMap<Key<'a>, usize>,
     first_output: HashMap<Key<'a>, usize>,
-    /// The view list being extended, and its last chain value and token total.
+    /// The view of the path: the first `len` entries of `array`.
     array: ListId,
+    len: usize,
+    /// The chain value and token total of that view.
     chain: Hash,
     tokens: usize,
 }
@@ -343,12 +390,54 @@ impl Live<'_> {
             Role::Output => (answered(&self.first_call), false),
         }
     }
+
+    /// The first entry on side `is_call` (the calls, or the outputs) of `key`, whose status
+    /// changes when a partner joins or leaves the path. Later entries of the key change with it
+    /// and need not be named: a rendering reused from the first one on had them with the same
+    /// status as the first one, which is theirs again.
+    fn partner(&self, is_call: bool, key: Key, flips: &mut Vec<usize>) {
+        let first = if is_call {
+            &self.first_call
+        } else {
+            &self.first_output
+        };
+        flips.extend(first.get(&key));
+    }
+}
+
+/// The raw position an entry renders.
+fn origin_raw(entry: &ViewEntry) -> usize {
+    match entry.origin {
+        Origin::Raw(raw) | Origin::Synthetic { call: raw } => raw,
+    }
+}
+
+/// Where raw entry `raw` starts in `list[from..end]`: the first entry of it or of a later one.
+fn view_position(arrays: &ViewLists, list: ListId, from: usize, end: usize, raw: usize) -> usize {
+    let (mut low, mut high) = (from, end);
+    while low < high {
+        let mid = (low + high) / 2;
+        if origin_raw(arrays.entries.get(list, mid)) < raw {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+/// The stored place of the entry before `pos`: equal places mean equal view prefixes.
+fn prefix_place(arrays: &ViewLists, list: ListId, pos: usize) -> Option<(ListId, usize)> {
+    pos.checked_sub(1)
+        .map(|last| arrays.entries.locate_item(list, last))
 }
 
 /// Build the plan: every step's model view, fingerprints and token estimates, sharing work
 /// between steps so the total cost is linear in the rollout. A rewrite of history (a rollback, a
-/// late output) keeps the unchanged prefix shared and only hashes again the entries after the
-/// first one that changed: their chain values differ.
+/// late output) keeps the unchanged prefix shared; the entries after the first one that changed
+/// have other chain values, and are taken from a list that already holds them when there is one
+/// (the rendering an entry had before its status flipped, an earlier branch being walked), and
+/// hashed and stored again only where none does.
 pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let replay = &session.replay;
     let rollout = &session.rollout;
@@ -414,6 +503,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let mut item_hash_memo = digest_items(session, options);
     let mut arrays = ViewLists::default();
     let mut live: Option<Live> = None;
+    let mut changes = ChangeLog::default();
+    let mut flips: Vec<usize> = Vec::new();
     let mut views = Vec::with_capacity(replay.steps.len());
     let mut fingerprints = Vec::with_capacity(replay.steps.len());
     let mut instructions = Vec::with_capacity(replay.steps.len());
@@ -428,6 +519,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             first_call: HashMap::new(),
             first_output: HashMap::new(),
             array: arrays.new_list(),
+            len: 0,
             chain: chain_start(),
             tokens: 0,
         });
@@ -441,25 +533,18 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 .epochs
                 .common_prefix(live.epoch, materialized, epoch, target)
         };
-        let cut_position = live
-            .slots
-            .get(common)
-            .map_or(arrays.len(live.array), |slot| slot.view_start);
-        // The first raw entry whose view changes: the cut, or an earlier entry whose partner
-        // (a call's output, an output's call) leaves or joins the path.
-        let mut change = common;
+        // The raw entries before the cut whose status changes: those whose partner (a call's
+        // output, an output's call) leaves or joins the path.
+        flips.clear();
         while live.slots.len() > common {
             let Some(slot) = live.slots.pop() else { break };
             if let (true, Some((is_call, key))) = (slot.first, slot.key) {
-                let (own, partner) = if is_call {
-                    (&mut live.first_call, &live.first_output)
+                if is_call {
+                    live.first_call.remove(&key);
                 } else {
-                    (&mut live.first_output, &live.first_call)
-                };
-                own.remove(&key);
-                if let Some(&f) = partner.get(&key) {
-                    change = change.min(f);
+                    live.first_output.remove(&key);
                 }
+                live.partner(!is_call, key, &mut flips);
             }
         }
         for (offset, entry) in replay
@@ -471,17 +556,15 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             let (role, key) = classify(session.item(entry.item));
             let mut first = false;
             if let Some((is_call, k)) = key {
-                let (own, partner) = if is_call {
-                    (&mut live.first_call, &live.first_output)
+                let own = if is_call {
+                    &mut live.first_call
                 } else {
-                    (&mut live.first_output, &live.first_call)
+                    &mut live.first_output
                 };
                 if let Entry::Vacant(vacant) = own.entry(k) {
                     vacant.insert(common + offset);
                     first = true;
-                    if let Some(&f) = partner.get(&k) {
-                        change = change.min(f);
-                    }
+                    live.partner(!is_call, k, &mut flips);
                 }
             }
             live.slots.push(RawSlot {
@@ -489,67 +572,137 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 role,
                 key,
                 first,
-                view_start: 0,
+                status: (false, false),
+                alts: Vec::new(),
             });
         }
         live.epoch = epoch;
-        // History already in the view was rewritten: fork the view where it changes (its
-        // prefix stays shared).
-        let position = if change < common {
-            live.slots[change].view_start
+        flips.retain(|&f| f < common);
+        flips.sort_unstable();
+        flips.dedup();
+        // The first raw entry whose view changes: the cut, or an earlier flip.
+        let change = flips.first().map_or(common, |&f| f.min(common));
+        // Entries after the last one that keeps its place are rendered again: reused where a
+        // list already holds them (walking it entry by entry, or jumping to a rendering the
+        // view left earlier and over the entries known to agree), pushed where none does.
+        let mut list = live.array;
+        let mut pos = if change >= materialized {
+            live.len
         } else {
-            cut_position
+            view_position(&arrays, live.array, 0, live.len, change)
         };
-        if position < arrays.len(live.array) {
-            live.array = arrays.fork(live.array, position);
-            (live.chain, live.tokens) = match position.checked_sub(1) {
-                Some(last) => {
-                    let data = arrays.data.get(live.array, last);
-                    (data.chain, data.tokens)
-                }
-                None => (chain_start(), 0),
+        // Chain value and token total at `pos` of `list`, when known.
+        let mut tail = (change >= materialized).then_some((live.chain, live.tokens));
+        let next_flip = |j: usize| {
+            flips
+                .get(flips.partition_point(|&f| f <= j))
+                .map_or(common, |&f| f.min(common))
+        };
+        if change < common {
+            // The rendering of the flipped entry the view leaves, to come back to.
+            let alt = Alt {
+                prefix: prefix_place(&arrays, list, pos),
+                status: live.slots[change].status,
+                list,
+                pos,
+                agree: next_flip(change),
+                stamp: step_index,
             };
-        }
-        for raw in change..target {
-            live.slots[raw].view_start = arrays.len(live.array);
-            let (kept, synthetic) = live.status(&live.slots[raw]);
-            if !kept {
-                continue;
+            let alts = &mut live.slots[change].alts;
+            alts.retain(|a| (a.prefix, a.status) != (alt.prefix, alt.status));
+            if alts.len() == MAX_ALTS {
+                alts.remove(0);
             }
-            let id = live.slots[raw].item;
-            let (item_hash, item_tokens) = *item_hash_memo[id]
-                .get_or_insert_with(|| digest_item(session.item(id), &rollout.bytes, options));
-            push_entry(
-                &mut arrays,
-                live,
-                ViewEntry {
+            alts.push(alt);
+        }
+        let mut raw = change;
+        while raw < target {
+            let status = live.status(&live.slots[raw]);
+            live.slots[raw].status = status;
+            if raw < common && flips.binary_search(&raw).is_ok() {
+                let prefix = prefix_place(&arrays, list, pos);
+                if let Some(alt) = live.slots[raw]
+                    .alts
+                    .iter()
+                    .rev()
+                    .find(|a| a.prefix == prefix && a.status == status)
+                {
+                    // Entries raw..end are rendered in alt.list exactly as this path needs.
+                    let end = alt
+                        .agree
+                        .min(changes.after(alt.stamp))
+                        .min(next_flip(raw))
+                        .max(raw + 1);
+                    list = alt.list;
+                    pos = view_position(&arrays, list, alt.pos, arrays.len(list), end);
+                    tail = None;
+                    raw = end;
+                    continue;
+                }
+            }
+            let (kept, synthetic) = status;
+            if kept {
+                let id = live.slots[raw].item;
+                let history = ViewEntry {
                     origin: Origin::Raw(raw),
                     item: ViewItem::History(id),
-                },
-                item_hash,
-                item_tokens,
-            );
-            if synthetic && let Some(output) = synthetic_output(session.item(id)) {
-                let json = output.json(&rollout.bytes);
-                let h = hash("item", json.as_bytes());
-                let t = if options.estimate_tokens {
-                    tokens::item_tokens(&output, json)
-                } else {
-                    0
                 };
-                push_entry(
-                    &mut arrays,
-                    live,
-                    ViewEntry {
-                        origin: Origin::Synthetic { call: raw },
-                        item: ViewItem::Synthetic(Rc::new(output)),
-                    },
-                    h,
-                    t,
-                );
+                let reused = pos < arrays.len(list)
+                    && matches!(arrays.entries.get(list, pos),
+                        ViewEntry { origin: Origin::Raw(r), item: ViewItem::History(i) } if *r == raw && *i == id);
+                if reused {
+                    pos += 1;
+                    tail = None;
+                } else {
+                    let (item_hash, item_tokens) = *item_hash_memo[id].get_or_insert_with(|| {
+                        digest_item(session.item(id), &rollout.bytes, options)
+                    });
+                    push_entry(
+                        &mut arrays,
+                        &mut list,
+                        &mut pos,
+                        &mut tail,
+                        history,
+                        item_hash,
+                        item_tokens,
+                    );
+                }
+                if synthetic && let Some(output) = synthetic_output(session.item(id)) {
+                    let reused = pos < arrays.len(list)
+                        && matches!(arrays.entries.get(list, pos).origin,
+                            Origin::Synthetic { call } if call == raw);
+                    if reused {
+                        pos += 1;
+                        tail = None;
+                    } else {
+                        let json = output.json(&rollout.bytes);
+                        let h = hash("item", json.as_bytes());
+                        let t = if options.estimate_tokens {
+                            tokens::item_tokens(&output, json)
+                        } else {
+                            0
+                        };
+                        push_entry(
+                            &mut arrays,
+                            &mut list,
+                            &mut pos,
+                            &mut tail,
+                            ViewEntry {
+                                origin: Origin::Synthetic { call: raw },
+                                item: ViewItem::Synthetic(Rc::new(output)),
+                            },
+                            h,
+                            t,
+                        );
+                    }
+                }
             }
+            raw += 1;
         }
-        let view_len = arrays.len(live.array);
+        changes.push(step_index, change);
+        let (chain, tokens_total) = tail.unwrap_or_else(|| data_at(&arrays, list, pos));
+        (live.array, live.len, live.chain, live.tokens) = (list, pos, chain, tokens_total);
+        let view_len = pos;
         views.push((live.array, view_len));
 
         // Instructions: --instructions FILE, else a turn_context override, else session_meta.
@@ -593,7 +746,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             }
         });
         last_params = Some((context, params_hash));
-        let input = live.chain;
+        let input = chain;
         let checkpoint = checkpoint_of_epoch[epoch];
         let request_text = format!(
             "instructions={}\ntools={}\nparams={}\nprompt_cache_key={}\ncheckpoint={}\ninput={}\n",
@@ -632,24 +785,44 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     }
 }
 
+/// The chain value and token total after the first `pos` entries of `list`.
+fn data_at(arrays: &ViewLists, list: ListId, pos: usize) -> (Hash, usize) {
+    match pos.checked_sub(1) {
+        Some(last) => {
+            let data = arrays.data.get(list, last);
+            (data.chain, data.tokens)
+        }
+        None => (chain_start(), 0),
+    }
+}
+
+/// Put `entry` at `pos` of `list` (forking it there if it goes on) and move past it.
 fn push_entry(
     arrays: &mut ViewLists,
-    live: &mut Live,
+    list: &mut ListId,
+    pos: &mut usize,
+    tail: &mut Option<(Hash, usize)>,
     entry: ViewEntry,
     item_hash: Hash,
     item_tokens: usize,
 ) {
-    live.chain = chain_next(&live.chain, &item_hash);
-    live.tokens += item_tokens;
-    arrays.entries.push(live.array, entry);
+    if *pos < arrays.len(*list) {
+        *list = arrays.fork(*list, *pos);
+    }
+    let (chain, tokens) = tail.unwrap_or_else(|| data_at(arrays, *list, *pos));
+    let chain = chain_next(&chain, &item_hash);
+    let tokens = tokens + item_tokens;
+    arrays.entries.push(*list, entry);
     arrays.data.push(
-        live.array,
+        *list,
         EntryData {
             item_hash,
-            chain: live.chain,
-            tokens: live.tokens,
+            chain,
+            tokens,
         },
     );
+    *pos += 1;
+    *tail = Some((chain, tokens));
 }
 
 impl Plan {

@@ -32,6 +32,11 @@ enum Op {
     Rollback(u8),
     /// An environment context message (trimmed above a rollback's cut).
     Context,
+    /// The output of an earlier call recorded without one (the `n`th, cyclically), again and
+    /// again: with rollbacks, a rewrite in the middle of the history.
+    Answer(u8),
+    /// That call recorded again (the same call id twice on the path).
+    Recall(u8),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -59,6 +64,18 @@ fn rewrite_op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Rewrites in the middle of a long history: outputs of early calls added, rolled back, added
+/// again, some of them twice, some calls repeated.
+fn mid_rewrite_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => rewrite_op(),
+        3 => (0u8..3).prop_map(Op::Answer),
+        1 => (0u8..3).prop_map(Op::Recall),
+        3 => Just(Op::Rollback(1)),
+        2 => Just(Op::Step { calls: vec![(0, Output::Missing)], reasoning: false }),
+    ]
+}
+
 fn line(kind: &str, payload: &str) -> String {
     format!(r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"{kind}","payload":{payload}}}"#)
 }
@@ -71,6 +88,8 @@ fn render(ops: &[Op]) -> Vec<String> {
     )];
     let mut late: Vec<String> = Vec::new();
     let mut users: Vec<String> = Vec::new();
+    // Calls recorded without an output: (call, output).
+    let mut missing: Vec<(String, String)> = Vec::new();
     let mut total = 0u64;
     for (n, op) in ops.iter().enumerate() {
         match op {
@@ -139,7 +158,7 @@ fn render(ops: &[Op]) -> Vec<String> {
                     lines.push(line("response_item", &call));
                     match output {
                         Output::Now => outputs.push(line("response_item", &out)),
-                        Output::Missing => {}
+                        Output::Missing => missing.push((call.clone(), out.clone())),
                         Output::Late => late.push(line("response_item", &out)),
                     }
                 }
@@ -171,6 +190,12 @@ fn render(ops: &[Op]) -> Vec<String> {
                 "response_item",
                 &format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"<environment_context>\n  <cwd>/w{n}</cwd>\n</environment_context>"}}]}}"#),
             )),
+            Op::Answer(k) | Op::Recall(k) if !missing.is_empty() => {
+                let (call, out) = &missing[usize::from(*k) % missing.len()];
+                let item = if matches!(op, Op::Answer(_)) { out } else { call };
+                lines.push(line("response_item", item));
+            }
+            Op::Answer(_) | Op::Recall(_) => {}
             Op::Rollback(n) => lines.push(line(
                 "event_msg",
                 &format!(r#"{{"type":"thread_rolled_back","num_turns":{n}}}"#),
@@ -376,33 +401,73 @@ proptest! {
 
     #[test]
     fn shared_views_equal_a_direct_computation(ops in proptest::collection::vec(rewrite_op(), 0..40)) {
-        let s = load(&render(&ops));
-        let p = plan(&s, &PlanOptions { estimate_tokens: true, ..PlanOptions::default() });
-        for step in 0..s.replay.steps.len() {
-            let direct = s.model_view(s.replay.step_history(step));
-            let json: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
-            let planned: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
-            prop_assert_eq!(&planned, &json, "step {}", step);
-            let origins: Vec<_> = p.view(step).iter().map(|e| e.origin).collect();
-            let direct_origins: Vec<_> = direct.entries.iter().map(|e| e.origin).collect();
-            prop_assert_eq!(origins, direct_origins, "step {}", step);
-            let mut chain = hash("input", b"");
-            let mut tokens = 0;
-            prop_assert_eq!(p.chain(step, 0), &chain);
-            for (k, (entry, text)) in direct.entries.iter().zip(&json).enumerate() {
-                let item_hash = hash("item", text.as_bytes());
-                prop_assert_eq!(p.item_hash(step, k), &item_hash, "step {} item {}", step, k);
-                let mut hasher = blake3::Hasher::new();
-                hasher.update(&chain);
-                hasher.update(&item_hash);
-                chain = *hasher.finalize().as_bytes();
-                prop_assert_eq!(p.chain(step, k + 1), &chain, "step {} chain {}", step, k + 1);
-                tokens += crate::tokens::item_tokens(s.view_item(entry), text);
-                prop_assert_eq!(p.input_tokens(step, k + 1), tokens, "step {} tokens {}", step, k + 1);
-                let first = json.iter().position(|t| hash("item", t.as_bytes()) == item_hash);
-                prop_assert_eq!(Some(p.first_occurrence(step, k)), first, "step {} first {}", step, k);
-            }
-            prop_assert_eq!(p.fingerprints[step].input, chain);
-        }
+        views_equal_a_direct_computation(&ops)?;
     }
+
+    #[test]
+    fn views_after_mid_history_rewrites_equal_a_direct_computation(
+        ops in proptest::collection::vec(mid_rewrite_op(), 0..60)
+    ) {
+        views_equal_a_direct_computation(&ops)?;
+    }
+}
+
+/// Every view entry, item hash, chain value, token total and first occurrence of the plan equals
+/// a direct normalization of each step's history.
+fn views_equal_a_direct_computation(ops: &[Op]) -> Result<(), TestCaseError> {
+    let s = load(&render(ops));
+    let p = plan(
+        &s,
+        &PlanOptions {
+            estimate_tokens: true,
+            ..PlanOptions::default()
+        },
+    );
+    for step in 0..s.replay.steps.len() {
+        let direct = s.model_view(s.replay.step_history(step));
+        let json: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
+        let planned: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+        prop_assert_eq!(&planned, &json, "step {}", step);
+        let origins: Vec<_> = p.view(step).iter().map(|e| e.origin).collect();
+        let direct_origins: Vec<_> = direct.entries.iter().map(|e| e.origin).collect();
+        prop_assert_eq!(origins, direct_origins, "step {}", step);
+        let mut chain = hash("input", b"");
+        let mut tokens = 0;
+        prop_assert_eq!(p.chain(step, 0), &chain);
+        for (k, (entry, text)) in direct.entries.iter().zip(&json).enumerate() {
+            let item_hash = hash("item", text.as_bytes());
+            prop_assert_eq!(p.item_hash(step, k), &item_hash, "step {} item {}", step, k);
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(&chain);
+            hasher.update(&item_hash);
+            chain = *hasher.finalize().as_bytes();
+            prop_assert_eq!(
+                p.chain(step, k + 1),
+                &chain,
+                "step {} chain {}",
+                step,
+                k + 1
+            );
+            tokens += crate::tokens::item_tokens(s.view_item(entry), text);
+            prop_assert_eq!(
+                p.input_tokens(step, k + 1),
+                tokens,
+                "step {} tokens {}",
+                step,
+                k + 1
+            );
+            let first = json
+                .iter()
+                .position(|t| hash("item", t.as_bytes()) == item_hash);
+            prop_assert_eq!(
+                Some(p.first_occurrence(step, k)),
+                first,
+                "step {} first {}",
+                step,
+                k
+            );
+        }
+        prop_assert_eq!(p.fingerprints[step].input, chain);
+    }
+    Ok(())
 }

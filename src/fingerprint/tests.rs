@@ -269,3 +269,50 @@ fn rollbacks_of_rollbacks_compactions_and_late_outputs_share_prefixes_correctly(
     );
     assert_eq!(common_prefix(&p, 5, &p, 6), 0);
 }
+
+/// A call at the start, then cycles of a kept turn and a turn answering that call, rolled back:
+/// every cycle rewrites the view from the first entry on. The views after each rewrite were
+/// all built before, so the plan stores each entry of the two families of views (call answered
+/// or not) once: linear, not one copy of the history per cycle.
+#[test]
+fn rewrites_in_the_middle_of_the_history_reuse_earlier_views() {
+    let item = |payload: &str| {
+        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+    };
+    let user = |text: &str| {
+        item(&format!(
+            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+        ))
+    };
+    let answer = |text: &str| {
+        item(&format!(
+            r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
+        ))
+    };
+    let rollback = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#;
+    let cycles = 200;
+    let mut lines = vec![
+        user("start"),
+        item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c0"}"#),
+    ];
+    for n in 0..cycles {
+        lines.push(user(&format!("kept {n}")));
+        lines.push(answer(&format!("a{n}")));
+        lines.push(user(&format!("answer {n}")));
+        lines.push(item(
+            r#"{"type":"function_call_output","call_id":"c0","output":"ok"}"#,
+        ));
+        lines.push(answer(&format!("b{n}")));
+        lines.push(rollback.to_string());
+    }
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let s = session(&refs);
+    check_views_match_direct_normalization("mid-rewrites", &s);
+    let p = plan(&s, &PlanOptions::default());
+    let stored = p.arrays.entries.stored_items().count();
+    // Each cycle adds a kept turn to both families and an answer turn to one: about 7 entries.
+    assert!(
+        stored < 10 * cycles,
+        "{stored} view entries stored for {cycles} cycles"
+    );
+}
