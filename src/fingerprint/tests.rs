@@ -187,36 +187,43 @@ fn token_estimates_do_not_depend_on_the_thread_count() {
     }
 }
 
+/// Rollout lines for the rewrite tests.
+fn item(payload: &str) -> String {
+    format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+}
+
+fn user(text: &str) -> String {
+    item(&format!(
+        r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+    ))
+}
+
+fn answer(text: &str) -> String {
+    item(&format!(
+        r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
+    ))
+}
+
+fn call(id: &str) -> String {
+    item(&format!(
+        r#"{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"{id}"}}"#
+    ))
+}
+
+fn output(id: &str) -> String {
+    item(&format!(
+        r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
+    ))
+}
+
+fn rollback(turns: u32) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":{turns}}}}}"#
+    )
+}
+
 #[test]
 fn rollbacks_of_rollbacks_compactions_and_late_outputs_share_prefixes_correctly() {
-    let item = |payload: &str| {
-        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
-    };
-    let user = |text: &str| {
-        item(&format!(
-            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
-        ))
-    };
-    let answer = |text: &str| {
-        item(&format!(
-            r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
-        ))
-    };
-    let call = |id: &str| {
-        item(&format!(
-            r#"{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"{id}"}}"#
-        ))
-    };
-    let output = |id: &str| {
-        item(&format!(
-            r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#
-        ))
-    };
-    let rollback = |n: u32| {
-        format!(
-            r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":{n}}}}}"#
-        )
-    };
     let lines = [
         user("one"),
         answer("a1"), // step 0: [one]
@@ -276,34 +283,15 @@ fn rollbacks_of_rollbacks_compactions_and_late_outputs_share_prefixes_correctly(
 /// or not) once: linear, not one copy of the history per cycle.
 #[test]
 fn rewrites_in_the_middle_of_the_history_reuse_earlier_views() {
-    let item = |payload: &str| {
-        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
-    };
-    let user = |text: &str| {
-        item(&format!(
-            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
-        ))
-    };
-    let answer = |text: &str| {
-        item(&format!(
-            r#"{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}"#
-        ))
-    };
-    let rollback = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#;
     let cycles = 200;
-    let mut lines = vec![
-        user("start"),
-        item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c0"}"#),
-    ];
+    let mut lines = vec![user("start"), call("c0")];
     for n in 0..cycles {
         lines.push(user(&format!("kept {n}")));
         lines.push(answer(&format!("a{n}")));
         lines.push(user(&format!("answer {n}")));
-        lines.push(item(
-            r#"{"type":"function_call_output","call_id":"c0","output":"ok"}"#,
-        ));
+        lines.push(output("c0"));
         lines.push(answer(&format!("b{n}")));
-        lines.push(rollback.to_string());
+        lines.push(rollback(1));
     }
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let s = session(&refs);
