@@ -104,10 +104,12 @@ fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Ve
 fn read_in_parts(file: &std::fs::File, len: u64, threads: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let len = usize::try_from(len).map_err(|_| std::io::Error::other("file too large"))?;
-    // A size the memory cannot hold is an error to report, not an abort.
-    let mut bytes = Vec::new();
-    bytes.try_reserve_exact(len)?;
-    bytes.resize(len, 0);
+    // A size the memory cannot hold is an error to report, not the abort of `vec!`. The
+    // reservation is then given back: `vec![0; len]` gets pages the kernel zeroes when the reads
+    // first touch them, on the reading threads, where filling a reservation with zeros would
+    // touch every page on this one first.
+    Vec::<u8>::new().try_reserve_exact(len)?;
+    let mut bytes = vec![0u8; len];
     let part_len = len.div_ceil(threads.max(1)).max(1);
     std::thread::scope(|scope| {
         let mut parts = bytes.chunks_mut(part_len).enumerate();
