@@ -167,7 +167,9 @@ fn single(session: &Session, options: &RenderOptions) -> Plan {
         );
         json(
             "view json",
-            &render("view json", |o| view::write_json_view(o, session, scope)),
+            &render("view json", |o| {
+                view::write_json_view(o, session, scope, &plan)
+            }),
         );
     }
 
