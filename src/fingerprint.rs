@@ -216,37 +216,19 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     let digest = |id: usize| -> Option<(Hash, usize)> {
         used[id].then(|| digest_item(session.item(id), &session.rollout.bytes, options))
     };
-    let threads = options.threads.max(1);
-    if threads == 1 || total < 64 {
-        return (0..total).map(digest).collect();
-    }
-    // Threads take blocks of ids in turn until none is left, so a run of large items does not
-    // keep one thread busy while the others wait.
+    // Tasks are blocks of ids: taking ids one at a time would cost more than hashing most items.
     const BLOCK: usize = 32;
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let start = next.fetch_add(BLOCK, std::sync::atomic::Ordering::Relaxed);
-            if start >= total {
-                return done;
-            }
-            done.extend((start..(start + BLOCK).min(total)).map(|id| (id, digest(id))));
-        }
+    let threads = if total < 2 * BLOCK {
+        1
+    } else {
+        options.threads
     };
-    let mut digests = vec![None; total];
-    std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mine = work();
-        // A panic in a digesting thread is a bug; propagate it.
-        let theirs = helpers
-            .into_iter()
-            .flat_map(|helper| helper.join().expect("item digest thread"));
-        for (id, item_digest) in mine.into_iter().chain(theirs) {
-            digests[id] = item_digest;
-        }
-    });
-    digests
+    crate::parallel::map(total.div_ceil(BLOCK), threads, |block| {
+        (block * BLOCK..((block + 1) * BLOCK).min(total))
+            .map(digest)
+            .collect::<Vec<_>>()
+    })
+    .concat()
 }
 
 /// An item's hash and token estimate, as sent.

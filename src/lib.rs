@@ -14,6 +14,7 @@ pub mod discover;
 pub mod fingerprint;
 pub mod model;
 pub mod normalize;
+pub mod parallel;
 pub mod parse;
 pub mod render;
 pub mod replay;

@@ -84,36 +84,11 @@ pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout,
             threads * PARTS_PER_THREAD
         };
         let ranges = split_at_newlines(&bytes, rest, wanted);
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        // Each thread takes the next part until none is left, so a part of long lines does
-        // not keep one thread busy while the others wait.
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(range) = ranges.get(index) else {
-                    return done;
-                };
-                let mut part = Loader::new(first_kind, options.strict);
-                part.read_lines(&bytes, range.clone(), Until::End);
-                done.push((index, part));
-            }
-        };
-        let mut done = std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..threads.min(ranges.len()))
-                .map(|_| scope.spawn(work))
-                .collect();
-            let mut done = work();
-            for helper in helpers {
-                match helper.join() {
-                    Ok(parts) => done.extend(parts),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            done
-        });
-        done.sort_by_key(|(index, _)| *index);
-        parts.extend(done.into_iter().map(|(_, part)| part));
+        parts.extend(crate::parallel::map(ranges.len(), threads, |index| {
+            let mut part = Loader::new(first_kind, options.strict);
+            part.read_lines(&bytes, ranges[index].clone(), Until::End);
+            part
+        }));
     }
     let mut rollout = join(name, parts);
     if options.strict
