@@ -83,7 +83,7 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
 fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::{Seek, SeekFrom};
     let metadata = file.metadata()?;
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = crate::commands::threads();
     if !metadata.is_file() || metadata.len() < PARALLEL_READ_BYTES || threads < 2 {
         return Ok(None);
     }

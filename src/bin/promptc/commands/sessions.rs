@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::cli::{Format, SessionsArgs};
-use crate::commands::{Context, with_stdout};
+use crate::commands::{Context, threads, with_stdout};
 use crate::exit::ExitStatus;
 use crate::input::{self, Rollout};
 use promptc::discover::{SessionSummary, summarize, unique_prefix_len};
@@ -62,36 +62,25 @@ impl Row {
 
 /// Read and summarize every rollout, in order, on all available cores.
 fn summarize_all(rollouts: Vec<Rollout>) -> Vec<Row> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(rollouts.len().max(1));
-    if workers <= 1 {
-        return rollouts.into_iter().map(summarize_one).collect();
-    }
-    let mut slots: Vec<Option<Rollout>> = rollouts.into_iter().map(Some).collect();
-    let chunk = slots.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = slots
-            .chunks_mut(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter_mut()
-                        .filter_map(Option::take)
-                        .map(summarize_one)
-                        .collect::<Vec<Row>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
+    let read = promptc::parallel::map(rollouts.len(), threads(), |index| {
+        read_summary(&rollouts[index].path)
+    });
+    rollouts
+        .into_iter()
+        .zip(read)
+        .map(|(rollout, (size, compressed, summary))| Row {
+            rollout,
+            size,
+            compressed,
+            summary,
+        })
+        .collect()
 }
 
-fn summarize_one(rollout: Rollout) -> Row {
-    let name = rollout.path.display().to_string();
-    let (size, compressed, summary) = match std::fs::read(&rollout.path) {
+/// A rollout file's size on disk, whether it held zstd data, and its summary (or why not).
+fn read_summary(path: &Path) -> (u64, bool, Result<SessionSummary, String>) {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
         Err(error) => (0, false, Err(format!("cannot read: {error}"))),
         Ok(bytes) => {
             let size = bytes.len() as u64;
@@ -110,12 +99,6 @@ fn summarize_one(rollout: Rollout) -> Row {
                 });
             (size, compressed, summary)
         }
-    };
-    Row {
-        rollout,
-        size,
-        compressed,
-        summary,
     }
 }
 
