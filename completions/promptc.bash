@@ -83,7 +83,7 @@ _promptc() {
 
     case "${cmd}" in
         promptc)
-            opts="-h -V --color --width --help --version view compile fingerprint steps diff check sessions completions man help"
+            opts="-h -V --color --width --no-mmap --help --version view compile fingerprint steps diff check sessions completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -105,7 +105,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__check)
-            opts="-h --baseline --update-baseline --strict --tools --instructions --format --json --color --width --help"
+            opts="-h --baseline --update-baseline --strict --tools --instructions --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -143,7 +143,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__compile)
-            opts="-h --strict --turn --step --tools --instructions --format --json --full --color --width --help"
+            opts="-h --strict --turn --step --tools --instructions --format --json --full --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,7 +185,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__completions)
-            opts="-h --color --width --help bash elvish fish powershell zsh"
+            opts="-h --color --width --no-mmap --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -207,7 +207,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__diff)
-            opts="-h --strict --turn --step --tools --instructions --format --json --no-tokens --color --width --help"
+            opts="-h --strict --turn --step --tools --instructions --format --json --no-tokens --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -249,7 +249,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__fingerprint)
-            opts="-h --strict --turn --step --tools --instructions --format --json --color --width --help"
+            opts="-h --strict --turn --step --tools --instructions --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,7 +445,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__man)
-            opts="-h --color --width --help"
+            opts="-h --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -467,7 +467,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__sessions)
-            opts="-h --codex-home --format --json --color --width --help"
+            opts="-h --codex-home --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -497,7 +497,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__steps)
-            opts="-h --strict --tools --instructions --format --json --no-tokens --color --width --help"
+            opts="-h --strict --tools --instructions --format --json --no-tokens --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -531,7 +531,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__view)
-            opts="-h --strict --turn --step --format --json --color --width --help"
+            opts="-h --strict --turn --step --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

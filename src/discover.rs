@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use std::path::Path;
 
 use crate::content::{is_turn_boundary, message_texts};
+use crate::model::Bytes;
 use crate::parse::{LoadError, LoadOptions};
 use crate::session::Session;
 
@@ -150,7 +151,7 @@ impl SessionSummary {
 }
 
 /// Load and replay a rollout's bytes (decompressed) and summarize it. `name` is used in errors.
-pub fn summarize(name: &str, bytes: Vec<u8>) -> Result<SessionSummary, LoadError> {
+pub fn summarize(name: &str, bytes: impl Into<Bytes>) -> Result<SessionSummary, LoadError> {
     let session = Session::load(name, bytes, LoadOptions::default())?;
     Ok(summarize_session(&session))
 }

@@ -5,6 +5,8 @@
 //! → `render` (text and JSON). The library does no I/O and never reads the environment: the
 //! binary in `src/bin/promptc/` reads files and decides colour and width.
 
+#![forbid(unsafe_code)]
+
 pub mod cache;
 pub mod check;
 pub mod compile;
@@ -29,6 +31,7 @@ mod proptests;
 #[cfg(test)]
 mod test_support;
 
+pub use model::Bytes;
 pub use parse::{LoadError, LoadOptions};
 pub use session::{SelectError, Session, TurnSelector};
 

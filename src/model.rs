@@ -35,13 +35,43 @@ impl Generation {
     }
 }
 
+/// The bytes of an input, held by whatever owns them: a `Vec<u8>`, or a memory map the caller
+/// made (the library reads bytes, it does not get them). Dereferences to `[u8]`.
+pub struct Bytes(Box<dyn AsRef<[u8]> + Send + Sync>);
+
+impl Bytes {
+    /// Bytes held by `owner` for as long as the rollout lives.
+    pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Bytes {
+        Bytes(Box::new(owner))
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(bytes: Vec<u8>) -> Bytes {
+        Bytes::new(bytes)
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Bytes({} bytes)", self.len())
+    }
+}
+
 /// A loaded rollout: every non-blank line is either a [`Record`] or a [`SkippedLine`].
 #[derive(Debug)]
 pub struct Rollout {
     /// How the caller named the input (a path, `-`), used in messages.
     pub name: String,
     /// The input, byte for byte; records and items point into it.
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
     pub generation: Generation,
     pub records: Vec<Record>,
     pub skipped: Vec<SkippedLine>,

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{
-    Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Record, RecordKind, Rollout,
-    SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
+    Bytes, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Record, RecordKind,
+    Rollout, SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
 };
 
 /// How strict loading is, and how many threads may parse.
@@ -61,7 +61,12 @@ const MIN_PART_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
 /// rest is cut at newlines into parts parsed on `options.threads` threads, then joined in order.
 /// What depends on earlier lines (which `session_meta` decides the thread id) is settled while
 /// joining.
-pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Rollout, LoadError> {
+pub fn load(
+    name: &str,
+    bytes: impl Into<Bytes>,
+    options: LoadOptions,
+) -> Result<Rollout, LoadError> {
+    let bytes: Bytes = bytes.into();
     if bytes.starts_with(&ZSTD_MAGIC) {
         return Err(LoadError::NotARollout {
             name: name.to_string(),
@@ -148,7 +153,7 @@ fn split_at_newlines(
 fn join(name: &str, parts: Vec<Loader>) -> Rollout {
     let mut rollout = Rollout {
         name: name.to_string(),
-        bytes: Vec::new(),
+        bytes: Vec::new().into(),
         generation: Generation::Unknown,
         records: Vec::new(),
         skipped: Vec::new(),

@@ -1,6 +1,6 @@
 //! A loaded and replayed rollout, and the selections commands make on it (a turn, a step).
 
-use crate::model::{Item, ItemId, Rollout, TurnContext};
+use crate::model::{Bytes, Item, ItemId, Rollout, TurnContext};
 use crate::normalize::{ModelView, ViewEntry, ViewItem, normalize};
 use crate::parse::{LoadError, LoadOptions, load};
 use crate::replay::{HistoryEntry, Replay, replay};
@@ -53,7 +53,11 @@ pub enum SelectError {
 
 impl Session {
     /// Load and replay.
-    pub fn load(name: &str, bytes: Vec<u8>, options: LoadOptions) -> Result<Session, LoadError> {
+    pub fn load(
+        name: &str,
+        bytes: impl Into<Bytes>,
+        options: LoadOptions,
+    ) -> Result<Session, LoadError> {
         let rollout = load(name, bytes, options)?;
         let replay = replay(&rollout);
         Ok(Session { rollout, replay })

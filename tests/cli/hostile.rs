@@ -117,10 +117,11 @@ fn promptc_never_writes_to_the_input_or_its_folder() {
     assert_eq!(listing(dir.path()), before);
 }
 
-/// A file big enough to be read and parsed in parts on several threads gives the same output as
-/// the same bytes read from standard input in one piece: the parts join exactly.
+/// A file big enough to be mapped (or, with `--no-mmap`, read in parts) and parsed in parts on
+/// several threads gives the same output as the same bytes read from standard input in one
+/// piece: the parts join exactly.
 #[test]
-fn a_big_file_read_in_parts_loads_like_one_read() {
+fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
     if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
         crate::support::skip("one core: promptc reads every file in one piece");
         return;
@@ -146,9 +147,20 @@ fn a_big_file_read_in_parts_loads_like_one_read() {
     }
     std::fs::write(&path, &text).expect("write");
     let path = path.to_str().expect("utf-8 path");
+    let line = 1
+        + 700
+            * fixture
+                .split_once('\n')
+                .map_or(0, |(_, b)| b.lines().count())
+        + 1;
     for command in ["view", "fingerprint"] {
-        let from_file = promptc()
+        // Mapped (the default for a file this big), read in parts (`--no-mmap`), and from stdin.
+        let mapped = promptc()
             .args([command, "--format", "json", path])
+            .output()
+            .expect("runs");
+        let read = promptc()
+            .args(["--no-mmap", command, "--format", "json", path])
             .output()
             .expect("runs");
         let from_stdin = promptc()
@@ -156,28 +168,27 @@ fn a_big_file_read_in_parts_loads_like_one_read() {
             .stdin(std::fs::File::open(path).expect("open"))
             .output()
             .expect("runs");
-        assert_eq!(from_file.status.code(), Some(0), "{command}");
         assert_eq!(from_stdin.status.code(), Some(0), "{command}");
         assert!(
-            from_file.stdout.len() > 1 << 20,
+            from_stdin.stdout.len() > 1 << 20,
             "{command}: a whole session"
         );
         let stdout =
             |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).replace(path, "-");
+        let stderr =
+            |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).replace(path, "-");
         assert!(
-            stdout(&from_file) == stdout(&from_stdin),
-            "{command}: same output from a file and from stdin"
+            stderr(&from_stdin).contains(&format!("-:{line}:")),
+            "{command}: {}",
+            stderr(&from_stdin)
         );
-        let stderr = String::from_utf8_lossy(&from_file.stderr).replace(path, "-");
-        assert_eq!(
-            stderr,
-            String::from_utf8_lossy(&from_stdin.stderr),
-            "{command}"
-        );
-        let line = 1 + 700 * body.lines().count() + 1;
-        assert!(
-            stderr.contains(&format!("-:{line}:")),
-            "{command}: {stderr}"
-        );
+        for (how, from_file) in [("mapped", &mapped), ("read", &read)] {
+            assert_eq!(from_file.status.code(), Some(0), "{command} {how}");
+            assert!(
+                stdout(from_file) == stdout(&from_stdin),
+                "{command} {how}: same output from a file and from stdin"
+            );
+            assert_eq!(stderr(from_file), stderr(&from_stdin), "{command} {how}");
+        }
     }
 }

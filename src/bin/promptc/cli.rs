@@ -20,6 +20,11 @@ pub struct Cli {
     /// Output width in columns (default: $COLUMNS, else 100).
     #[arg(long, global = true, value_name = "COLUMNS")]
     pub width: Option<usize>,
+
+    /// Read rollouts into memory instead of mapping big ones (8 MB and more). A mapped file
+    /// truncated while promptc reads it ends promptc with SIGBUS; Codex only appends.
+    #[arg(long, global = true)]
+    pub no_mmap: bool,
 }
 
 #[derive(Debug, Subcommand)]

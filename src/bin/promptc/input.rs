@@ -11,6 +11,7 @@ use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 
 use crate::env;
+use promptc::Bytes;
 use promptc::discover::{RolloutName, id_matches, is_id_query, newest_first, parse_file_name};
 
 /// Zstandard frame magic number, little-endian 0xFD2FB528.
@@ -28,12 +29,12 @@ const MAX_CANDIDATES_SHOWN: usize = 10;
 #[derive(Debug)]
 pub struct Input {
     pub name: String,
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
 }
 
 /// Read the whole input, resolved and decompressed, with the name to use in messages: the
-/// argument itself, or the path it resolved to.
-pub fn read(argument: &str) -> anyhow::Result<Input> {
+/// argument itself, or the path it resolved to. `map`: map big files instead of reading them.
+pub fn read(argument: &str, map: bool) -> anyhow::Result<Input> {
     if argument == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -43,7 +44,7 @@ pub fn read(argument: &str) -> anyhow::Result<Input> {
         let bytes = decompress_if_zstd(bytes).context("cannot read standard input")?;
         return Ok(Input {
             name: argument.to_string(),
-            bytes,
+            bytes: bytes.into(),
         });
     }
     let path = resolve(argument)?;
@@ -55,28 +56,55 @@ pub fn read(argument: &str) -> anyhow::Result<Input> {
     if path.is_dir() {
         bail!("{name}: is a directory, not a rollout file");
     }
-    let bytes = read_file(&path).with_context(|| format!("{name}: cannot read"))?;
-    let bytes = decompress_if_zstd(bytes).with_context(|| format!("{name}: cannot read"))?;
+    let cannot_read = || format!("{name}: cannot read");
+    let bytes = read_file(&path, map).with_context(cannot_read)?;
+    let bytes = if is_zstd(&bytes) {
+        decompress(&bytes).with_context(cannot_read)?.into()
+    } else {
+        bytes
+    };
     Ok(Input { name, bytes })
 }
 
-/// Files at least this big are read by several threads at once: on a 2-core machine, copying
-/// 100 MB out of the page cache into fresh memory takes about 60 ms on one thread.
-const PARALLEL_READ_BYTES: u64 = 8 << 20;
+/// Files at least this big are mapped, or else read by several threads at once: on a 2-core
+/// machine, copying 100 MB out of the page cache into fresh memory takes about 60 ms on one
+/// thread, most of it the kernel giving the process zeroed pages.
+const BIG_FILE_BYTES: u64 = 8 << 20;
 
-/// Read a whole file.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Read a whole file, or map it when it is big and `map` allows.
+fn read_file(path: &Path, map: bool) -> std::io::Result<Bytes> {
     let mut file = std::fs::File::open(path)?;
+    if map && let Some(mapped) = map_big_file(&file)? {
+        return Ok(mapped);
+    }
     #[cfg(unix)]
     if let Some(bytes) = read_big_file_in_parts(&mut file)? {
-        return Ok(bytes);
+        return Ok(bytes.into());
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok(bytes.into())
 }
 
-/// A regular file of [`PARALLEL_READ_BYTES`] or more, read with one thread per core, then
+/// A memory map of a regular file of [`BIG_FILE_BYTES`] or more: its pages are the page
+/// cache's, so nothing is copied or zeroed. `None` for other files or when mapping fails (the
+/// caller reads the file instead).
+#[allow(unsafe_code)]
+fn map_big_file(file: &std::fs::File) -> std::io::Result<Option<Bytes>> {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES {
+        return Ok(None);
+    }
+    // SAFETY: a map's bytes change if another process writes them, under a shared reference
+    // that Rust assumes immutable. Codex only appends to a rollout, past the mapped length; a
+    // file truncated while mapped ends promptc with SIGBUS, as ripgrep's maps do. Both are
+    // stated in the README with `--no-mmap`, which reads instead. The library re-checks UTF-8
+    // whenever it makes text from these bytes, so it never relies on an earlier check.
+    let map = unsafe { memmap2::Mmap::map(file) };
+    Ok(map.ok().map(Bytes::new))
+}
+
+/// A regular file of [`BIG_FILE_BYTES`] or more, read with one thread per core, then
 /// anything appended meanwhile. `None` for other files, one core, or a file that shrank while
 /// it was read (the caller reads it again as it is now).
 #[cfg(unix)]
@@ -84,7 +112,7 @@ fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Ve
     use std::io::{Seek, SeekFrom};
     let metadata = file.metadata()?;
     let threads = crate::commands::threads();
-    if !metadata.is_file() || metadata.len() < PARALLEL_READ_BYTES || threads < 2 {
+    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES || threads < 2 {
         return Ok(None);
     }
     match read_in_parts(file, metadata.len(), threads) {
@@ -379,9 +407,11 @@ mod tests {
     fn a_big_file_is_read_whole_with_what_was_appended() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.jsonl");
-        let text = b"{\"a\":1}\n".repeat(PARALLEL_READ_BYTES as usize / 8 + 3);
+        let text = b"{\"a\":1}\n".repeat(BIG_FILE_BYTES as usize / 8 + 3);
         std::fs::write(&path, &text).unwrap();
-        assert_eq!(read_file(&path).unwrap(), text);
+        for map in [false, true] {
+            assert_eq!(&*read_file(&path, map).unwrap(), text, "map: {map}");
+        }
     }
 
     #[test]

@@ -23,6 +23,8 @@ use promptc::render::RenderOptions;
 pub struct Context {
     pub stdout: RenderOptions,
     pub stderr_color: bool,
+    /// Map big rollout files rather than read them (`--no-mmap` turns it off).
+    pub map_files: bool,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
@@ -33,6 +35,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             full: false,
         },
         stderr_color: term::use_color(cli.color, Stream::Stderr),
+        map_files: !cli.no_mmap,
     };
     match cli.command {
         Command::View(args) => view::run(args, &context),
@@ -60,7 +63,8 @@ pub fn threads() -> usize {
 
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
-    let crate::input::Input { name, bytes } = crate::input::read(&input.rollout)?;
+    let crate::input::Input { name, bytes } =
+        crate::input::read(&input.rollout, context.map_files)?;
     let session = Session::load(
         &name,
         bytes,
