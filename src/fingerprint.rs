@@ -40,13 +40,48 @@ use crate::tokens;
 /// A full BLAKE3 hash.
 pub type Hash = [u8; 32];
 
-/// Hash `bytes` under a component tag.
+/// Hash `bytes` under a component tag: `BLAKE3(tag ‖ 0x00 ‖ bytes)`.
 pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
     let mut hasher = blake3::Hasher::new();
-    hasher.update(tag.as_bytes());
-    hasher.update(&[0]);
-    hasher.update(bytes);
+    let prefix = tag.len() + 1;
+    let run = aligned_run(prefix + bytes.len());
+    if run == 0 {
+        hasher.update(tag.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(bytes);
+    } else {
+        // BLAKE3 hashes 2^k whole chunks at the start of its input on all SIMD lanes at once,
+        // but after a short tag the hasher finishes the first chunk alone and then takes
+        // chunks one, two, four at a time. Given the tag and the start of the bytes as one
+        // slice of 2^k chunks, it takes them at once; the hash is the same.
+        HEAD.with_borrow_mut(|head| {
+            head.clear();
+            head.extend_from_slice(tag.as_bytes());
+            head.push(0);
+            head.extend_from_slice(&bytes[..run - prefix]);
+            hasher.update(head);
+        });
+        hasher.update(&bytes[run - prefix..]);
+    }
     *hasher.finalize().as_bytes()
+}
+
+/// BLAKE3's chunk length.
+const CHUNK_LEN: usize = 1024;
+
+thread_local! {
+    /// The tag and the first bytes of a long input, for [`hash`].
+    static HEAD: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The largest run of 2^k chunks (k ≥ 1) shorter than `len` bytes, 0 when there is none.
+fn aligned_run(len: usize) -> usize {
+    if len <= 2 * CHUNK_LEN {
+        return 0;
+    }
+    let chunks = (len - 1) / CHUNK_LEN;
+    // The largest power of two at most `chunks`.
+    (1usize << chunks.ilog2()) * CHUNK_LEN
 }
 
 /// The printed form: 32 hex digits (128 bits).

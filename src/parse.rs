@@ -268,6 +268,20 @@ struct Envelope<'a> {
     metadata: Option<&'a RawValue>,
 }
 
+impl<'a> Envelope<'a> {
+    fn text(&self) -> scan::EnvelopeText<'a> {
+        scan::EnvelopeText {
+            type_: self.type_.map(RawValue::get),
+            payload: self.payload.map(RawValue::get),
+            record_type: self.record_type.map(RawValue::get),
+            timestamp: self.timestamp.map(RawValue::get),
+            id: self.id.map(RawValue::get),
+            ordinal: self.ordinal.map(RawValue::get),
+            metadata: self.metadata.map(RawValue::get),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct EventHead<'a> {
     #[serde(rename = "type", borrow)]
@@ -437,9 +451,8 @@ fn may_hold_surrogate_escape(line: &[u8]) -> bool {
     memchr::memmem::find_iter(line, b"\\u").any(|i| matches!(line.get(i + 2), Some(b'd' | b'D')))
 }
 
-fn as_str(raw: Option<&RawValue>) -> Option<String> {
-    let raw = raw?;
-    match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
+fn as_str(raw: Option<&str>) -> Option<String> {
+    match serde_json::from_str::<Cow<'_, str>>(raw?) {
         Ok(s) => Some(s.into_owned()),
         Err(_) => None,
     }
@@ -525,8 +538,15 @@ impl Loader {
                 Err(e) => LineError::json("not JSON: ", &e),
             });
         }
-        let envelope: Envelope<'_> =
-            serde_json::from_str(text).map_err(|e| LineError::json("not JSON: ", &e))?;
+        // One fast pass reads most lines; serde_json reads the rest and says what is wrong.
+        let (envelope, payload_head) = match scan::scan(text) {
+            Some(scanned) => (scanned.envelope, scanned.payload_head),
+            None => {
+                let envelope: Envelope<'_> =
+                    serde_json::from_str(text).map_err(|e| LineError::json("not JSON: ", &e))?;
+                (envelope.text(), None)
+            }
+        };
         // Skipping a value does not check `\u` escapes; a lone surrogate would make the line
         // unreadable to Codex (and to serde_json's full parse). Check fully only when one may be
         // there.
@@ -537,18 +557,18 @@ impl Loader {
         let timestamp = as_str(envelope.timestamp);
         let newer_envelope = envelope.ordinal.is_some() || envelope.metadata.is_some();
         let base = span.start;
-        let offset_of = |raw: &RawValue| -> std::ops::Range<usize> {
-            let start = base + (raw.get().as_ptr() as usize - text.as_ptr() as usize);
-            start..start + raw.get().len()
+        let offset_of = |raw: &str| -> std::ops::Range<usize> {
+            let start = base + (raw.as_ptr() as usize - text.as_ptr() as usize);
+            start..start + raw.len()
         };
 
         let kind = if let (Some(type_raw), Some(payload)) = (envelope.type_, envelope.payload) {
-            let type_name = serde_json::from_str::<Cow<'_, str>>(type_raw.get())
+            let type_name = serde_json::from_str::<Cow<'_, str>>(type_raw)
                 .map_err(|_| LineError::new("`type` is not a string"))?;
             self.note_generation(Generation::RolloutLines);
             let payload_span = offset_of(payload);
             let column_base = payload_span.start - span.start;
-            let trimmed_payload = payload.get().trim_start();
+            let trimmed_payload = payload.trim_start();
             if !trimmed_payload.starts_with('{') {
                 return Err(LineError {
                     reason: format!(
@@ -558,18 +578,18 @@ impl Loader {
                     column: Some(column_base + 1),
                 });
             }
-            self.rollout_line(&type_name, payload, payload_span, line_number)
+            self.rollout_line(&type_name, payload, payload_head, payload_span, line_number)
                 .map_err(|mut e| {
                     // Errors inside the payload count columns from the payload's start.
                     e.column = e.column.map(|c| c + column_base);
                     e
                 })?
         } else if let Some(record_type) = envelope.record_type {
-            let record_type = serde_json::from_str::<Cow<'_, str>>(record_type.get())
+            let record_type = serde_json::from_str::<Cow<'_, str>>(record_type)
                 .map_err(|_| LineError::new("`record_type` is not a string"))?;
             self.tagged_line(&record_type, text, line_number)?
         } else if let Some(type_raw) = envelope.type_
-            && let Ok(line_type) = serde_json::from_str::<Cow<'_, str>>(type_raw.get())
+            && let Ok(line_type) = serde_json::from_str::<Cow<'_, str>>(type_raw)
             && (ROLLOUT_LINE_TYPES.contains(&line_type.as_ref())
                 || KNOWN_OTHER_LINE_TYPES.contains(&line_type.as_ref()))
         {
@@ -579,7 +599,7 @@ impl Loader {
         } else if envelope.type_.is_some() {
             // A bare Responses item: era A after the meta line, or a plain item file.
             self.note_generation(Generation::PlainItems);
-            let id = self.item(text, ItemText::Span(span.clone()), line_number)?;
+            let id = self.item(text, None, ItemText::Span(span.clone()), line_number)?;
             RecordKind::Item(id)
         } else if envelope.id.is_some() && envelope.timestamp.is_some() {
             self.note_generation(Generation::BareLegacy);
@@ -619,11 +639,11 @@ impl Loader {
     fn rollout_line(
         &mut self,
         type_name: &str,
-        payload: &RawValue,
+        json: &str,
+        head: Option<head::Head<'_>>,
         payload_span: std::ops::Range<usize>,
         line_number: usize,
     ) -> Result<RecordKind, LineError> {
-        let json = payload.get();
         let object = || -> Result<Map<String, Value>, LineError> {
             serde_json::from_str(json).map_err(|e| {
                 LineError::json(&format!("`{type_name}` payload is not an object: "), &e)
@@ -635,7 +655,8 @@ impl Loader {
                 self.meta(session_meta(&map))
             }
             "response_item" => {
-                RecordKind::Item(self.item(json, ItemText::Span(payload_span), line_number)?)
+                let text = ItemText::Span(payload_span);
+                RecordKind::Item(self.item(json, head, text, line_number)?)
             }
             "turn_context" => RecordKind::TurnContext(Box::new(turn_context(&object()?))),
             "compacted" => {
@@ -650,7 +671,8 @@ impl Loader {
                             let start =
                                 base + (raw.get().as_ptr() as usize - json.as_ptr() as usize);
                             let span = start..start + raw.get().len();
-                            ids.push(self.item(raw.get(), ItemText::Span(span), line_number)?);
+                            let text = ItemText::Span(span);
+                            ids.push(self.item(raw.get(), None, text, line_number)?);
                         }
                         Some(ids)
                     }
@@ -700,7 +722,7 @@ impl Loader {
             "response" => {
                 let json = Value::Object(map).to_string();
                 let text = ItemText::Owned(json.clone().into_boxed_str());
-                RecordKind::Item(self.item(&json, text, line_number)?)
+                RecordKind::Item(self.item(&json, None, text, line_number)?)
             }
             "event" => {
                 let json = Value::Object(map).to_string();
@@ -712,14 +734,24 @@ impl Loader {
         })
     }
 
-    fn item(&mut self, json: &str, text: ItemText, line_number: usize) -> Result<usize, LineError> {
+    /// `head`: the item's head when the line's scan read it already.
+    fn item(
+        &mut self,
+        json: &str,
+        head: Option<head::Head<'_>>,
+        text: ItemText,
+        line_number: usize,
+    ) -> Result<usize, LineError> {
         if !json.trim_start().starts_with('{') {
             return Err(LineError::new("response item is not a JSON object"));
         }
         // The text was validated as JSON by the envelope parse; read its head without parsing
         // the (often large) rest again.
-        let head = head::read(json)
-            .map_err(|e| LineError::new(format!("response item of the wrong shape: {e}")))?;
+        let head = match head {
+            Some(head) => head,
+            None => head::read(json)
+                .map_err(|e| LineError::new(format!("response item of the wrong shape: {e}")))?,
+        };
         let type_name = head
             .type_
             .ok_or_else(|| LineError::new("response item without a `type`"))?;
@@ -930,6 +962,7 @@ fn turn_context(map: &Map<String, Value>) -> TurnContext {
 }
 
 mod head;
+mod scan;
 
 #[cfg(test)]
 mod tests;

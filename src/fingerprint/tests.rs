@@ -27,6 +27,28 @@ fn encoding_matches_an_independent_blake3() {
     );
 }
 
+/// Long inputs are hashed with the tag and their head copied into one slice (for speed); the
+/// hash must stay that of the tag, a zero and the bytes, one after the other.
+#[test]
+fn long_inputs_hash_as_the_tag_and_bytes_in_one_piece() {
+    let bytes: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    for len in [
+        0, 1, 1018, 1019, 2042, 2043, 2044, 3000, 4090, 4091, 4092, 8187, 8188, 9000, 65_531,
+        65_532, 70_000,
+    ] {
+        for tag in ["item", "instructions"] {
+            let mut whole = tag.as_bytes().to_vec();
+            whole.push(0);
+            whole.extend_from_slice(&bytes[..len]);
+            assert_eq!(
+                hash(tag, &bytes[..len]),
+                *blake3::hash(&whole).as_bytes(),
+                "{tag} {len}"
+            );
+        }
+    }
+}
+
 fn check_views_match_direct_normalization(name: &str, s: &Session) {
     let p = plan(s, &PlanOptions::default());
     for step in 0..s.replay.steps.len() {

@@ -16,6 +16,38 @@ pub struct Head<'a> {
     pub content: Option<&'a str>,
 }
 
+impl<'a> Head<'a> {
+    /// Take the member `key: value` (`value` raw JSON) if `key` is a wanted field; a later
+    /// member of the same key replaces an earlier one, as in serde_json.
+    pub fn set(&mut self, key: &str, value: &'a str) -> Result<(), String> {
+        if key == "content" {
+            self.content = Some(value);
+            return Ok(());
+        }
+        let slot = match key {
+            "type" => &mut self.type_,
+            "role" => &mut self.role,
+            "call_id" => &mut self.call_id,
+            "id" => &mut self.id,
+            "name" => &mut self.name,
+            "execution" => &mut self.execution,
+            _ => return Ok(()),
+        };
+        if value == "null" {
+            *slot = None;
+        } else if value.starts_with('"') {
+            *slot = Some(if value.contains('\\') {
+                Cow::Owned(serde_json::from_str::<String>(value).map_err(|e| e.to_string())?)
+            } else {
+                Cow::Borrowed(&value[1..value.len() - 1])
+            });
+        } else {
+            return Err(format!("`{key}` is not a string"));
+        }
+        Ok(())
+    }
+}
+
 /// Read `json`, a valid JSON object. Errors name a wanted field whose value is not a string
 /// (or `null`).
 pub fn read(json: &str) -> Result<Head<'_>, String> {
@@ -44,32 +76,7 @@ pub fn read(json: &str) -> Result<Head<'_>, String> {
         i = skip_ws(bytes, i);
         let value_start = i;
         i = skip_value(bytes, i);
-        if key == "content" {
-            head.content = Some(&json[value_start..i]);
-            continue;
-        }
-        let slot = match key {
-            "type" => &mut head.type_,
-            "role" => &mut head.role,
-            "call_id" => &mut head.call_id,
-            "id" => &mut head.id,
-            "name" => &mut head.name,
-            "execution" => &mut head.execution,
-            _ => continue,
-        };
-        let value = &json[value_start..i];
-        if value == "null" {
-            *slot = None;
-        } else if value.starts_with('"') {
-            let text: Cow<'_, str> = if value.contains('\\') {
-                Cow::Owned(serde_json::from_str::<String>(value).map_err(|e| e.to_string())?)
-            } else {
-                Cow::Borrowed(&value[1..value.len() - 1])
-            };
-            *slot = Some(text);
-        } else {
-            return Err(format!("`{key}` is not a string"));
-        }
+        head.set(key, &json[value_start..i])?;
     }
     Ok(head)
 }

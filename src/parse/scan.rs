@@ -1,0 +1,301 @@
+//! One pass over a rollout line that checks it is JSON and, on the way, finds the envelope's
+//! fields and the head fields of an object `payload`: what serde_json's envelope parse and
+//! `head::read` did in two passes.
+//!
+//! It is a fast path, not the judge: when it returns `None` the caller parses the line with
+//! serde_json, which accepts it or says why not. So it must never accept a line serde_json
+//! rejects; it may give up on a valid one (a key written with escapes, a duplicate envelope
+//! field, very deep nesting). Strings, most of a rollout's bytes, are skipped eight bytes at a
+//! time up to the next quote, backslash or control character, as serde_json skips them.
+
+use super::head::Head;
+
+/// The raw JSON text of each envelope field present (`None`: absent).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct EnvelopeText<'a> {
+    pub type_: Option<&'a str>,
+    pub payload: Option<&'a str>,
+    pub record_type: Option<&'a str>,
+    pub timestamp: Option<&'a str>,
+    pub id: Option<&'a str>,
+    pub ordinal: Option<&'a str>,
+    pub metadata: Option<&'a str>,
+}
+
+impl<'a> EnvelopeText<'a> {
+    fn slot(&mut self, key: &[u8]) -> Option<&mut Option<&'a str>> {
+        Some(match key {
+            b"type" => &mut self.type_,
+            b"payload" => &mut self.payload,
+            b"record_type" => &mut self.record_type,
+            b"timestamp" => &mut self.timestamp,
+            b"id" => &mut self.id,
+            b"ordinal" => &mut self.ordinal,
+            b"metadata" => &mut self.metadata,
+            _ => return None,
+        })
+    }
+}
+
+/// A line read by [`scan`].
+#[derive(Debug, Default)]
+pub struct Scanned<'a> {
+    pub envelope: EnvelopeText<'a>,
+    /// The head of `payload` when it is an object whose wanted fields read as [`Head`] reads
+    /// them; `None` otherwise (the caller then reads it with `head::read`).
+    pub payload_head: Option<Head<'a>>,
+}
+
+/// Deeper nesting is left to serde_json.
+const MAX_DEPTH: usize = 128;
+
+/// Check that `text` is one JSON object (with surrounding whitespace) and read its envelope.
+/// `None`: not accepted here; parse it with serde_json.
+pub fn scan(text: &str) -> Option<Scanned<'_>> {
+    let bytes = text.as_bytes();
+    let mut out = Scanned::default();
+    let mut payload_head = Head::default();
+    let mut payload_head_ok = true;
+    // Bit d of `arrays` is set when the container at depth d + 1 is an array.
+    let mut arrays: u128 = 0;
+    let mut depth = 0usize;
+    // The members being read at depth 1 and 2.
+    let mut open = [Member::default(); 2];
+    let mut in_payload = false;
+
+    let mut i = skip_ws(bytes, 0);
+    if bytes.get(i) != Some(&b'{') {
+        return None;
+    }
+    'value: loop {
+        // A value starts at `i`.
+        match *bytes.get(i)? {
+            open_char @ (b'{' | b'[') => {
+                if depth == MAX_DEPTH {
+                    return None;
+                }
+                if open_char == b'[' {
+                    arrays |= 1 << depth;
+                } else {
+                    arrays &= !(1 << depth);
+                }
+                depth += 1;
+                if depth == 2 {
+                    in_payload = open_char == b'{' && open[0].key == b"payload";
+                }
+                i = skip_ws(bytes, i + 1);
+                let close = if open_char == b'{' { b'}' } else { b']' };
+                if bytes.get(i) == Some(&close) {
+                    i += 1;
+                    depth -= 1;
+                } else {
+                    if open_char == b'{' {
+                        i = member_key(bytes, i, depth, &mut open)?;
+                    }
+                    continue 'value;
+                }
+            }
+            b'"' => i = string_end(bytes, i + 1)?,
+            b't' => i = literal(bytes, i, b"true")?,
+            b'f' => i = literal(bytes, i, b"false")?,
+            b'n' => i = literal(bytes, i, b"null")?,
+            b'-' | b'0'..=b'9' => i = number(bytes, i)?,
+            _ => return None,
+        }
+        // A value ended at `i`: it is a member or element of the container at `depth`.
+        loop {
+            match depth {
+                1 => {
+                    if let Some(slot) = out.envelope.slot(open[0].key) {
+                        if slot.is_some() {
+                            // serde_json rejects a duplicate field; let it say so.
+                            return None;
+                        }
+                        *slot = Some(&text[open[0].start..i]);
+                    }
+                }
+                2 if in_payload => {
+                    if payload_head_ok && let Ok(key) = std::str::from_utf8(open[1].key) {
+                        payload_head_ok = payload_head.set(key, &text[open[1].start..i]).is_ok();
+                    }
+                }
+                _ => {}
+            }
+            if depth == 0 {
+                break 'value;
+            }
+            i = skip_ws(bytes, i);
+            let in_array = arrays & (1 << (depth - 1)) != 0;
+            match *bytes.get(i)? {
+                b',' => {
+                    i = skip_ws(bytes, i + 1);
+                    if !in_array {
+                        i = member_key(bytes, i, depth, &mut open)?;
+                    }
+                    continue 'value;
+                }
+                b'}' if !in_array => {}
+                b']' if in_array => {}
+                _ => return None,
+            }
+            i += 1;
+            depth -= 1;
+        }
+    }
+    if skip_ws(bytes, i) != bytes.len() {
+        return None;
+    }
+    if in_payload_object(out.envelope.payload) && payload_head_ok {
+        out.payload_head = Some(payload_head);
+    }
+    Some(out)
+}
+
+fn in_payload_object(payload: Option<&str>) -> bool {
+    payload.is_some_and(|p| p.starts_with('{'))
+}
+
+/// A member of an object: its key (as written) and where its value starts.
+#[derive(Debug, Default, Clone, Copy)]
+struct Member<'a> {
+    key: &'a [u8],
+    start: usize,
+}
+
+/// Read `"key"` then `:` at `i` (inside an object at `depth`), remember the key of a depth 1 or
+/// 2 member in `open`, and return where its value starts.
+fn member_key<'a>(
+    bytes: &'a [u8],
+    i: usize,
+    depth: usize,
+    open: &mut [Member<'a>; 2],
+) -> Option<usize> {
+    if bytes.get(i) != Some(&b'"') {
+        return None;
+    }
+    let end = string_end(bytes, i + 1)?;
+    let key = &bytes[i + 1..end - 1];
+    let colon = skip_ws(bytes, end);
+    if bytes.get(colon) != Some(&b':') {
+        return None;
+    }
+    let value = skip_ws(bytes, colon + 1);
+    // serde_json matches envelope fields after unescaping; leave escaped ones to it.
+    if depth == 1 && key.contains(&b'\\') {
+        return None;
+    }
+    if let Some(member) = open.get_mut(depth.wrapping_sub(1)) {
+        *member = Member { key, start: value };
+    }
+    Some(value)
+}
+
+fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(i) {
+        i += 1;
+    }
+    i
+}
+
+fn literal(bytes: &[u8], i: usize, word: &[u8]) -> Option<usize> {
+    (bytes.get(i..i + word.len())? == word).then_some(i + word.len())
+}
+
+/// A JSON number at `i`; returns the index after it.
+fn number(bytes: &[u8], mut i: usize) -> Option<usize> {
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    if bytes.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match bytes.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => {
+            while digit(i) {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    if bytes.get(i) == Some(&b'.') {
+        i += 1;
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    if let Some(b'e' | b'E') = bytes.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = bytes.get(i) {
+            i += 1;
+        }
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    Some(i)
+}
+
+/// Broadcast a byte to the 8 bytes of a word.
+const fn splat(byte: u8) -> u64 {
+    0x0101_0101_0101_0101 * byte as u64
+}
+
+const HIGH_BITS: u64 = splat(0x80);
+
+/// The high bit of each byte of `word` that is below `limit` (at most 0x80). Bits above the
+/// lowest one set may be wrong (a borrow runs on), so only the lowest is used.
+#[inline(always)]
+fn below(word: u64, limit: u8) -> u64 {
+    word.wrapping_sub(splat(limit)) & !word & HIGH_BITS
+}
+
+/// The first byte from `i` that ends a plain run of string text: a quote, a backslash or a
+/// control character (which JSON forbids raw in a string). Eight bytes at a time, as
+/// serde_json does.
+#[inline(always)]
+fn next_special(bytes: &[u8], mut i: usize) -> Option<usize> {
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        let found =
+            below(word ^ splat(b'"'), 1) | below(word ^ splat(b'\\'), 1) | below(word, 0x20);
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    let rest = bytes.get(i..)?;
+    let at = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(i + at)
+}
+
+/// `i` is just after an opening quote; returns the index after the closing quote, or `None`
+/// when the string is not valid JSON (unterminated, a raw control character, a bad escape).
+fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        i = next_special(bytes, i)?;
+        match bytes[i] {
+            b'"' => return Some(i + 1),
+            b'\\' => match *bytes.get(i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                b'u' => {
+                    if !bytes.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
+                    }
+                    i += 6;
+                }
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
