@@ -242,7 +242,9 @@ pub enum EventKind {
     TaskComplete,
     TurnAborted,
     ThreadRolledBack { num_turns: u64 },
-    TokenCount(Option<TokenInfo>),
+    // Boxed: token_count lines are a third of a rollout, and the counts would double every
+    // record's size.
+    TokenCount(Option<Box<TokenInfo>>),
     ContextCompacted,
     UserMessage,
     Other,

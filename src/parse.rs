@@ -882,11 +882,11 @@ fn event(json: &str) -> Result<Event, LineError> {
                     let info: TokenInfoPayload = serde_json::from_str(raw.get()).map_err(|e| {
                         LineError::json("`token_count.info` of the wrong shape: ", &e)
                     })?;
-                    Some(TokenInfo {
+                    Some(Box::new(TokenInfo {
                         total: info.total_token_usage.into(),
                         last: info.last_token_usage.into(),
                         context_window: info.model_context_window,
-                    })
+                    }))
                 }
                 _ => None,
             };
