@@ -45,7 +45,7 @@ pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
     let mut hasher = blake3::Hasher::new();
     let prefix = tag.len() + 1;
     let run = aligned_run(prefix + bytes.len());
-    if run == 0 {
+    if run <= prefix {
         hasher.update(tag.as_bytes());
         hasher.update(&[0]);
         hasher.update(bytes);
@@ -74,14 +74,19 @@ thread_local! {
     static HEAD: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The largest run of 2^k chunks (k ≥ 1) shorter than `len` bytes, 0 when there is none.
+/// BLAKE3 hashes at most this many chunks at once; once the first run is aligned to it, the
+/// hasher keeps later runs as wide by itself.
+const WIDEST_RUN: usize = 16 * CHUNK_LEN;
+
+/// The largest run of 2^k chunks (k ≥ 1, at most [`WIDEST_RUN`]) shorter than `len` bytes, 0
+/// when there is none.
 fn aligned_run(len: usize) -> usize {
     if len <= 2 * CHUNK_LEN {
         return 0;
     }
     let chunks = (len - 1) / CHUNK_LEN;
     // The largest power of two at most `chunks`.
-    (1usize << chunks.ilog2()) * CHUNK_LEN
+    ((1usize << chunks.ilog2()) * CHUNK_LEN).min(WIDEST_RUN)
 }
 
 /// The printed form: 32 hex digits (128 bits).

@@ -745,8 +745,8 @@ impl Loader {
         if !json.trim_start().starts_with('{') {
             return Err(LineError::new("response item is not a JSON object"));
         }
-        // The text was validated as JSON by the envelope parse; read its head without parsing
-        // the (often large) rest again.
+        // The text was validated as JSON with its line; read its head (unless the line's scan
+        // did) without parsing the (often large) rest again.
         let head = match head {
             Some(head) => head,
             None => head::read(json)

@@ -36,7 +36,7 @@ fn long_inputs_hash_as_the_tag_and_bytes_in_one_piece() {
         0, 1, 1018, 1019, 2042, 2043, 2044, 3000, 4090, 4091, 4092, 8187, 8188, 9000, 65_531,
         65_532, 70_000,
     ] {
-        for tag in ["item", "instructions"] {
+        for tag in ["item", "instructions", &"t".repeat(3000)] {
             let mut whole = tag.as_bytes().to_vec();
             whole.push(0);
             whole.extend_from_slice(&bytes[..len]);

@@ -1,5 +1,5 @@
-//! A fast reader of the top-level string fields of an item that serde_json has already
-//! validated: it skips every other value with memchr instead of parsing it a second time.
+//! A fast reader of the top-level string fields of an item already validated (by the line
+//! scan or serde_json): it skips every other value with memchr instead of parsing it again.
 
 use std::borrow::Cow;
 

@@ -23,6 +23,18 @@ pub struct EnvelopeText<'a> {
 }
 
 impl<'a> EnvelopeText<'a> {
+    fn slots(&mut self) -> [&mut Option<&'a str>; 7] {
+        [
+            &mut self.type_,
+            &mut self.payload,
+            &mut self.record_type,
+            &mut self.timestamp,
+            &mut self.id,
+            &mut self.ordinal,
+            &mut self.metadata,
+        ]
+    }
+
     fn slot(&mut self, key: &[u8]) -> Option<&mut Option<&'a str>> {
         Some(match key {
             b"type" => &mut self.type_,
@@ -147,6 +159,12 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
     }
     if in_payload_object(out.envelope.payload) && payload_head_ok {
         out.payload_head = Some(payload_head);
+    }
+    // serde_json reads a `null` field as absent (after counting it for duplicates, as above).
+    for slot in out.envelope.slots() {
+        if *slot == Some("null") {
+            *slot = None;
+        }
     }
     Some(out)
 }

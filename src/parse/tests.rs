@@ -217,3 +217,11 @@ fn parallel_parts_load_exactly_like_one_thread() {
         }
     }
 }
+
+/// Records are a third token_count events; their usage snapshots are boxed so that a record
+/// stays small (joining the parsed parts moves every record once).
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn records_stay_small() {
+    assert!(std::mem::size_of::<crate::model::Record>() <= 128);
+}

@@ -21,8 +21,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "COLUMNS")]
     pub width: Option<usize>,
 
-    /// Read rollouts into memory instead of mapping big ones (8 MB and more). A mapped file
-    /// truncated while promptc reads it ends promptc with SIGBUS; Codex only appends.
+    /// Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file
+    /// truncated or rewritten while promptc reads it, or an I/O error behind the map (network
+    /// filesystems), ends promptc with SIGBUS; Codex only appends.
     #[arg(long, global = true)]
     pub no_mmap: bool,
 }

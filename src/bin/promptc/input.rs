@@ -89,17 +89,17 @@ fn read_file(path: &Path, map: bool) -> std::io::Result<Bytes> {
 /// A memory map of a regular file of [`BIG_FILE_BYTES`] or more: its pages are the page
 /// cache's, so nothing is copied or zeroed. `None` for other files or when mapping fails (the
 /// caller reads the file instead).
-#[allow(unsafe_code)]
 fn map_big_file(file: &std::fs::File) -> std::io::Result<Option<Bytes>> {
     let metadata = file.metadata()?;
     if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES {
         return Ok(None);
     }
-    // SAFETY: a map's bytes change if another process writes them, under a shared reference
-    // that Rust assumes immutable. Codex only appends to a rollout, past the mapped length; a
-    // file truncated while mapped ends promptc with SIGBUS, as ripgrep's maps do. Both are
-    // stated in the README with `--no-mmap`, which reads instead. The library re-checks UTF-8
-    // whenever it makes text from these bytes, so it never relies on an earlier check.
+    // SAFETY: sound only while no process rewrites the mapped bytes `[0, len)`: the library
+    // holds them as `&[u8]` and `&str`, which Rust assumes immutable. Codex only appends to a
+    // rollout, past the mapped length. A file truncated while mapped, or an I/O error behind
+    // the map (a network filesystem, a failing disk), ends promptc with SIGBUS, as with
+    // ripgrep's maps; the README says so, and `--no-mmap` reads instead.
+    #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(file) };
     Ok(map.ok().map(Bytes::new))
 }

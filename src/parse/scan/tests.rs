@@ -170,6 +170,29 @@ fn the_envelope_and_payload_head_are_read() {
     assert_eq!(check_line(line), Ok(true));
 }
 
+/// serde_json reads an `Option` field given as `null` as absent; so must the scan, or a line
+/// would change branch (a bare item instead of a typeless object, say).
+#[test]
+fn null_envelope_fields_are_absent_as_for_serde_json() {
+    for line in [
+        r#"{"type":null,"foo":1}"#,
+        r#"{"type":null,"payload":{"type":"message"}}"#,
+        r#"{"type":"message","role":"user","content":[],"record_type":null}"#,
+        r#"{"id":null,"timestamp":"2025-01-01T00:00:00Z"}"#,
+        r#"{"type":"response_item","payload":null}"#,
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"x"},"ordinal":null,"metadata":null}"#,
+    ] {
+        assert_eq!(check_line(line), Ok(true), "{line}");
+    }
+    assert_eq!(
+        scan(r#"{"type":null}"#).expect("valid").envelope.type_,
+        None
+    );
+    // A duplicate is a duplicate even when the first one is null.
+    assert!(scan(r#"{"type":null,"type":"x"}"#).is_none());
+    assert!(serde_envelope(r#"{"type":null,"type":"x"}"#).is_none());
+}
+
 /// Bytes that matter to JSON syntax, to splice into valid lines.
 const SPLICES: &[&str] = &[
     "\"",
@@ -205,7 +228,7 @@ proptest! {
     #[test]
     fn edited_lines_are_accepted_only_as_serde_json_accepts_them(
         line in 0usize..10_000,
-        edits in proptest::collection::vec((0usize..100_000, 0usize..SPLICES.len(), 0usize..4), 1..4),
+        edits in proptest::collection::vec((0usize..100_000, 0usize..SPLICES.len(), 0usize..5), 1..4),
     ) {
         let lines = fixture_lines();
         let mut text = lines[line % lines.len()].clone();
@@ -217,6 +240,14 @@ proptest! {
             match action {
                 0 => text.insert_str(at, SPLICES[splice]),
                 1 => text.truncate(at),
+                2 => {
+                    // A string value from `at` on becomes `null`.
+                    if let Some(start) = text[at..].find(":\"").map(|k| at + k + 1)
+                        && let Some(end) = string_end(text.as_bytes(), start + 1)
+                    {
+                        text.replace_range(start..end, "null");
+                    }
+                }
                 _ => {
                     let mut end = (at + 1 + splice).min(text.len());
                     while !text.is_char_boundary(end) {
