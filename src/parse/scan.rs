@@ -35,15 +35,15 @@ impl<'a> EnvelopeText<'a> {
         ]
     }
 
-    fn slot(&mut self, key: &[u8]) -> Option<&mut Option<&'a str>> {
+    fn slot(&mut self, key: &str) -> Option<&mut Option<&'a str>> {
         Some(match key {
-            b"type" => &mut self.type_,
-            b"payload" => &mut self.payload,
-            b"record_type" => &mut self.record_type,
-            b"timestamp" => &mut self.timestamp,
-            b"id" => &mut self.id,
-            b"ordinal" => &mut self.ordinal,
-            b"metadata" => &mut self.metadata,
+            "type" => &mut self.type_,
+            "payload" => &mut self.payload,
+            "record_type" => &mut self.record_type,
+            "timestamp" => &mut self.timestamp,
+            "id" => &mut self.id,
+            "ordinal" => &mut self.ordinal,
+            "metadata" => &mut self.metadata,
             _ => return None,
         })
     }
@@ -93,7 +93,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                 }
                 depth += 1;
                 if depth == 2 {
-                    in_payload = open_char == b'{' && open[0].key == b"payload";
+                    in_payload = open_char == b'{' && open[0].key == "payload";
                 }
                 i = skip_ws(bytes, i + 1);
                 let close = if open_char == b'{' { b'}' } else { b']' };
@@ -102,7 +102,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                     depth -= 1;
                 } else {
                     if open_char == b'{' {
-                        i = member_key(bytes, i, depth, &mut open)?;
+                        i = member_key(text, i, depth, &mut open)?;
                     }
                     continue 'value;
                 }
@@ -126,10 +126,9 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                         *slot = Some(&text[open[0].start..i]);
                     }
                 }
-                2 if in_payload => {
-                    if payload_head_ok && let Ok(key) = std::str::from_utf8(open[1].key) {
-                        payload_head_ok = payload_head.set(key, &text[open[1].start..i]).is_ok();
-                    }
+                2 if in_payload && payload_head_ok => {
+                    let value = &text[open[1].start..i];
+                    payload_head_ok = payload_head.set(open[1].key, value).is_ok();
                 }
                 _ => {}
             }
@@ -142,7 +141,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                 b',' => {
                     i = skip_ws(bytes, i + 1);
                     if !in_array {
-                        i = member_key(bytes, i, depth, &mut open)?;
+                        i = member_key(text, i, depth, &mut open)?;
                     }
                     continue 'value;
                 }
@@ -157,7 +156,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
     if skip_ws(bytes, i) != bytes.len() {
         return None;
     }
-    if in_payload_object(out.envelope.payload) && payload_head_ok {
+    if out.envelope.payload.is_some_and(|p| p.starts_with('{')) && payload_head_ok {
         out.payload_head = Some(payload_head);
     }
     // serde_json reads a `null` field as absent (after counting it for duplicates, as above).
@@ -169,37 +168,35 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
     Some(out)
 }
 
-fn in_payload_object(payload: Option<&str>) -> bool {
-    payload.is_some_and(|p| p.starts_with('{'))
-}
-
 /// A member of an object: its key (as written) and where its value starts.
 #[derive(Debug, Default, Clone, Copy)]
 struct Member<'a> {
-    key: &'a [u8],
+    key: &'a str,
     start: usize,
 }
 
 /// Read `"key"` then `:` at `i` (inside an object at `depth`), remember the key of a depth 1 or
 /// 2 member in `open`, and return where its value starts.
 fn member_key<'a>(
-    bytes: &'a [u8],
+    text: &'a str,
     i: usize,
     depth: usize,
     open: &mut [Member<'a>; 2],
 ) -> Option<usize> {
+    let bytes = text.as_bytes();
     if bytes.get(i) != Some(&b'"') {
         return None;
     }
     let end = string_end(bytes, i + 1)?;
-    let key = &bytes[i + 1..end - 1];
+    // Quotes are ASCII, so the key's bounds are character bounds.
+    let key = &text[i + 1..end - 1];
     let colon = skip_ws(bytes, end);
     if bytes.get(colon) != Some(&b':') {
         return None;
     }
     let value = skip_ws(bytes, colon + 1);
     // serde_json matches envelope fields after unescaping; leave escaped ones to it.
-    if depth == 1 && key.contains(&b'\\') {
+    if depth == 1 && key.contains('\\') {
         return None;
     }
     if let Some(member) = open.get_mut(depth.wrapping_sub(1)) {

@@ -41,10 +41,10 @@ pub fn read(argument: &str, map: bool) -> anyhow::Result<Input> {
             .lock()
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
-        let bytes = decompress_if_zstd(bytes).context("cannot read standard input")?;
+        let bytes = decompress_if_zstd(bytes.into()).context("cannot read standard input")?;
         return Ok(Input {
             name: argument.to_string(),
-            bytes: bytes.into(),
+            bytes,
         });
     }
     let path = resolve(argument)?;
@@ -56,13 +56,8 @@ pub fn read(argument: &str, map: bool) -> anyhow::Result<Input> {
     if path.is_dir() {
         bail!("{name}: is a directory, not a rollout file");
     }
-    let cannot_read = || format!("{name}: cannot read");
-    let bytes = read_file(&path, map).with_context(cannot_read)?;
-    let bytes = if is_zstd(&bytes) {
-        decompress(&bytes).with_context(cannot_read)?.into()
-    } else {
-        bytes
-    };
+    let bytes = read_file(&path, map).with_context(|| format!("{name}: cannot read"))?;
+    let bytes = decompress_if_zstd(bytes).with_context(|| format!("{name}: cannot read"))?;
     Ok(Input { name, bytes })
 }
 
@@ -298,9 +293,9 @@ pub fn is_zstd(bytes: &[u8]) -> bool {
 }
 
 /// Decompress when the bytes start with a zstd frame; otherwise return them as they are.
-pub fn decompress_if_zstd(bytes: Vec<u8>) -> anyhow::Result<Vec<u8>> {
+pub fn decompress_if_zstd(bytes: Bytes) -> anyhow::Result<Bytes> {
     if is_zstd(&bytes) {
-        decompress(&bytes)
+        decompress(&bytes).map(Bytes::from)
     } else {
         Ok(bytes)
     }
@@ -371,7 +366,7 @@ mod tests {
     fn decompresses_frames_and_skips_skippable_ones() {
         let text = b"{\"a\":1}\n".repeat(1000);
         let mut data = compress(&text);
-        assert_eq!(decompress_if_zstd(data.clone()).unwrap(), text);
+        assert_eq!(&*decompress_if_zstd(data.clone().into()).unwrap(), text);
         // A skippable frame, then a second frame: the outputs concatenate.
         data.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
         data.extend(compress(b"tail\n"));
@@ -416,7 +411,10 @@ mod tests {
 
     #[test]
     fn plain_bytes_pass_through() {
-        assert_eq!(decompress_if_zstd(b"{}\n".to_vec()).unwrap(), b"{}\n");
+        assert_eq!(
+            &*decompress_if_zstd(b"{}\n".to_vec().into()).unwrap(),
+            b"{}\n"
+        );
     }
 
     #[test]

@@ -68,13 +68,13 @@ fn every_fixture_and_sample_line_reads_as_serde_json_reads_it() {
         let ok = check_line(&line).unwrap_or_else(|e| panic!("{e}"));
         if line.trim_start().starts_with('{') && serde_envelope(&line).is_some() {
             valid += 1;
-            // The fast path gives up only on unusual lines; the fixtures have none but one
-            // with a duplicate field.
+            // The fast path declines only unusual lines (escaped top-level keys, nesting past
+            // 128); no fixture or sample has one.
             accepted += usize::from(ok);
         }
     }
     assert!(valid > 100, "{valid} lines");
-    assert!(accepted + 2 >= valid, "{accepted} of {valid} lines");
+    assert_eq!(accepted, valid);
 }
 
 #[test]

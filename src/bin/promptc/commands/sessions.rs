@@ -85,7 +85,7 @@ fn read_summary(path: &Path) -> (u64, bool, Result<SessionSummary, String>) {
         Ok(bytes) => {
             let size = bytes.len() as u64;
             let compressed = input::is_zstd(&bytes);
-            let summary = input::decompress_if_zstd(bytes)
+            let summary = input::decompress_if_zstd(bytes.into())
                 .map_err(|e| format!("cannot read: {e:#}"))
                 .and_then(|bytes| {
                     summarize(&name, bytes).map_err(|e| {
