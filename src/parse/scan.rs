@@ -255,60 +255,29 @@ fn number(bytes: &[u8], mut i: usize) -> Option<usize> {
     Some(i)
 }
 
-/// Broadcast a byte to the 8 bytes of a word.
-const fn splat(byte: u8) -> u64 {
-    0x0101_0101_0101_0101 * byte as u64
-}
+// The string scan: SSE2 on x86_64 (every such processor has it), eight bytes at a time
+// elsewhere. Tests run both.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use sse2::string_end;
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+mod words;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+use words::string_end;
 
-const HIGH_BITS: u64 = splat(0x80);
-
-/// The high bit of each byte of `word` that is below `limit` (at most 0x80). Bits above the
-/// lowest one set may be wrong (a borrow runs on), so only the lowest is used.
+/// `at` is a backslash inside a string: the index after its escape, or `None` when the escape
+/// is not one JSON allows.
 #[inline(always)]
-fn below(word: u64, limit: u8) -> u64 {
-    word.wrapping_sub(splat(limit)) & !word & HIGH_BITS
-}
-
-/// The first byte from `i` that ends a plain run of string text: a quote, a backslash or a
-/// control character (which JSON forbids raw in a string). Eight bytes at a time, as
-/// serde_json does.
-#[inline(always)]
-fn next_special(bytes: &[u8], mut i: usize) -> Option<usize> {
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().ok()?);
-        let found =
-            below(word ^ splat(b'"'), 1) | below(word ^ splat(b'\\'), 1) | below(word, 0x20);
-        if found != 0 {
-            return Some(i + (found.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    let rest = bytes.get(i..)?;
-    let at = rest
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-    Some(i + at)
-}
-
-/// `i` is just after an opening quote; returns the index after the closing quote, or `None`
-/// when the string is not valid JSON (unterminated, a raw control character, a bad escape).
-fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        i = next_special(bytes, i)?;
-        match bytes[i] {
-            b'"' => return Some(i + 1),
-            b'\\' => match *bytes.get(i + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
-                b'u' => {
-                    if !bytes.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
-                        return None;
-                    }
-                    i += 6;
-                }
-                _ => return None,
-            },
-            _ => return None,
-        }
+fn escape_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(at + 2),
+        b'u' => bytes
+            .get(at + 2..at + 6)?
+            .iter()
+            .all(u8::is_ascii_hexdigit)
+            .then_some(at + 6),
+        _ => None,
     }
 }
 
