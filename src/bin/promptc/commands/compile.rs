@@ -1,7 +1,7 @@
 //! `promptc compile`.
 
 use crate::cli::{CompileArgs, Format};
-use crate::commands::{Context, load, plan, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::request::{write_compile_json, write_compile_text};
 
@@ -17,5 +17,6 @@ pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         Format::Json => write_compile_json(out, &session, &plan, step),
         Format::Text => write_compile_text(out, &session, &plan, step, &options),
     })?;
+    keep_until_exit((session, plan));
     Ok(ExitStatus::Success)
 }

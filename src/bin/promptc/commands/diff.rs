@@ -1,7 +1,7 @@
 //! `promptc diff`.
 
 use crate::cli::{DiffArgs, Format, InputArgs};
-use crate::commands::{Context, load, plan, warm_up_tokenizer, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, plan, warm_up_tokenizer, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::diff::{write_diff_json, write_diff_text};
 
@@ -31,9 +31,11 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         Format::Json => write_diff_json(out, &a, &b, &diff),
         Format::Text => write_diff_text(out, &a, &b, &diff, &context.stdout),
     })?;
-    Ok(if diff.has_unexpected() {
+    let status = if diff.has_unexpected() {
         ExitStatus::Differences
     } else {
         ExitStatus::Success
-    })
+    };
+    keep_until_exit((a, b, pa, pb, diff));
+    Ok(status)
 }

@@ -1,7 +1,7 @@
 //! `promptc fingerprint`.
 
 use crate::cli::{FingerprintArgs, Format};
-use crate::commands::{Context, load, plan, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::request::write_fingerprints;
 
@@ -15,5 +15,6 @@ pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatu
     let plan = plan(&session, &args.plan, false)?;
     let json = args.format.format() == Format::Json;
     with_stdout(|out| write_fingerprints(out, &session, &plan, &steps, json))?;
+    keep_until_exit((session, plan));
     Ok(ExitStatus::Success)
 }

@@ -61,6 +61,13 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
+/// Leave what a command built (sessions, plans) to the operating system, which takes it back
+/// at exit at once, instead of freeing it piece by piece: 10 ms of a 100 MB rollout's 110.
+/// For values the process holds until it ends, once the output is written.
+pub fn keep_until_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
     let crate::input::Input { name, bytes } =

@@ -1,7 +1,7 @@
 //! `promptc steps`.
 
 use crate::cli::{Format, StepsArgs};
-use crate::commands::{Context, load, plan, warm_up_tokenizer, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, plan, warm_up_tokenizer, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::request::write_steps;
 
@@ -14,5 +14,6 @@ pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let rows = promptc::cache::analyze(&session, &plan);
     let json = args.format.format() == Format::Json;
     with_stdout(|out| write_steps(out, &session, &plan, &rows, json, &context.stdout))?;
+    keep_until_exit((session, plan, rows));
     Ok(ExitStatus::Success)
 }

@@ -1,7 +1,7 @@
 //! `promptc view`.
 
 use crate::cli::{Format, ViewArgs};
-use crate::commands::{Context, load, threads, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, threads, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::view::{scope, write_json_view, write_text_view};
 
@@ -17,9 +17,12 @@ pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 ..Default::default()
             };
             let plan = promptc::fingerprint::plan(&session, &options);
-            write_json_view(out, &session, &scope, &plan)
+            let written = write_json_view(out, &session, &scope, &plan);
+            keep_until_exit(plan);
+            written
         }
         Format::Text => write_text_view(out, &session, &scope, &context.stdout),
     })?;
+    keep_until_exit(session);
     Ok(ExitStatus::Success)
 }
