@@ -658,7 +658,10 @@ impl Loader {
                 let text = ItemText::Span(payload_span);
                 RecordKind::Item(self.item(json, head, text, line_number)?)
             }
-            "turn_context" => RecordKind::TurnContext(Box::new(turn_context(&object()?))),
+            "turn_context" => RecordKind::TurnContext(Box::new(match turn_context_fields(json) {
+                Some(context) => context,
+                None => turn_context(&object()?),
+            })),
             "compacted" => {
                 let payload: CompactedPayload<'_> = serde_json::from_str(json)
                     .map_err(|e| LineError::json("`compacted` payload of the wrong shape: ", &e))?;
@@ -923,6 +926,86 @@ fn session_meta(map: &Map<String, Value>) -> SessionMeta {
         base_instructions,
         dynamic_tools,
     }
+}
+
+/// The `turn_context` fields promptc reads, as raw JSON text: the rest of a (sometimes
+/// kilobytes long) payload is skipped, not built into a map.
+#[derive(Deserialize)]
+struct TurnContextFields<'a> {
+    #[serde(borrow, default)]
+    turn_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    effort: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    collaboration_mode: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    summary: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    verbosity: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    base_instructions: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    user_instructions: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    developer_instructions: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    final_output_json_schema: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    approval_policy: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    sandbox_policy: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    current_date: Option<&'a RawValue>,
+}
+
+/// A `turn_context` payload read field by field, exactly as [`turn_context`] reads its map.
+/// `None` when serde_json does not take it this way (a field written twice, which the map
+/// reads as its last value): the caller then builds the map.
+fn turn_context_fields(json: &str) -> Option<TurnContext> {
+    let fields: TurnContextFields<'_> = serde_json::from_str(json).ok()?;
+    // What `value_str` gives for a map value: a string's text, nothing for other values.
+    let string = |raw: Option<&RawValue>| -> Option<String> {
+        raw.filter(|raw| raw.get().starts_with('"'))
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    };
+    // Objects and the rarer shapes go through a `Value`, as in the map.
+    let value = |raw: Option<&RawValue>| -> Option<Value> {
+        raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+    };
+    let object_or_string = |raw: Option<&RawValue>, keys: &[&str]| -> Option<String> {
+        match value(raw)? {
+            Value::String(s) => Some(s),
+            Value::Object(o) => keys.iter().find_map(|key| value_str(&o, key)),
+            _ => None,
+        }
+    };
+    let collaboration_effort = value(fields.collaboration_mode).and_then(|mode| {
+        mode.get("settings")?
+            .get("reasoning_effort")?
+            .as_str()
+            .map(str::to_string)
+    });
+    Some(TurnContext {
+        turn_id: string(fields.turn_id),
+        cwd: string(fields.cwd),
+        model: string(fields.model),
+        effort: string(fields.effort).or(collaboration_effort),
+        summary: string(fields.summary),
+        verbosity: string(fields.verbosity),
+        base_instructions: object_or_string(fields.base_instructions, &["text"]),
+        user_instructions: string(fields.user_instructions),
+        developer_instructions: string(fields.developer_instructions),
+        output_schema: value(fields.final_output_json_schema)
+            .filter(|v| !v.is_null())
+            .map(|v| v.to_string()),
+        approval_policy: string(fields.approval_policy),
+        sandbox: object_or_string(fields.sandbox_policy, &["type", "mode"]),
+        current_date: string(fields.current_date),
+    })
 }
 
 fn turn_context(map: &Map<String, Value>) -> TurnContext {

@@ -1,7 +1,8 @@
 //! Loading: generations, exact bytes and line numbers, and bad lines.
 
 use crate::model::{Generation, RecordKind};
-use crate::parse::{LoadError, LoadOptions, load};
+use crate::parse::{LoadError, LoadOptions, load, turn_context, turn_context_fields};
+use serde_json::{Map, Value};
 
 fn load_text(text: &str) -> Result<crate::model::Rollout, LoadError> {
     load("t.jsonl", text.as_bytes().to_vec(), LoadOptions::default())
@@ -224,4 +225,80 @@ fn parallel_parts_load_exactly_like_one_thread() {
 #[test]
 fn records_stay_small() {
     assert!(std::mem::size_of::<crate::model::Record>() <= 128);
+}
+
+/// The field-by-field read of a `turn_context` payload must give what the map read gives, on
+/// every recorded payload and on the shapes a map read takes in its stride.
+#[test]
+fn turn_context_fields_read_as_the_map_reads_them() {
+    let mut payloads: Vec<String> = [
+        r#"{"cwd":"/w","model":"gpt-5","effort":"high","summary":"auto","approval_policy":"never"}"#,
+        // Non-string values read as absent.
+        r#"{"cwd":7,"model":null,"effort":["high"],"summary":{"a":1},"turn_id":true}"#,
+        // Policies and instructions as strings or objects.
+        r#"{"sandbox_policy":"read-only","base_instructions":"be brief"}"#,
+        r#"{"sandbox_policy":{"type":"workspace-write","network_access":false},"base_instructions":{"text":"hi"}}"#,
+        r#"{"sandbox_policy":{"mode":"danger-full-access"},"base_instructions":{"other":1}}"#,
+        r#"{"sandbox_policy":{"type":3,"mode":"m"},"base_instructions":[1]}"#,
+        // Effort from collaboration mode, unless `effort` is there.
+        r#"{"collaboration_mode":{"mode":"plan","settings":{"reasoning_effort":"low"}}}"#,
+        r#"{"effort":"high","collaboration_mode":{"settings":{"reasoning_effort":"low"}}}"#,
+        r#"{"collaboration_mode":{"settings":["reasoning_effort"]}}"#,
+        r#"{"collaboration_mode":"plan"}"#,
+        // The output schema as compact JSON, in its own key order; null is none.
+        r#"{"final_output_json_schema":{"type":"object","properties":{"b":{},"a":{}}}}"#,
+        r#"{"final_output_json_schema":null}"#,
+        r#"{"final_output_json_schema": [ 1 , "x" ] }"#,
+        // Escapes in strings, and fields promptc does not read.
+        r#"{"cwd":"C:\\work\\\"q\"","user_instructions":"line\nnext \u00e9","extra":{"x":[1,2]}}"#,
+        // A field written twice: the map keeps the last value.
+        r#"{"model":"a","model":"b"}"#,
+        r#"{"sandbox_policy":"x","sandbox_policy":{"type":"y"}}"#,
+        "{}",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    for (_, bytes) in crate::test_support::fixture_bytes()
+        .into_iter()
+        .chain(crate::test_support::real_sample_bytes())
+    {
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            if let Ok(value) = serde_json::from_str::<Value>(line)
+                && value.get("type").and_then(Value::as_str) == Some("turn_context")
+                && let Some(payload) = value.get("payload").filter(|p| p.is_object())
+            {
+                payloads.push(payload.to_string());
+            }
+        }
+    }
+    assert!(payloads.len() > 100, "{} payloads", payloads.len());
+    let mut read_by_fields = 0;
+    for payload in &payloads {
+        let map: Map<String, Value> = serde_json::from_str(payload).expect("an object");
+        let expected = turn_context(&map);
+        match turn_context_fields(payload) {
+            Some(context) => {
+                read_by_fields += 1;
+                assert_eq!(context, expected, "{payload}");
+            }
+            // Only a field written twice is left to the map.
+            None => assert!(
+                payload.matches("\"model\"").count() > 1
+                    || payload.matches("\"sandbox_policy\"").count() > 1,
+                "{payload}"
+            ),
+        }
+    }
+    assert!(read_by_fields >= payloads.len() - 2);
+    // And a whole line reads the same either way.
+    let line =
+        r#"{"timestamp":"t","type":"turn_context","payload":{"model":"a","model":"b","cwd":"/w"}}"#;
+    let rollout = load("t.jsonl", line.as_bytes().to_vec(), LoadOptions::default()).expect("loads");
+    match &rollout.records[0].kind {
+        RecordKind::TurnContext(context) => {
+            assert_eq!(context.model.as_deref(), Some("b"));
+            assert_eq!(context.cwd.as_deref(), Some("/w"));
+        }
+        other => panic!("{other:?}"),
+    }
 }
