@@ -23,10 +23,12 @@
 //! where an unknown component is written as `unknown`; such a request fingerprint is partial
 //! and says so in `unknown`.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::rc::Rc;
 
+// Keys are call ids from the session: foldhash is several times faster than SipHash on them
+// and still seeded per process.
+use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use crate::compile::{InstructionsSource, ToolPlan, params};

@@ -5,9 +5,9 @@
 //! (`ensure_call_outputs_present`), outputs without a call are dropped (`remove_orphan_outputs`),
 //! and `ghost_snapshot` items are dropped.
 
-use std::collections::HashSet;
 use std::rc::Rc;
 
+use foldhash::HashSet;
 use uuid::Uuid;
 
 use crate::model::{Item, ItemId, ItemKind, ItemText};

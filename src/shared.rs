@@ -9,9 +9,10 @@
 //! reading a range costs O(log depth) per segment it spans. A list that is never forked is one
 //! segment: reading it is a bounds check and a vector index.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::ops::{Bound, Index, RangeBounds};
+
+use foldhash::{HashMap, HashMapExt};
 
 /// A list: an index into [`SharedLists`].
 pub type ListId = usize;
