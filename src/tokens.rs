@@ -2,8 +2,11 @@
 //! the provider's count: the server wraps items in a template promptc does not know.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::sync::LazyLock;
 
+use foldhash::{HashMap, HashMapExt};
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::{Anchored, Input};
 use serde_json::Value;
 
 use crate::model::{Item, ItemKind};
@@ -43,7 +46,30 @@ pub fn count(text: &str) -> usize {
 /// it while the rollout loads instead of the first count waiting for it.
 pub fn warm_up() {
     let _ = bpe_openai::o200k_base();
+    let _ = &*PRETOKENIZER;
 }
+
+/// o200k's pre-tokenizer, as `bpe_openai` 0.3 builds it (`BPE_O200K_BASE` in its lib.rs): the
+/// word patterns, then `\s+\s` whose match ends with one look-ahead character that is not
+/// part of the piece, then `\s+`. Built here rather than borrowed because `bpe_openai` searches
+/// with the regex's shared cache pool, which costs a lock per piece on every thread but one;
+/// here each thread keeps its own cache. `remembered_pieces_count_like_the_tokenizer` holds
+/// the two to the same counts.
+static PRETOKENIZER: LazyLock<Regex> = LazyLock::new(|| {
+    let words = [
+        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        "\\p{N}{1,3}",
+        " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+        "\\s*[\\r\\n]+",
+        "\\s+$",
+    ]
+    .join("|");
+    Regex::new_many(&[words.as_str(), "\\s+\\s", "\\s+"]).expect("o200k's pre-tokenizer compiles")
+});
+
+/// Which of [`PRETOKENIZER`]'s patterns match one look-ahead character past the piece.
+const LOOKAHEAD: [bool; 3] = [false, true, false];
 
 /// Pieces (the pre-tokenizer's words) up to this long are remembered per thread.
 const CACHED_PIECE_BYTES: usize = 24;
@@ -54,31 +80,60 @@ thread_local! {
     /// Token counts of short pieces already seen. Logs and code repeat the same words, and
     /// encoding a piece allocates; a lookup does not.
     static PIECE_TOKENS: RefCell<HashMap<Box<[u8]>, usize>> = RefCell::new(HashMap::new());
+    /// This thread's search cache for [`PRETOKENIZER`].
+    static SEARCH_CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
+}
+
+/// Call `piece` with each piece of `text` in order, split as `bpe_openai`'s `Tokenizer::split`
+/// splits it: anchored matches one after the other, a look-ahead pattern's last character
+/// given back, and nothing more once no pattern matches.
+fn for_each_piece<'t>(text: &'t str, mut piece: impl FnMut(&'t str)) {
+    let regex = &*PRETOKENIZER;
+    SEARCH_CACHE.with_borrow_mut(|cache| {
+        let cache = cache.get_or_insert_with(|| regex.create_cache());
+        let mut start = 0;
+        while let Some(found) =
+            regex.search_with(cache, &Input::new(&text[start..]).anchored(Anchored::Yes))
+        {
+            let mut end = start + found.end();
+            if LOOKAHEAD[found.pattern().as_usize()]
+                && let Some(last) = text[start..end].chars().next_back()
+            {
+                end -= last.len_utf8();
+            }
+            if end == start {
+                // bpe_openai asserts a look-ahead match is longer than its look-ahead
+                // character; the patterns make it so. Stop rather than loop.
+                break;
+            }
+            piece(&text[start..end]);
+            start = end;
+        }
+    });
 }
 
 /// Exactly `o200k_base().count(text)`: the same pre-tokenizer split and per-piece encoding
 /// (o200k does no normalization), with short pieces' counts remembered.
 fn count_exact(text: &str) -> usize {
-    let tokenizer = bpe_openai::o200k_base();
-    PIECE_TOKENS.with_borrow_mut(|cache| {
-        tokenizer
-            .split(text)
-            .map(|piece| {
-                let piece = piece.as_bytes();
-                if piece.len() > CACHED_PIECE_BYTES {
-                    return tokenizer.bpe.count(piece);
-                }
-                if let Some(&tokens) = cache.get(piece) {
-                    return tokens;
-                }
-                let tokens = tokenizer.bpe.count(piece);
-                if cache.len() < CACHED_PIECES {
-                    cache.insert(piece.into(), tokens);
+    let bpe = &bpe_openai::o200k_base().bpe;
+    let mut total = 0;
+    PIECE_TOKENS.with_borrow_mut(|remembered| {
+        for_each_piece(text, |piece| {
+            let piece = piece.as_bytes();
+            total += if piece.len() > CACHED_PIECE_BYTES {
+                bpe.count(piece)
+            } else if let Some(&tokens) = remembered.get(piece) {
+                tokens
+            } else {
+                let tokens = bpe.count(piece);
+                if remembered.len() < CACHED_PIECES {
+                    remembered.insert(piece.into(), tokens);
                 }
                 tokens
-            })
-            .sum()
-    })
+            };
+        });
+    });
+    total
 }
 
 /// Estimated input tokens of an item: its model-visible text plus a per-item overhead.

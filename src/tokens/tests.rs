@@ -90,3 +90,75 @@ fn remembered_pieces_count_like_the_tokenizer() {
         }
     }
 }
+
+/// The pieces of `text` as promptc's pre-tokenizer cuts them.
+fn pieces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    super::for_each_piece(text, |piece| out.push(piece));
+    out
+}
+
+#[test]
+fn texts_split_as_the_tokenizer_splits_them() {
+    let tokenizer = bpe_openai::o200k_base();
+    let mut texts: Vec<String> = [
+        "",
+        " ",
+        "a",
+        "  \n",
+        "x  \n\n  y",
+        "tabs\t\tand\r\nCRLF\r\n",
+        "I'll say it's THEY'RE we've you'd",
+        "ABCdef GHI jkl MNOpqRS",
+        "12345678901 1.5e10 0x1F",
+        "path/to/file.rs:12:5 // comment /* block */",
+        "e\u{301}te\u{301} combining, ﬁ ligature, İstanbul, ß",
+        "日本語のテキスト、中文，한국어",
+        "emoji 🎉🎉 👩‍💻 flags 🇫🇷",
+        "trailing spaces   ",
+        "\u{a0}non-breaking\u{2009}thin\u{3000}ideographic",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    for (_, bytes) in crate::test_support::fixture_bytes()
+        .into_iter()
+        .chain(crate::test_support::real_sample_bytes())
+    {
+        texts.extend(
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .take(400)
+                .map(str::to_string),
+        );
+    }
+    for text in &texts {
+        let expected: Vec<&str> = tokenizer.split(text).collect();
+        assert_eq!(pieces(text), expected, "{text:?}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_texts_split_as_the_tokenizer_splits_them(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::strategy::Just(" "), proptest::strategy::Just("  "),
+                proptest::strategy::Just("\n"), proptest::strategy::Just("\r\n"),
+                proptest::strategy::Just("\t"), proptest::strategy::Just("a"),
+                proptest::strategy::Just("Ab"), proptest::strategy::Just("CD"),
+                proptest::strategy::Just("'s"), proptest::strategy::Just("'LL"),
+                proptest::strategy::Just("7"), proptest::strategy::Just("1234"),
+                proptest::strategy::Just("/"), proptest::strategy::Just("{}"),
+                proptest::strategy::Just("é"), proptest::strategy::Just("\u{301}"),
+                proptest::strategy::Just("日本"), proptest::strategy::Just("🎉"),
+                proptest::strategy::Just("\u{a0}"), proptest::strategy::Just("\u{0}"),
+            ],
+            0..40,
+        ),
+    ) {
+        let text: String = parts.concat();
+        let expected: Vec<&str> = bpe_openai::o200k_base().split(&text).collect();
+        proptest::prop_assert_eq!(pieces(&text), expected, "{:?}", text);
+        proptest::prop_assert_eq!(super::count_exact(&text), bpe_openai::o200k_base().count(text.as_str()));
+    }
+}
