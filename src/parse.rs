@@ -962,50 +962,48 @@ struct TurnContextFields<'a> {
     current_date: Option<&'a RawValue>,
 }
 
-/// A `turn_context` payload read field by field, exactly as [`turn_context`] reads its map.
-/// `None` when serde_json does not take it this way (a field written twice, which the map
-/// reads as its last value): the caller then builds the map.
+/// A `turn_context` payload read as [`turn_context`] reads its map, the map holding only the
+/// fields promptc reads: the rest of the payload is skipped, not built into values. `None` when
+/// serde_json will not read it this way (a field written twice, which the map reads as its last
+/// value) or when a read field would fail the map's parse (a number out of range, nesting past
+/// serde_json's limit, a lone surrogate): the caller then builds the whole map, which reads the
+/// first and says why the second is wrong. Fields promptc does not read are checked as every
+/// line's are (as JSON, not for number range or depth), which is also how Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
     let fields: TurnContextFields<'_> = serde_json::from_str(json).ok()?;
-    // What `value_str` gives for a map value: a string's text, nothing for other values.
-    let string = |raw: Option<&RawValue>| -> Option<String> {
-        raw.filter(|raw| raw.get().starts_with('"'))
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-    };
-    // Objects and the rarer shapes go through a `Value`, as in the map.
-    let value = |raw: Option<&RawValue>| -> Option<Value> {
-        raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
-    };
-    let object_or_string = |raw: Option<&RawValue>, keys: &[&str]| -> Option<String> {
-        match value(raw)? {
-            Value::String(s) => Some(s),
-            Value::Object(o) => keys.iter().find_map(|key| value_str(&o, key)),
-            _ => None,
-        }
-    };
-    let collaboration_effort = value(fields.collaboration_mode).and_then(|mode| {
-        mode.get("settings")?
-            .get("reasoning_effort")?
-            .as_str()
-            .map(str::to_string)
-    });
-    Some(TurnContext {
-        turn_id: string(fields.turn_id),
-        cwd: string(fields.cwd),
-        model: string(fields.model),
-        effort: string(fields.effort).or(collaboration_effort),
-        summary: string(fields.summary),
-        verbosity: string(fields.verbosity),
-        base_instructions: object_or_string(fields.base_instructions, &["text"]),
-        user_instructions: string(fields.user_instructions),
-        developer_instructions: string(fields.developer_instructions),
-        output_schema: value(fields.final_output_json_schema)
-            .filter(|v| !v.is_null())
-            .map(|v| v.to_string()),
-        approval_policy: string(fields.approval_policy),
-        sandbox: object_or_string(fields.sandbox_policy, &["type", "mode"]),
-        current_date: string(fields.current_date),
-    })
+    let mut map = Map::new();
+    for (key, raw) in [
+        ("turn_id", fields.turn_id),
+        ("cwd", fields.cwd),
+        ("model", fields.model),
+        ("effort", fields.effort),
+        ("collaboration_mode", fields.collaboration_mode),
+        ("summary", fields.summary),
+        ("verbosity", fields.verbosity),
+        ("base_instructions", fields.base_instructions),
+        ("user_instructions", fields.user_instructions),
+        ("developer_instructions", fields.developer_instructions),
+        ("final_output_json_schema", fields.final_output_json_schema),
+        ("approval_policy", fields.approval_policy),
+        ("sandbox_policy", fields.sandbox_policy),
+        ("current_date", fields.current_date),
+    ] {
+        let Some(raw) = raw.map(RawValue::get) else {
+            continue;
+        };
+        let value = if raw.starts_with(['{', '[']) {
+            // Inside the payload's braces, as in the map, so that the depth limit falls at the
+            // same place.
+            match serde_json::from_str::<Value>(&format!("[{raw}]")).ok()? {
+                Value::Array(mut wrapped) => wrapped.pop()?,
+                _ => return None,
+            }
+        } else {
+            serde_json::from_str(raw).ok()?
+        };
+        map.insert(key.to_string(), value);
+    }
+    Some(turn_context(&map))
 }
 
 fn turn_context(map: &Map<String, Value>) -> TurnContext {

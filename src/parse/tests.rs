@@ -290,6 +290,35 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         }
     }
     assert!(read_by_fields >= payloads.len() - 2);
+
+    // A read field the map would reject sends the payload to the map, which says why.
+    let nested = |depth: usize| {
+        format!(
+            r#"{{"final_output_json_schema":{}{}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    };
+    for payload in [
+        r#"{"model":"m","final_output_json_schema":{"x":-1e999}}"#.to_string(),
+        r#"{"cwd":1e400}"#.to_string(),
+        r#"{"cwd":"\ud800"}"#.to_string(),
+        r#"{"sandbox_policy":{"type":"\udc00x"}}"#.to_string(),
+        nested(127),
+    ] {
+        assert!(
+            serde_json::from_str::<Map<String, Value>>(&payload).is_err(),
+            "{payload}"
+        );
+        assert_eq!(turn_context_fields(&payload), None, "{payload}");
+    }
+    // One level less is read, both ways alike.
+    let payload = nested(126);
+    let map: Map<String, Value> = serde_json::from_str(&payload).expect("within the limit");
+    assert_eq!(turn_context_fields(&payload), Some(turn_context(&map)));
+    // A field promptc does not read is checked as the line is: as JSON.
+    let context = turn_context_fields(r#"{"model":"m","n":1e400,"deep":[[[[]]]]}"#);
+    assert_eq!(context.and_then(|c| c.model), Some("m".to_string()));
     // And a whole line reads the same either way.
     let line =
         r#"{"timestamp":"t","type":"turn_context","payload":{"model":"a","model":"b","cwd":"/w"}}"#;
