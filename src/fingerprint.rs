@@ -349,13 +349,15 @@ struct RawSlot<'a> {
 /// A rendering of a raw entry that the live view left: `list` holds, from `pos`, the entry
 /// rendered with `status` after the view prefix ending with the stored entry `prefix`, then the
 /// entries after it up to (not including) raw entry `agree`, rendered as the live path had them
-/// at step `stamp`.
+/// at step `stamp`, within `list[..len]` (the live view's length then: entries past it belong
+/// to another path).
 #[derive(Debug, Clone, Copy)]
 struct Alt {
     prefix: Option<(ListId, usize)>,
     status: (bool, bool),
     list: ListId,
     pos: usize,
+    len: usize,
     agree: usize,
     stamp: usize,
 }
@@ -629,6 +631,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 status: live.slots[change].status,
                 list,
                 pos,
+                len: live.len,
                 agree: next_flip(change),
                 stamp: step_index,
             };
@@ -658,7 +661,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                         .min(next_flip(raw))
                         .max(raw + 1);
                     list = alt.list;
-                    pos = view_position(&arrays, list, alt.pos, arrays.len(list), end);
+                    // Within the view the alt was taken from: after it, `list` may go on with
+                    // entries of an older path (a rolled-back message, say).
+                    pos = view_position(&arrays, list, alt.pos, alt.len, end);
                     tail = None;
                     raw = end;
                     continue;

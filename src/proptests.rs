@@ -471,3 +471,32 @@ fn views_equal_a_direct_computation(ops: &[Op]) -> Result<(), TestCaseError> {
     }
     Ok(())
 }
+
+/// Found by `views_after_mid_history_rewrites_equal_a_direct_computation`: a call loses its only
+/// output to a rollback and goes back to the rendering it had two steps before, in a list that
+/// goes on past that step's view with a message an earlier rollback removed. The jump back must
+/// stay within the view it was taken from, or the removed message comes back.
+#[test]
+fn a_jump_back_stays_within_the_view_it_left() {
+    let missing = || Op::Step {
+        calls: vec![(0, Output::Missing)],
+        reasoning: false,
+    };
+    let ops = [
+        Op::User,
+        missing(),
+        Op::Rollback(1),
+        missing(),
+        missing(),
+        Op::User,
+        missing(),
+        Op::Rollback(1),
+        Op::Answer(0),
+        missing(),
+        Op::User,
+        Op::Answer(1),
+        missing(),
+        Op::Rollback(1),
+    ];
+    views_equal_a_direct_computation(&ops).expect("views equal a direct computation");
+}
