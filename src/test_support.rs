@@ -71,6 +71,20 @@ pub fn real_samples() -> Vec<(String, Session)> {
         .collect()
 }
 
+/// Every line of the fixtures and of the real samples (when present), as text.
+pub fn fixture_and_sample_lines() -> Vec<String> {
+    fixture_bytes()
+        .into_iter()
+        .chain(real_sample_bytes())
+        .flat_map(|(_, bytes)| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// The bytes of the real samples beside the repository, when present.
 pub fn real_sample_bytes() -> Vec<(String, Vec<u8>)> {
     let dir =

@@ -258,17 +258,12 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     ]
     .map(str::to_string)
     .to_vec();
-    for (_, bytes) in crate::test_support::fixture_bytes()
-        .into_iter()
-        .chain(crate::test_support::real_sample_bytes())
-    {
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            if let Ok(value) = serde_json::from_str::<Value>(line)
-                && value.get("type").and_then(Value::as_str) == Some("turn_context")
-                && let Some(payload) = value.get("payload").filter(|p| p.is_object())
-            {
-                payloads.push(payload.to_string());
-            }
+    for line in crate::test_support::fixture_and_sample_lines() {
+        if let Ok(value) = serde_json::from_str::<Value>(&line)
+            && value.get("type").and_then(Value::as_str) == Some("turn_context")
+            && let Some(payload) = value.get("payload").filter(|p| p.is_object())
+        {
+            payloads.push(payload.to_string());
         }
     }
     assert!(payloads.len() > 100, "{} payloads", payloads.len());

@@ -57,23 +57,11 @@ fn check_line(text: &str) -> Result<bool, String> {
     Ok(true)
 }
 
-fn fixture_and_sample_lines() -> Vec<String> {
-    let mut lines = Vec::new();
-    for (_, bytes) in crate::test_support::fixture_bytes()
-        .into_iter()
-        .chain(crate::test_support::real_sample_bytes())
-    {
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        lines.extend(text.lines().map(str::to_string));
-    }
-    lines
-}
-
 #[test]
 fn every_fixture_and_sample_line_reads_as_serde_json_reads_it() {
     let mut accepted = 0;
     let mut valid = 0;
-    for line in fixture_and_sample_lines() {
+    for line in crate::test_support::fixture_and_sample_lines() {
         let ok = check_line(&line).unwrap_or_else(|e| panic!("{e}"));
         if line.trim_start().starts_with('{') && serde_envelope(&line).is_some() {
             valid += 1;
