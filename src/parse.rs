@@ -3,6 +3,7 @@
 //! here panics on input. No I/O: the caller reads the file (or stdin) and passes the bytes.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -928,67 +929,37 @@ fn session_meta(map: &Map<String, Value>) -> SessionMeta {
     }
 }
 
-/// The `turn_context` fields promptc reads, as raw JSON text: the rest of a (sometimes
-/// kilobytes long) payload is skipped, not built into a map.
-#[derive(Deserialize)]
-struct TurnContextFields<'a> {
-    #[serde(borrow, default)]
-    turn_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    cwd: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    effort: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    collaboration_mode: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    summary: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    verbosity: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    base_instructions: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    user_instructions: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    developer_instructions: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    final_output_json_schema: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    approval_policy: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    sandbox_policy: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    current_date: Option<&'a RawValue>,
-}
+/// The `turn_context` fields [`turn_context`] reads.
+const TURN_CONTEXT_FIELDS: [&str; 14] = [
+    "turn_id",
+    "cwd",
+    "model",
+    "effort",
+    "collaboration_mode",
+    "summary",
+    "verbosity",
+    "base_instructions",
+    "user_instructions",
+    "developer_instructions",
+    "final_output_json_schema",
+    "approval_policy",
+    "sandbox_policy",
+    "current_date",
+];
 
 /// A `turn_context` payload read as [`turn_context`] reads its map, the map holding only the
-/// fields promptc reads: the rest of the payload is skipped, not built into values. `None` when
-/// serde_json will not read it this way (a field written twice, which the map reads as its last
-/// value) or when a read field would fail the map's parse (a number out of range, nesting past
-/// serde_json's limit, a lone surrogate): the caller then builds the whole map, which reads the
-/// first and says why the second is wrong. Fields promptc does not read are checked as every
-/// line's are (as JSON, not for number range or depth), which is also how Codex reads them.
+/// fields promptc reads: the other values of a (sometimes kilobytes long) payload are skipped,
+/// not built. A key written twice keeps its last value, as in the map. `None` when a key is
+/// written with escapes (kept as text here, unescaped by the map) or when a read field would
+/// fail the map's parse (a number out of range, nesting past serde_json's limit, a lone
+/// surrogate): the caller then builds the whole map, which reads the first and says why the
+/// second is wrong. Fields promptc does not read are checked as every line's are (as JSON, not
+/// for number range or depth), which is also how Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
-    let fields: TurnContextFields<'_> = serde_json::from_str(json).ok()?;
+    let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(json).ok()?;
     let mut map = Map::new();
-    for (key, raw) in [
-        ("turn_id", fields.turn_id),
-        ("cwd", fields.cwd),
-        ("model", fields.model),
-        ("effort", fields.effort),
-        ("collaboration_mode", fields.collaboration_mode),
-        ("summary", fields.summary),
-        ("verbosity", fields.verbosity),
-        ("base_instructions", fields.base_instructions),
-        ("user_instructions", fields.user_instructions),
-        ("developer_instructions", fields.developer_instructions),
-        ("final_output_json_schema", fields.final_output_json_schema),
-        ("approval_policy", fields.approval_policy),
-        ("sandbox_policy", fields.sandbox_policy),
-        ("current_date", fields.current_date),
-    ] {
-        let Some(raw) = raw.map(RawValue::get) else {
+    for key in TURN_CONTEXT_FIELDS {
+        let Some(raw) = fields.get(key).map(|raw| raw.get()) else {
             continue;
         };
         let value = if raw.starts_with(['{', '[']) {

@@ -53,8 +53,8 @@ pub fn warm_up() {
 /// word patterns, then `\s+\s` whose match ends with one look-ahead character that is not
 /// part of the piece, then `\s+`. Built here rather than borrowed because `bpe_openai` searches
 /// with the regex's shared cache pool, which costs a lock per piece on every thread but one;
-/// here each thread keeps its own cache. `remembered_pieces_count_like_the_tokenizer` holds
-/// the two to the same counts.
+/// here each thread keeps its own cache. `texts_split_as_the_tokenizer_splits_them` and
+/// `random_texts_split_as_the_tokenizer_splits_them` hold the two to the same pieces.
 static PRETOKENIZER: LazyLock<Regex> = LazyLock::new(|| {
     let words = [
         "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
