@@ -188,7 +188,43 @@ fn call_id_findings(session: &Session) -> Vec<Finding> {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Baseline {
     pub schema_version: u32,
+    /// The hash behind the fingerprints ([`crate::fingerprint::HASH_NAME`]); baselines written
+    /// before it was recorded hold BLAKE3 fingerprints.
+    #[serde(default = "hash_of_unmarked_baselines")]
+    pub fingerprint_hash: String,
     pub rollouts: BTreeMap<String, Vec<BaselineStep>>,
+}
+
+fn hash_of_unmarked_baselines() -> String {
+    "blake3".to_string()
+}
+
+impl Baseline {
+    /// An empty baseline with this version's schema and hash.
+    pub fn new() -> Baseline {
+        Baseline {
+            schema_version: crate::SCHEMA_VERSION,
+            fingerprint_hash: crate::fingerprint::HASH_NAME.to_string(),
+            rollouts: BTreeMap::new(),
+        }
+    }
+
+    /// Why this baseline cannot be compared with fingerprints of this version, if it cannot.
+    pub fn incompatibility(&self) -> Option<String> {
+        (self.fingerprint_hash != crate::fingerprint::HASH_NAME).then(|| {
+            format!(
+                "its fingerprints are {} hashes and this promptc writes {}; rewrite it with --update-baseline",
+                self.fingerprint_hash,
+                crate::fingerprint::HASH_NAME
+            )
+        })
+    }
+}
+
+impl Default for Baseline {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// One step in a baseline: where it is and its fingerprint, as `fingerprint --format json`

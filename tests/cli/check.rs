@@ -315,3 +315,42 @@ fn a_broken_baseline_is_an_error() {
     assert_eq!(code(&output), 2);
     assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: "));
 }
+
+/// A baseline from before fingerprints were XXH3 (no `fingerprint_hash`: BLAKE3) cannot be
+/// compared: every step would look rewritten. It is an error that says how to rewrite it, and
+/// the rewritten baseline passes.
+#[test]
+fn a_baseline_of_another_hash_is_an_error_until_rewritten() {
+    let path = "fixtures/rollouts/era_c_turns.jsonl";
+    let current: Value =
+        serde_json::from_slice(&read("fixtures/baseline.json")).expect("baseline JSON");
+    assert_eq!(current["fingerprint_hash"], "xxh3-128");
+    let mut old = current.clone();
+    old.as_object_mut()
+        .expect("object")
+        .remove("fingerprint_hash");
+    let dir = sandbox(&[
+        (path, read(path)),
+        ("base.json", serde_json::to_vec(&old).expect("JSON")),
+    ]);
+    let check = |extra: &[&str]| {
+        promptc()
+            .current_dir(dir.path())
+            .args(["check", "--baseline", "base.json"])
+            .args(extra)
+            .arg(path)
+            .output()
+            .expect("runs")
+    };
+    let output = check(&[]);
+    assert_eq!(code(&output), 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("base.json: cannot compare with this baseline: its fingerprints are blake3 hashes and this promptc writes xxh3-128; rewrite it with --update-baseline"),
+        "stderr: {stderr}"
+    );
+    assert!(output.stdout.is_empty());
+
+    assert_eq!(code(&check(&["--update-baseline"])), 0);
+    assert_eq!(code(&check(&[])), 0);
+}

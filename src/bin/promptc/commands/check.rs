@@ -15,18 +15,20 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         (Some(path), false) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("{}: cannot read the baseline", path.display()))?;
-            Some(
-                serde_json::from_str(&text)
-                    .with_context(|| format!("{}: not a promptc baseline", path.display()))?,
-            )
+            let baseline: Baseline = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a promptc baseline", path.display()))?;
+            if let Some(reason) = baseline.incompatibility() {
+                anyhow::bail!(
+                    "{}: cannot compare with this baseline: {reason}",
+                    path.display()
+                );
+            }
+            Some(baseline)
         }
         _ => None,
     };
     let mut reports = Vec::new();
-    let mut new_baseline = Baseline {
-        schema_version: promptc::SCHEMA_VERSION,
-        rollouts: Default::default(),
-    };
+    let mut new_baseline = Baseline::new();
     for rollout in &args.rollouts {
         let session = load(
             &InputArgs {
