@@ -42,11 +42,14 @@ pub fn count(text: &str) -> usize {
     (tokens as u128 * text.len() as u128 / sampled.max(1) as u128) as usize
 }
 
-/// Load the tokenizer's tables now (about 50 ms, once per process), so that a thread can do
-/// it while the rollout loads instead of the first count waiting for it.
+/// Load the tokenizer's tables (about 50 ms, once per process) and build its pre-tokenizer
+/// (about 5 ms) now, so that a thread can do it while the rollout loads instead of the first
+/// count waiting for it. The two are built side by side: the counts need both.
 pub fn warm_up() {
-    let _ = bpe_openai::o200k_base();
-    let _ = &*PRETOKENIZER;
+    std::thread::scope(|scope| {
+        scope.spawn(|| LazyLock::force(&PRETOKENIZER));
+        let _ = bpe_openai::o200k_base();
+    });
 }
 
 /// o200k's pre-tokenizer, as `bpe_openai` 0.3 builds it (`BPE_O200K_BASE` in its lib.rs): the
