@@ -545,16 +545,17 @@ impl Loader {
             None => {
                 let envelope: Envelope<'_> =
                     serde_json::from_str(text).map_err(|e| LineError::json("not JSON: ", &e))?;
+                // Skipping a value does not check that `\u` surrogates pair up; a lone one would
+                // make the line unreadable to Codex (and to serde_json's full parse). Check fully
+                // only when one may be there. (The scan declines every line with a surrogate
+                // escape, so the lines it reads need no such check.)
+                if may_hold_surrogate_escape(line) {
+                    serde_json::from_str::<serde_json::Value>(text)
+                        .map_err(|e| LineError::json("not JSON: ", &e))?;
+                }
                 (envelope.text(), None)
             }
         };
-        // Skipping a value does not check `\u` escapes; a lone surrogate would make the line
-        // unreadable to Codex (and to serde_json's full parse). Check fully only when one may be
-        // there.
-        if may_hold_surrogate_escape(line) {
-            serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|e| LineError::json("not JSON: ", &e))?;
-        }
         let timestamp = as_str(envelope.timestamp);
         let newer_envelope = envelope.ordinal.is_some() || envelope.metadata.is_some();
         let base = span.start;

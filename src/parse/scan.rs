@@ -268,16 +268,19 @@ mod words;
 use words::string_end;
 
 /// `at` is a backslash inside a string: the index after its escape, or `None` when the escape
-/// is not one JSON allows.
+/// is not one JSON allows, or is a UTF-16 surrogate (`\uD800`–`\uDFFF`). A surrogate must pair
+/// with the next escape, which serde_json checks; the line is left to it (they are rare: Codex
+/// writes non-ASCII text as UTF-8), and no line the scan reads holds one.
 #[inline(always)]
 fn escape_end(bytes: &[u8], at: usize) -> Option<usize> {
     match *bytes.get(at + 1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(at + 2),
-        b'u' => bytes
-            .get(at + 2..at + 6)?
-            .iter()
-            .all(u8::is_ascii_hexdigit)
-            .then_some(at + 6),
+        b'u' => {
+            let hex = bytes.get(at + 2..at + 6)?;
+            let surrogate = matches!(hex[0], b'd' | b'D')
+                && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
+            (hex.iter().all(u8::is_ascii_hexdigit) && !surrogate).then_some(at + 6)
+        }
         _ => None,
     }
 }
