@@ -662,7 +662,10 @@ impl Loader {
             }
             "turn_context" => RecordKind::TurnContext(Box::new(match turn_context_fields(json) {
                 Some(context) => context,
-                None => turn_context(&object()?),
+                None => {
+                    let map = object()?;
+                    turn_context(|key| map.get(key))
+                }
             })),
             "compacted" => {
                 let payload: CompactedPayload<'_> = serde_json::from_str(json)
@@ -958,12 +961,12 @@ const TURN_CONTEXT_FIELDS: [&str; 14] = [
 /// for number range or depth), which is also how Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
     let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(json).ok()?;
-    let mut map = Map::new();
-    for key in TURN_CONTEXT_FIELDS {
+    let mut values: [Option<Value>; TURN_CONTEXT_FIELDS.len()] = Default::default();
+    for (key, slot) in TURN_CONTEXT_FIELDS.iter().zip(&mut values) {
         let Some(raw) = fields.get(key).map(|raw| raw.get()) else {
             continue;
         };
-        let value = if raw.starts_with(['{', '[']) {
+        *slot = Some(if raw.starts_with(['{', '[']) {
             // Inside the payload's braces, as in the map, so that the depth limit falls at the
             // same place.
             match serde_json::from_str::<Value>(&format!("[{raw}]")).ok()? {
@@ -972,45 +975,48 @@ fn turn_context_fields(json: &str) -> Option<TurnContext> {
             }
         } else {
             serde_json::from_str(raw).ok()?
-        };
-        map.insert(key.to_string(), value);
+        });
     }
-    Some(turn_context(&map))
+    Some(turn_context(|key| {
+        let index = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key)?;
+        values[index].as_ref()
+    }))
 }
 
-fn turn_context(map: &Map<String, Value>) -> TurnContext {
-    let sandbox = map.get("sandbox_policy").and_then(|policy| match policy {
+/// A `turn_context` from its fields' values (`field` looks one up by name; only
+/// [`TURN_CONTEXT_FIELDS`] are asked for).
+fn turn_context<'v>(field: impl Fn(&str) -> Option<&'v Value>) -> TurnContext {
+    let string = |key: &str| field(key).and_then(Value::as_str).map(str::to_string);
+    let sandbox = field("sandbox_policy").and_then(|policy| match policy {
         Value::String(s) => Some(s.clone()),
         Value::Object(o) => value_str(o, "type").or_else(|| value_str(o, "mode")),
         _ => None,
     });
-    let collaboration_effort = map
-        .get("collaboration_mode")
+    let collaboration_effort = field("collaboration_mode")
         .and_then(|m| m.get("settings"))
         .and_then(|s| s.get("reasoning_effort"))
         .and_then(Value::as_str)
         .map(str::to_string);
     TurnContext {
-        turn_id: value_str(map, "turn_id"),
-        cwd: value_str(map, "cwd"),
-        model: value_str(map, "model"),
-        effort: value_str(map, "effort").or(collaboration_effort),
-        summary: value_str(map, "summary"),
-        verbosity: value_str(map, "verbosity"),
-        base_instructions: match map.get("base_instructions") {
+        turn_id: string("turn_id"),
+        cwd: string("cwd"),
+        model: string("model"),
+        effort: string("effort").or(collaboration_effort),
+        summary: string("summary"),
+        verbosity: string("verbosity"),
+        base_instructions: match field("base_instructions") {
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Object(o)) => value_str(o, "text"),
             _ => None,
         },
-        user_instructions: value_str(map, "user_instructions"),
-        developer_instructions: value_str(map, "developer_instructions"),
-        output_schema: map
-            .get("final_output_json_schema")
+        user_instructions: string("user_instructions"),
+        developer_instructions: string("developer_instructions"),
+        output_schema: field("final_output_json_schema")
             .filter(|v| !v.is_null())
             .map(Value::to_string),
-        approval_policy: value_str(map, "approval_policy"),
+        approval_policy: string("approval_policy"),
         sandbox,
-        current_date: value_str(map, "current_date"),
+        current_date: string("current_date"),
     }
 }
 
