@@ -690,7 +690,7 @@ impl Loader {
                     replacement,
                 })
             }
-            "event_msg" => RecordKind::Event(event(json)?),
+            "event_msg" => RecordKind::Event(event(json, head)?),
             other if KNOWN_OTHER_LINE_TYPES.contains(&other) => RecordKind::Other {
                 type_name: other.to_string(),
             },
@@ -734,7 +734,7 @@ impl Loader {
             }
             "event" => {
                 let json = Value::Object(map).to_string();
-                RecordKind::Event(event(&json)?)
+                RecordKind::Event(event(&json, None)?)
             }
             other => RecordKind::Unknown {
                 type_name: format!("record_type:{other}"),
@@ -870,9 +870,61 @@ fn json_kind(first: Option<u8>) -> &'static str {
     }
 }
 
-fn event(json: &str) -> Result<Event, LineError> {
-    let head: EventHead<'_> = serde_json::from_str(json)
-        .map_err(|e| LineError::json("`event_msg` payload of the wrong shape: ", &e))?;
+/// The fields of an `event_msg` payload promptc reads.
+struct EventFields<'a> {
+    type_: Cow<'a, str>,
+    turn_id: Option<Cow<'a, str>>,
+    num_turns: Option<u64>,
+    info: Option<&'a str>,
+}
+
+/// The event fields as the line scan's head of the payload holds them, when they are what
+/// [`EventHead`] would read: no event field written twice and no escaped key, `type` a string,
+/// `turn_id` absent, `null` or a string, `num_turns` absent, `null` or a plain integer. Other
+/// payloads (`None`) are read by serde_json, which says what is wrong with them. Event
+/// payloads are 40 % of a rollout's lines and often long (reasoning and message text): this
+/// spares a second parse of each.
+fn event_fields_from_head(head: head::Head<'_>) -> Option<EventFields<'_>> {
+    if head.event_fields_unsure {
+        return None;
+    }
+    let turn_id = match head.turn_id_raw {
+        None | Some("null") => None,
+        Some(raw) if raw.starts_with('"') => Some(if raw.contains('\\') {
+            Cow::Owned(serde_json::from_str(raw).ok()?)
+        } else {
+            Cow::Borrowed(&raw[1..raw.len() - 1])
+        }),
+        Some(_) => return None,
+    };
+    let num_turns = match head.num_turns_raw {
+        None | Some("null") => None,
+        // The scan checked the number: digits alone are an integer, parsed as serde_json does.
+        Some(raw) if raw.bytes().all(|b| b.is_ascii_digit()) => Some(raw.parse().ok()?),
+        Some(_) => return None,
+    };
+    Some(EventFields {
+        type_: head.type_?,
+        turn_id,
+        num_turns,
+        info: head.info_raw.filter(|raw| *raw != "null"),
+    })
+}
+
+fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineError> {
+    let head = match head.and_then(event_fields_from_head) {
+        Some(fields) => fields,
+        None => {
+            let head: EventHead<'_> = serde_json::from_str(json)
+                .map_err(|e| LineError::json("`event_msg` payload of the wrong shape: ", &e))?;
+            EventFields {
+                type_: head.type_,
+                turn_id: head.turn_id,
+                num_turns: head.num_turns,
+                info: head.info.map(RawValue::get).filter(|raw| *raw != "null"),
+            }
+        }
+    };
     let kind = match head.type_.as_ref() {
         "task_started" | "turn_started" => EventKind::TaskStarted,
         "task_complete" | "turn_complete" => EventKind::TaskComplete,
@@ -886,8 +938,8 @@ fn event(json: &str) -> Result<Event, LineError> {
         "user_message" => EventKind::UserMessage,
         "token_count" => {
             let info = match head.info {
-                Some(raw) if raw.get() != "null" => {
-                    let info: TokenInfoPayload = serde_json::from_str(raw.get()).map_err(|e| {
+                Some(raw) => {
+                    let info: TokenInfoPayload = serde_json::from_str(raw).map_err(|e| {
                         LineError::json("`token_count.info` of the wrong shape: ", &e)
                     })?;
                     Some(Box::new(TokenInfo {
@@ -896,7 +948,7 @@ fn event(json: &str) -> Result<Event, LineError> {
                         context_window: info.model_context_window,
                     }))
                 }
-                _ => None,
+                None => None,
             };
             EventKind::TokenCount(info)
         }

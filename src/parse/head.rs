@@ -14,14 +14,41 @@ pub struct Head<'a> {
     pub execution: Option<Cow<'a, str>>,
     /// The raw JSON of `content`, when present.
     pub content: Option<&'a str>,
+    /// The raw JSON of the event fields `turn_id`, `num_turns` and `info`, when present.
+    pub turn_id_raw: Option<&'a str>,
+    pub num_turns_raw: Option<&'a str>,
+    pub info_raw: Option<&'a str>,
+    /// An event field (`type`, `turn_id`, `num_turns`, `info`) was written twice, or some key
+    /// with escapes: serde_json's typed read of an event rejects the first and unescapes the
+    /// second, so it may not read what the head holds.
+    pub event_fields_unsure: bool,
+    /// The event fields seen so far, one bit each.
+    event_fields_seen: u8,
 }
 
 impl<'a> Head<'a> {
     /// Take the member `key: value` (`value` raw JSON) if `key` is a wanted field; a later
     /// member of the same key replaces an earlier one, as in serde_json.
     pub fn set(&mut self, key: &str, value: &'a str) -> Result<(), String> {
+        let event_field = match key {
+            "type" => 1,
+            "turn_id" => 2,
+            "num_turns" => 4,
+            "info" => 8,
+            _ => 0,
+        };
+        if self.event_fields_seen & event_field != 0 || key.contains('\\') {
+            self.event_fields_unsure = true;
+        }
+        self.event_fields_seen |= event_field;
+        match key {
+            "content" => self.content = Some(value),
+            "turn_id" => self.turn_id_raw = Some(value),
+            "num_turns" => self.num_turns_raw = Some(value),
+            "info" => self.info_raw = Some(value),
+            _ => {}
+        }
         if key == "content" {
-            self.content = Some(value);
             return Ok(());
         }
         let slot = match key {

@@ -299,7 +299,10 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     // One level less is read, both ways alike.
     let payload = nested(126);
     let map: Map<String, Value> = serde_json::from_str(&payload).expect("within the limit");
-    assert_eq!(turn_context_fields(&payload), Some(turn_context(|key| map.get(key))));
+    assert_eq!(
+        turn_context_fields(&payload),
+        Some(turn_context(|key| map.get(key)))
+    );
     // A field promptc does not read is checked as the line is: as JSON.
     let context = turn_context_fields(r#"{"model":"m","n":1e400,"deep":[[[[]]]]}"#);
     assert_eq!(context.and_then(|c| c.model), Some("m".to_string()));
@@ -312,5 +315,75 @@ fn turn_context_fields_read_as_the_map_reads_them() {
             assert_eq!(context.cwd.as_deref(), Some("/w"));
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// The event fields read from the line scan's head are what serde_json's typed read gives,
+/// on every event of the fixtures and samples; payloads the head cannot vouch for (a field
+/// written twice, an escaped key, a value of another type) are left to serde_json.
+#[test]
+fn event_fields_from_the_head_are_what_serde_json_reads() {
+    use super::{EventHead, event_fields_from_head, head};
+    use serde_json::value::RawValue;
+    // `Some(accepted)`: whether the head was trusted; `None` when the head reader refused.
+    let check = |payload: &str| -> Option<bool> {
+        let head = head::read(payload).ok()?;
+        let Some(fast) = event_fields_from_head(head) else {
+            return Some(false);
+        };
+        let slow: EventHead<'_> = serde_json::from_str(payload)
+            .unwrap_or_else(|e| panic!("trusted what serde_json rejects ({e}): {payload}"));
+        assert_eq!(fast.type_, slow.type_, "{payload}");
+        assert_eq!(fast.turn_id, slow.turn_id, "{payload}");
+        assert_eq!(fast.num_turns, slow.num_turns, "{payload}");
+        let slow_info = slow.info.map(RawValue::get).filter(|raw| *raw != "null");
+        assert_eq!(fast.info, slow_info, "{payload}");
+        Some(true)
+    };
+    let mut events = 0;
+    let mut trusted = 0;
+    for line in crate::test_support::fixture_and_sample_lines() {
+        let Ok(fields) =
+            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(&line)
+        else {
+            continue;
+        };
+        if fields.get("type").map(|t| t.get()) != Some("\"event_msg\"") {
+            continue;
+        }
+        // (A payload that is not an object is an error either way.)
+        let Some(payload) = fields.get("payload").filter(|p| p.get().starts_with('{')) else {
+            continue;
+        };
+        events += 1;
+        trusted += usize::from(check(payload.get()) == Some(true));
+    }
+    assert!(events > 1000, "{events} events");
+    assert_eq!(
+        trusted, events,
+        "every recorded event is read from the head"
+    );
+
+    for payload in [
+        r#"{"type":"thread_rolled_back","num_turns":3,"turn_id":"t\"1"}"#,
+        r#"{"type":"token_count","info":null,"rate_limits":{"primary":{"used_percent":1.5}}}"#,
+        r#"{"type":"token_count","info":{"total_token_usage":{"input_tokens":5},"last_token_usage":{}}}"#,
+        r#"{"type":"task_started","turn_id":null,"num_turns":null}"#,
+        r#"{"type":"agent_reasoning","text":"a \"quoted\" \\ text","turn_id":"t1"}"#,
+    ] {
+        assert_eq!(check(payload), Some(true), "{payload}");
+    }
+    for payload in [
+        r#"{"type":"token_count","type":"task_started"}"#,
+        r#"{"type":"token_count","info":null,"info":{}}"#,
+        r#"{"typ\u0065":"task_started","type":"x"}"#,
+        r#"{"type":"thread_rolled_back","num_turns":1.0}"#,
+        r#"{"type":"thread_rolled_back","num_turns":-1}"#,
+        r#"{"type":"thread_rolled_back","num_turns":18446744073709551616}"#,
+        r#"{"type":"task_started","turn_id":5}"#,
+        r#"{"type":null}"#,
+        r#"{"turn_id":"t1"}"#,
+    ] {
+        assert_ne!(check(payload), Some(true), "{payload}");
     }
 }
