@@ -3,7 +3,6 @@
 //! here panics on input. No I/O: the caller reads the file (or stdin) and passes the bytes.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -664,7 +663,7 @@ impl Loader {
                 Some(context) => context,
                 None => {
                     let map = object()?;
-                    turn_context(|key| map.get(key))
+                    turn_context(|key| map.get(key).map(Field::Value))
                 }
             })),
             "compacted" => {
@@ -1012,12 +1011,28 @@ const TURN_CONTEXT_FIELDS: [&str; 14] = [
 /// second is wrong. Fields promptc does not read are checked as every line's are (as JSON, not
 /// for number range or depth), which is also how Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
-    let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(json).ok()?;
+    // The payload was checked with its line: its members are found by skipping values, not
+    // parsing them, and the last of a repeated key wins, as in the map.
+    let mut raws: [Option<&str>; TURN_CONTEXT_FIELDS.len()] = Default::default();
+    head::for_each_member(json, |key, value| {
+        if key.contains('\\') {
+            return Err(());
+        }
+        if let Some(index) = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key) {
+            raws[index] = Some(value);
+        }
+        Ok(())
+    })?
+    .ok()?;
     let mut values: [Option<Value>; TURN_CONTEXT_FIELDS.len()] = Default::default();
-    for (key, slot) in TURN_CONTEXT_FIELDS.iter().zip(&mut values) {
-        let Some(raw) = fields.get(key).map(|raw| raw.get()) else {
+    for (raw, slot) in raws.iter().zip(&mut values) {
+        let Some(raw) = raw else {
             continue;
         };
+        if raw.starts_with('"') && !raw.contains('\\') {
+            // Read as text below, without building a value.
+            continue;
+        }
         *slot = Some(if raw.starts_with(['{', '[']) {
             // Inside the payload's braces, as in the map, so that the depth limit falls at the
             // same place.
@@ -1031,20 +1046,48 @@ fn turn_context_fields(json: &str) -> Option<TurnContext> {
     }
     Some(turn_context(|key| {
         let index = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key)?;
-        values[index].as_ref()
+        match (&values[index], raws[index]) {
+            (Some(value), _) => Some(Field::Value(value)),
+            // A checked string without escapes is its text between the quotes.
+            (None, Some(raw)) => Some(Field::Text(&raw[1..raw.len() - 1])),
+            (None, None) => None,
+        }
     }))
 }
 
-/// A `turn_context` from its fields' values (`field` looks one up by name; only
+/// A `turn_context` field's value: a string's text, or any value.
+#[derive(Clone, Copy)]
+enum Field<'v> {
+    Text(&'v str),
+    Value(&'v Value),
+}
+
+impl<'v> Field<'v> {
+    fn as_str(self) -> Option<&'v str> {
+        match self {
+            Field::Text(text) => Some(text),
+            Field::Value(value) => value.as_str(),
+        }
+    }
+
+    fn value(self) -> Option<&'v Value> {
+        match self {
+            Field::Text(_) => None,
+            Field::Value(value) => Some(value),
+        }
+    }
+}
+
+/// A `turn_context` from its fields (`field` looks one up by name; only
 /// [`TURN_CONTEXT_FIELDS`] are asked for).
-fn turn_context<'v>(field: impl Fn(&str) -> Option<&'v Value>) -> TurnContext {
-    let string = |key: &str| field(key).and_then(Value::as_str).map(str::to_string);
-    let sandbox = field("sandbox_policy").and_then(|policy| match policy {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(o) => value_str(o, "type").or_else(|| value_str(o, "mode")),
-        _ => None,
+fn turn_context<'v>(field: impl Fn(&str) -> Option<Field<'v>>) -> TurnContext {
+    let string = |key: &str| field(key).and_then(Field::as_str).map(str::to_string);
+    let sandbox = field("sandbox_policy").and_then(|policy| match policy.value() {
+        Some(Value::Object(o)) => value_str(o, "type").or_else(|| value_str(o, "mode")),
+        _ => policy.as_str().map(str::to_string),
     });
     let collaboration_effort = field("collaboration_mode")
+        .and_then(Field::value)
         .and_then(|m| m.get("settings"))
         .and_then(|s| s.get("reasoning_effort"))
         .and_then(Value::as_str)
@@ -1056,16 +1099,17 @@ fn turn_context<'v>(field: impl Fn(&str) -> Option<&'v Value>) -> TurnContext {
         effort: string("effort").or(collaboration_effort),
         summary: string("summary"),
         verbosity: string("verbosity"),
-        base_instructions: match field("base_instructions") {
-            Some(Value::String(s)) => Some(s.clone()),
+        base_instructions: field("base_instructions").and_then(|base| match base.value() {
             Some(Value::Object(o)) => value_str(o, "text"),
-            _ => None,
-        },
+            _ => base.as_str().map(str::to_string),
+        }),
         user_instructions: string("user_instructions"),
         developer_instructions: string("developer_instructions"),
-        output_schema: field("final_output_json_schema")
-            .filter(|v| !v.is_null())
-            .map(Value::to_string),
+        output_schema: field("final_output_json_schema").and_then(|schema| match schema {
+            Field::Text(text) => Some(Value::String(text.to_string()).to_string()),
+            Field::Value(Value::Null) => None,
+            Field::Value(value) => Some(value.to_string()),
+        }),
         approval_policy: string("approval_policy"),
         sandbox,
         current_date: string("current_date"),

@@ -78,11 +78,23 @@ impl<'a> Head<'a> {
 /// Read `json`, a valid JSON object. Errors name a wanted field whose value is not a string
 /// (or `null`).
 pub fn read(json: &str) -> Result<Head<'_>, String> {
-    let bytes = json.as_bytes();
     let mut head = Head::default();
+    for_each_member(json, |key, value| head.set(key, value))
+        .ok_or_else(|| "not a JSON object".to_string())??;
+    Ok(head)
+}
+
+/// Call `member(key, value)` with each member of `json`, a valid JSON object, in order: the
+/// key as written (escapes kept) and the value's raw JSON. Stops at the first error. `None`
+/// when `json` is not an object.
+pub fn for_each_member<'a, E>(
+    json: &'a str,
+    mut member: impl FnMut(&'a str, &'a str) -> Result<(), E>,
+) -> Option<Result<(), E>> {
+    let bytes = json.as_bytes();
     let mut i = skip_ws(bytes, 0);
     if bytes.get(i) != Some(&b'{') {
-        return Err("not a JSON object".into());
+        return None;
     }
     i += 1;
     loop {
@@ -103,9 +115,11 @@ pub fn read(json: &str) -> Result<Head<'_>, String> {
         i = skip_ws(bytes, i);
         let value_start = i;
         i = skip_value(bytes, i);
-        head.set(key, &json[value_start..i])?;
+        if let Err(e) = member(key, &json[value_start..i]) {
+            return Some(Err(e));
+        }
     }
-    Ok(head)
+    Some(Ok(()))
 }
 
 fn skip_ws(bytes: &[u8], mut i: usize) -> usize {

@@ -270,7 +270,11 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     for payload in &payloads {
         let map: Map<String, Value> = serde_json::from_str(payload).expect("an object");
         let context = turn_context_fields(payload).expect("read field by field");
-        assert_eq!(context, turn_context(|key| map.get(key)), "{payload}");
+        assert_eq!(
+            context,
+            turn_context(|key| map.get(key).map(super::Field::Value)),
+            "{payload}"
+        );
     }
     // A key written with escapes is left to the map, which unescapes it.
     assert_eq!(turn_context_fields(r#"{"cw\u0064":"/x"}"#), None);
@@ -301,7 +305,7 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     let map: Map<String, Value> = serde_json::from_str(&payload).expect("within the limit");
     assert_eq!(
         turn_context_fields(&payload),
-        Some(turn_context(|key| map.get(key)))
+        Some(turn_context(|key| map.get(key).map(super::Field::Value)))
     );
     // A field promptc does not read is checked as the line is: as JSON.
     let context = turn_context_fields(r#"{"model":"m","n":1e400,"deep":[[[[]]]]}"#);
