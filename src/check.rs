@@ -254,7 +254,8 @@ pub fn baseline_steps(session: &Session, plan: &Plan) -> Vec<BaselineStep> {
 }
 
 /// Compare a rollout's steps with its baseline entries: one finding per drift class, at the
-/// first step that shows it.
+/// first step that shows it. The entries must come from a baseline without
+/// [`Baseline::incompatibility`]: fingerprints of another hash differ at every step.
 pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     let mut push = |class: &str, step: usize, detail: String| {

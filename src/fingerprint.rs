@@ -17,8 +17,8 @@
 //! | `checkpoint` | `checkpoint` | the exact bytes of the `compacted` line the history starts from, or `none` |
 //! | item `i` | `item` | the item's JSON exactly as sent |
 //!
-//! `input` is chained: `c_0 = XXH3-128("input" || 0x00)`, `c_{i+1} = XXH3-128(c_i || item_i)` over
-//! the 16-byte hashes, so the fingerprint after item `i` covers items `0..=i` and two requests'
+//! `input` is chained: `c_0 = XXH3-128("input" || 0x00)`, `c_{i+1} = XXH3-128(c_i || h_i)` where
+//! `h_i` is item `i`'s hash above, over the 16-byte hashes, so the fingerprint after item `i` covers items `0..=i` and two requests'
 //! longest common prefix is found by comparing chain values. `request` is
 //! `XXH3-128("request" || 0x00 || "instructions=<fp>\ntools=<fp>\nparams=<fp>\nprompt_cache_key=<fp>\ncheckpoint=<fp>\ninput=<fp>\n")`,
 //! where an unknown component is written as `unknown`; such a request fingerprint is partial

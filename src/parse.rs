@@ -445,10 +445,16 @@ fn excerpt(line: &[u8], column: Option<usize>) -> String {
     out
 }
 
-/// A `\u` escape of a UTF-16 surrogate (`\uD800`–`\uDFFF`) may be in `line`: one pass of
-/// memmem for `\u`, which is rarer in rollouts than a lone `\`.
+/// A `\u` escape of a UTF-16 surrogate (`\uD800`–`\uDFFF`, the range the line scan declines)
+/// may be in `line`: one pass of memmem for `\u`, which is rarer in rollouts than a lone `\`.
 fn may_hold_surrogate_escape(line: &[u8]) -> bool {
-    memchr::memmem::find_iter(line, b"\\u").any(|i| matches!(line.get(i + 2), Some(b'd' | b'D')))
+    memchr::memmem::find_iter(line, b"\\u").any(|i| {
+        matches!(line.get(i + 2), Some(b'd' | b'D'))
+            && matches!(
+                line.get(i + 3),
+                Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+            )
+    })
 }
 
 fn as_str(raw: Option<&str>) -> Option<String> {
@@ -1006,10 +1012,11 @@ const TURN_CONTEXT_FIELDS: [&str; 14] = [
 /// fields promptc reads: the other values of a (sometimes kilobytes long) payload are skipped,
 /// not built. A key written twice keeps its last value, as in the map. `None` when a key is
 /// written with escapes (kept as text here, unescaped by the map) or when a read field would
-/// fail the map's parse (a number out of range, nesting past serde_json's limit, a lone
-/// surrogate): the caller then builds the whole map, which reads the first and says why the
-/// second is wrong. Fields promptc does not read are checked as every line's are (as JSON, not
-/// for number range or depth), which is also how Codex reads them.
+/// fail the map's parse (a number out of range, nesting past serde_json's limit; a lone
+/// surrogate never gets here, its line was skipped): the caller then builds the whole map,
+/// which reads the first and says why the second is wrong. Fields promptc does not read are
+/// checked as every line's are (as JSON, not for number range or depth), which is also how
+/// Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
     // The payload was checked with its line: its members are found by skipping values, not
     // parsing them, and the last of a repeated key wins, as in the map.

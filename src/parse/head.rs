@@ -1,5 +1,7 @@
-//! A fast reader of the top-level string fields of an item already validated (by the line
-//! scan or serde_json): it skips every other value with memchr instead of parsing it again.
+//! A fast reader of the top-level fields of a payload already validated (by the line scan or
+//! serde_json): an item's string fields, an event's fields as raw JSON, and any object's
+//! members (`for_each_member`). It skips every other value with memchr instead of parsing it
+//! again.
 
 use std::borrow::Cow;
 

@@ -362,7 +362,8 @@ fn event_fields_from_the_head_are_what_serde_json_reads() {
         events += 1;
         trusted += usize::from(check(payload.get()) == Some(true));
     }
-    assert!(events > 1000, "{events} events");
+    // The fixtures alone hold over 300; the real samples, when present, several thousand.
+    assert!(events > 200, "{events} events");
     assert_eq!(
         trusted, events,
         "every recorded event is read from the head"
@@ -389,5 +390,51 @@ fn event_fields_from_the_head_are_what_serde_json_reads() {
         r#"{"turn_id":"t1"}"#,
     ] {
         assert_ne!(check(payload), Some(true), "{payload}");
+    }
+}
+
+/// Only escapes of UTF-16 surrogates (`\uD800`–`\uDFFF`) send a line to a full parse, by the
+/// line scan and by serde_json's path alike. A line with another `\u` escape (`\u00e9`, or
+/// `\ud55c`, a Hangul syllable) is read as any line is: an out-of-range number in a field
+/// promptc does not read does not cost it the line, whichever path reads it (an escaped
+/// top-level key sends the line to serde_json's path). A line with a surrogate escape is
+/// checked fully, number range included, and a lone surrogate is skipped with serde_json's
+/// reason.
+#[test]
+fn only_surrogate_escapes_send_a_line_to_a_full_parse() {
+    let line = |text: &str, extra: &str| {
+        format!(
+            r#"{{"timestamp":"t",{extra}"type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}],"x":1e400}}}}"#
+        )
+    };
+    let meta = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#;
+    for extra in ["", r#""k\u0041":1,"#] {
+        let text = [
+            meta.to_string(),
+            line("\\u00e9", extra),
+            line("\\ud55c", extra),
+            line("\\uD7FF", extra),
+            line("\\ud83d\\ude00", extra),
+            line("\\ud800", extra),
+        ]
+        .join("\n");
+        let rollout = load_text(&text).expect("loads");
+        let skipped: Vec<(usize, &str)> = rollout
+            .skipped
+            .iter()
+            .map(|s| (s.line, s.reason.as_str()))
+            .collect();
+        assert_eq!(skipped.len(), 2, "{extra}: {skipped:?}");
+        assert_eq!(skipped[0].0, 5, "{extra}");
+        assert!(
+            skipped[0].1.starts_with("not JSON: number out of range"),
+            "{skipped:?}"
+        );
+        assert_eq!(skipped[1].0, 6, "{extra}");
+        // serde_json's words for `\ud800"`.
+        assert_eq!(
+            skipped[1].1, "not JSON: unexpected end of hex escape",
+            "{extra}"
+        );
     }
 }
