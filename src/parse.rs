@@ -530,7 +530,7 @@ impl Loader {
         span: std::ops::Range<usize>,
         line: &[u8],
     ) -> Result<Record, LineError> {
-        let text = std::str::from_utf8(line).map_err(|e| LineError {
+        let text = simdutf8::compat::from_utf8(line).map_err(|e| LineError {
             reason: "invalid UTF-8".into(),
             column: Some(e.valid_up_to() + 1),
         })?;
