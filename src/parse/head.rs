@@ -65,16 +65,22 @@ impl<'a> Head<'a> {
         if value == "null" {
             *slot = None;
         } else if value.starts_with('"') {
-            *slot = Some(if value.contains('\\') {
-                Cow::Owned(serde_json::from_str::<String>(value).map_err(|e| e.to_string())?)
-            } else {
-                Cow::Borrowed(&value[1..value.len() - 1])
-            });
+            *slot = Some(string_text(value)?);
         } else {
             return Err(format!("`{key}` is not a string"));
         }
         Ok(())
     }
+}
+
+/// The text of `raw`, a checked JSON string: borrowed from between its quotes unless it has
+/// escapes to undo.
+pub fn string_text(raw: &str) -> Result<Cow<'_, str>, String> {
+    Ok(if raw.contains('\\') {
+        Cow::Owned(serde_json::from_str::<String>(raw).map_err(|e| e.to_string())?)
+    } else {
+        Cow::Borrowed(&raw[1..raw.len() - 1])
+    })
 }
 
 /// Read `json`, a valid JSON object. Errors name a wanted field whose value is not a string
