@@ -32,7 +32,7 @@ impl<'a> Head<'a> {
     /// Take the member `key: value` (`value` raw JSON) if `key` is a wanted field; a later
     /// member of the same key replaces an earlier one, as in serde_json.
     pub fn set(&mut self, key: &str, value: &'a str) -> Result<(), String> {
-        let event_field = match key {
+        let event_field: u8 = match key {
             "type" => 1,
             "turn_id" => 2,
             "num_turns" => 4,
@@ -43,16 +43,19 @@ impl<'a> Head<'a> {
             self.event_fields_unsure = true;
         }
         self.event_fields_seen |= event_field;
-        match key {
-            "content" => self.content = Some(value),
-            "turn_id" => self.turn_id_raw = Some(value),
-            "num_turns" => self.num_turns_raw = Some(value),
-            "info" => self.info_raw = Some(value),
-            _ => {}
-        }
-        if key == "content" {
-            return Ok(());
-        }
+        let raw_slot = match key {
+            "content" => &mut self.content,
+            "turn_id" => &mut self.turn_id_raw,
+            "num_turns" => &mut self.num_turns_raw,
+            "info" => &mut self.info_raw,
+            _ => return self.set_string(key, value),
+        };
+        *raw_slot = Some(value);
+        Ok(())
+    }
+
+    /// Take `key: value` if `key` is one of the string fields.
+    fn set_string(&mut self, key: &str, value: &'a str) -> Result<(), String> {
         let slot = match key {
             "type" => &mut self.type_,
             "role" => &mut self.role,
