@@ -1,4 +1,5 @@
-//! Token estimates with the o200k tokenizer, offline (bundled by `bpe-openai`). Estimates, not
+//! Token estimates with the o200k tokenizer, offline: its tables are made at build time from
+//! `bpe-openai`'s vocabulary (`build.rs`, [`o200k`]). Estimates, not
 //! the provider's count: the server wraps items in a template promptc does not know.
 
 use std::cell::RefCell;
@@ -42,14 +43,10 @@ pub fn count(text: &str) -> usize {
     (tokens as u128 * text.len() as u128 / sampled.max(1) as u128) as usize
 }
 
-/// Load the tokenizer's tables (about 50 ms, once per process) and build its pre-tokenizer
-/// (about 5 ms) now, so that a thread can do it while the rollout loads instead of the first
-/// count waiting for it. The two are built side by side: the counts need both.
+/// Build the pre-tokenizer (about 5 ms) now, so that a thread can do it while the rollout
+/// loads instead of the first count waiting for it. The counting tables need no loading.
 pub fn warm_up() {
-    std::thread::scope(|scope| {
-        scope.spawn(|| LazyLock::force(&PRETOKENIZER));
-        let _ = bpe_openai::o200k_base();
-    });
+    LazyLock::force(&PRETOKENIZER);
 }
 
 /// o200k's pre-tokenizer, as `bpe_openai` 0.3 builds it (`BPE_O200K_BASE` in its lib.rs): the
@@ -118,17 +115,16 @@ fn for_each_piece<'t>(text: &'t str, mut piece: impl FnMut(&'t str)) {
 /// Exactly `o200k_base().count(text)`: the same pre-tokenizer split and per-piece encoding
 /// (o200k does no normalization), with short pieces' counts remembered.
 fn count_exact(text: &str) -> usize {
-    let bpe = &bpe_openai::o200k_base().bpe;
     let mut total = 0;
     PIECE_TOKENS.with_borrow_mut(|remembered| {
         for_each_piece(text, |piece| {
             let piece = piece.as_bytes();
             total += if piece.len() > CACHED_PIECE_BYTES {
-                bpe.count(piece)
+                o200k::count(piece)
             } else if let Some(&tokens) = remembered.get(piece) {
                 tokens
             } else {
-                let tokens = bpe.count(piece);
+                let tokens = o200k::count(piece);
                 if remembered.len() < CACHED_PIECES {
                     remembered.insert(piece.into(), tokens);
                 }
@@ -194,6 +190,8 @@ pub fn item_tokens(item: &Item, json: &str) -> usize {
     }
     total
 }
+
+mod o200k;
 
 #[cfg(test)]
 mod tests;

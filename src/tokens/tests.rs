@@ -162,3 +162,64 @@ proptest::proptest! {
         proptest::prop_assert_eq!(super::count_exact(&text), bpe_openai::o200k_base().count(text.as_str()));
     }
 }
+
+#[test]
+fn every_token_counts_as_one_token() {
+    // BPE encodes each vocabulary entry to itself: a wrong merge table, trie or prefix table
+    // splits some of them.
+    let bpe = &bpe_openai::o200k_base().bpe;
+    assert_eq!(bpe.num_tokens(), 199_998);
+    for id in 0..bpe.num_tokens() as u32 {
+        let bytes = bpe.token_bytes(id);
+        assert_eq!(super::o200k::count(bytes), 1, "token {id} {bytes:?}");
+    }
+}
+
+#[test]
+fn pieces_of_real_text_count_as_the_tokenizer_counts_them() {
+    let bpe = &bpe_openai::o200k_base().bpe;
+    let mut pieces = std::collections::HashSet::new();
+    for (_, bytes) in crate::test_support::fixture_bytes()
+        .into_iter()
+        .chain(crate::test_support::real_sample_bytes())
+    {
+        let text = String::from_utf8_lossy(&bytes);
+        for line in text.lines().filter(|line| line.len() <= 4096).take(100) {
+            // The whole line as one piece too: long texts with many backtracking points.
+            assert_eq!(
+                super::o200k::count(line.as_bytes()),
+                bpe.count(line.as_bytes()),
+                "{line:?}"
+            );
+            super::for_each_piece(line, |piece| {
+                pieces.insert(piece.to_string());
+            });
+        }
+    }
+    for piece in &pieces {
+        assert_eq!(
+            super::o200k::count(piece.as_bytes()),
+            bpe.count(piece.as_bytes()),
+            "{piece:?}"
+        );
+    }
+    assert!(pieces.len() > 1_000, "{} distinct pieces", pieces.len());
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_bytes_count_as_the_tokenizer_counts_them(
+        bytes in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::num::u8::ANY,
+                proptest::sample::select(b" etaoinshrdlu\n".to_vec()),
+            ],
+            0..300,
+        ),
+    ) {
+        proptest::prop_assert_eq!(
+            super::o200k::count(&bytes),
+            bpe_openai::o200k_base().bpe.count(&bytes)
+        );
+    }
+}

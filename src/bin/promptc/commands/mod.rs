@@ -50,7 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Start loading the tokenizer's tables on another thread, to overlap loading the rollout.
+/// Build the tokenizer's pre-tokenizer on another thread, to overlap loading the rollout.
 pub fn warm_up_tokenizer() {
     // Detached: if the command fails early, the process exits without waiting for it.
     std::thread::spawn(promptc::tokens::warm_up);

@@ -1,0 +1,202 @@
+//! Writes the o200k tables that `src/tokens/o200k.rs` counts with, in a form the binary uses in
+//! place: loading `bpe_openai`'s own tables at run time cost ~50 ms and ~70 MB per process.
+//!
+//! The vocabulary comes from `bpe_openai` (a build dependency); what is derived from it (the
+//! longest-prefix trie, each token's next shorter prefix, the merge table) is derived as
+//! `bpe::BytePairEncoding::from_dictionary` (bpe 0.2.3) derives it, so counts stay equal to
+//! `bpe_openai::o200k_base().count`. The tests in `src/tokens/tests.rs` hold them equal.
+//!
+//! Every table is a flat array of little-endian integers, one file each, in `$OUT_DIR/o200k/`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// No token, no node.
+const NONE: u32 = u32::MAX;
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    let out = Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("o200k");
+    std::fs::create_dir_all(&out).expect("can create $OUT_DIR/o200k");
+
+    let bpe = &bpe_openai::o200k_base().bpe;
+    let tokens: Vec<&[u8]> = (0..bpe.num_tokens() as u32)
+        .map(|id| bpe.token_bytes(id))
+        .collect();
+    let trie = Trie::new(&tokens);
+
+    // A token's longest proper prefix that is a token (bpe's `next_prefix_match`).
+    let next_prefix: Vec<u32> = tokens
+        .iter()
+        .map(|t| trie.longest_prefix(&t[..t.len() - 1]).unwrap_or(NONE))
+        .collect();
+
+    // The pair each token was merged from, and the reverse (bpe's `split_table` and
+    // `pair_lookup`), in the order and with the checks `from_dictionary` uses.
+    let by_bytes: HashMap<&[u8], u32> = tokens
+        .iter()
+        .enumerate()
+        .map(|(id, t)| (*t, id as u32))
+        .collect();
+    let mut split: Vec<(u32, u32)> = Vec::with_capacity(tokens.len());
+    let mut merged: HashMap<(u32, u32), u32> = HashMap::new();
+    for (id, token) in tokens.iter().enumerate() {
+        let id = id as u32;
+        let mut first = next_prefix[id as usize];
+        while first != NONE {
+            let rest = &token[tokens[first as usize].len()..];
+            if let Some(&second) = by_bytes.get(rest)
+                && first < id
+                && second < id
+                && is_valid_token_pair(&merged, &split, first, second)
+            {
+                merged.insert((first, second), id);
+                split.push((first, second));
+                break;
+            }
+            first = next_prefix[first as usize];
+        }
+        if first == NONE {
+            split.push((id, id));
+        }
+    }
+
+    // Merges by first token, then second: `pair_start[t]..pair_start[t + 1]` are `t`'s.
+    let mut pairs: Vec<((u32, u32), u32)> = merged.into_iter().collect();
+    pairs.sort_unstable();
+    let mut pair_start = Vec::with_capacity(tokens.len() + 1);
+    let mut next = 0;
+    for first in 0..=tokens.len() as u32 {
+        while next < pairs.len() && pairs[next].0.0 < first {
+            next += 1;
+        }
+        pair_start.push(next as u32);
+    }
+
+    let token_len: Vec<u8> = tokens
+        .iter()
+        .map(|t| u8::try_from(t.len()).expect("o200k tokens are at most 255 bytes"))
+        .collect();
+    write(&out, "token_len", &token_len);
+    write_u32s(&out, "next_prefix", next_prefix.iter().copied());
+    write_u32s(&out, "split", split.iter().flat_map(|&(a, b)| [a, b]));
+    write_u32s(&out, "pair_start", pair_start.iter().copied());
+    write_u32s(&out, "pair_second", pairs.iter().map(|p| p.0.1));
+    write_u32s(&out, "pair_merged", pairs.iter().map(|p| p.1));
+    write_u32s(&out, "node_edges", trie.edge_start.iter().copied());
+    write(&out, "edge_byte", &trie.edge_byte);
+    write_u32s(&out, "edge_node", trie.edge_node.iter().copied());
+    write_u32s(&out, "node_token", trie.token.iter().copied());
+}
+
+/// bpe's `is_valid_token_pair`: would BPE, merging by rank, leave `first` and `second` as
+/// neighbours, or merge across their boundary into a lower-ranked token?
+fn is_valid_token_pair(
+    merged: &HashMap<(u32, u32), u32>,
+    split: &[(u32, u32)],
+    mut first: u32,
+    mut second: u32,
+) -> bool {
+    let mut limit = u32::MAX;
+    loop {
+        if let Some(&combined) = merged.get(&(first, second))
+            && combined < limit
+        {
+            return false;
+        }
+        if first > second {
+            limit = first;
+            first = split[first as usize].1;
+            if first == limit {
+                limit = second + 1;
+                second = split[second as usize].0;
+                if second + 1 == limit {
+                    return true;
+                }
+            }
+        } else {
+            limit = second + 1;
+            second = split[second as usize].0;
+            if second + 1 == limit {
+                limit = first;
+                first = split[first as usize].1;
+                if first == limit {
+                    return true;
+                }
+            }
+        }
+    }
+}
+
+/// A byte trie of the tokens, flattened: node `n`'s edges are
+/// `edge_start[n]..edge_start[n + 1]`, sorted by byte; the root is node 0 and its 256 edges,
+/// one per byte, come first, so the node after byte `b` from the root is `edge_node[b]`.
+struct Trie {
+    edge_start: Vec<u32>,
+    edge_byte: Vec<u8>,
+    edge_node: Vec<u32>,
+    token: Vec<u32>,
+}
+
+impl Trie {
+    fn new(tokens: &[&[u8]]) -> Trie {
+        let mut children: Vec<BTreeMap<u8, u32>> = vec![BTreeMap::new()];
+        let mut token = vec![NONE];
+        for (id, bytes) in tokens.iter().enumerate() {
+            let mut node = 0usize;
+            for &byte in *bytes {
+                let fresh = children.len() as u32;
+                let child = *children[node].entry(byte).or_insert(fresh);
+                if child == fresh {
+                    children.push(BTreeMap::new());
+                    token.push(NONE);
+                }
+                node = child as usize;
+            }
+            assert_eq!(token[node], NONE, "token {id} appears twice");
+            token[node] = id as u32;
+        }
+        assert_eq!(children[0].len(), 256, "every byte is a token");
+        let mut trie = Trie {
+            edge_start: Vec::with_capacity(children.len() + 1),
+            edge_byte: Vec::new(),
+            edge_node: Vec::new(),
+            token,
+        };
+        for edges in &children {
+            trie.edge_start.push(trie.edge_byte.len() as u32);
+            for (&byte, &node) in edges {
+                trie.edge_byte.push(byte);
+                trie.edge_node.push(node);
+            }
+        }
+        trie.edge_start.push(trie.edge_byte.len() as u32);
+        trie
+    }
+
+    /// The longest token that `text` starts with (bpe's leftmost-longest `next_match`).
+    fn longest_prefix(&self, text: &[u8]) -> Option<u32> {
+        let mut node = 0usize;
+        let mut found = None;
+        for &byte in text {
+            let edges = self.edge_start[node] as usize..self.edge_start[node + 1] as usize;
+            let Ok(at) = self.edge_byte[edges.clone()].binary_search(&byte) else {
+                break;
+            };
+            node = self.edge_node[edges.start + at] as usize;
+            if self.token[node] != NONE {
+                found = Some(self.token[node]);
+            }
+        }
+        found
+    }
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) {
+    std::fs::write(dir.join(name), bytes).expect("can write a table to $OUT_DIR");
+}
+
+fn write_u32s(dir: &Path, name: &str, values: impl Iterator<Item = u32>) {
+    let bytes: Vec<u8> = values.flat_map(u32::to_le_bytes).collect();
+    write(dir, name, &bytes);
+}
