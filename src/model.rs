@@ -199,7 +199,9 @@ pub struct SessionMeta {
     pub dynamic_tools: Option<Vec<String>>,
 }
 
-/// `turn_context` fields promptc uses (codex-rollout.md section 3.2).
+/// `turn_context` fields promptc uses (codex-rollout.md section 3.2). Not the user and developer
+/// instructions: they reach the model as messages of the history, and the copies here were kilobytes
+/// a step that nothing read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TurnContext {
     pub turn_id: Option<String>,
@@ -209,8 +211,6 @@ pub struct TurnContext {
     pub summary: Option<String>,
     pub verbosity: Option<String>,
     pub base_instructions: Option<String>,
-    pub user_instructions: Option<String>,
-    pub developer_instructions: Option<String>,
     /// `final_output_json_schema`, as compact JSON text.
     pub output_schema: Option<String>,
     pub approval_policy: Option<String>,

@@ -669,7 +669,8 @@ impl Loader {
                 Some(context) => context,
                 None => {
                     let map = object()?;
-                    turn_context(|key| map.get(key).map(Field::Value))
+                    // A map's keys are unescaped: the read cannot fail.
+                    turn_context(|key| map.get(key).map(Field::Value)).unwrap_or_default()
                 }
             })),
             "compacted" => {
@@ -987,7 +988,7 @@ fn session_meta(map: &Map<String, Value>) -> SessionMeta {
 }
 
 /// The `turn_context` fields [`turn_context`] reads.
-const TURN_CONTEXT_FIELDS: [&str; 14] = [
+const TURN_CONTEXT_FIELDS: [&str; 12] = [
     "turn_id",
     "cwd",
     "model",
@@ -996,23 +997,22 @@ const TURN_CONTEXT_FIELDS: [&str; 14] = [
     "summary",
     "verbosity",
     "base_instructions",
-    "user_instructions",
-    "developer_instructions",
     "final_output_json_schema",
     "approval_policy",
     "sandbox_policy",
     "current_date",
 ];
 
-/// A `turn_context` payload read as [`turn_context`] reads its map, the map holding only the
-/// fields promptc reads: the other values of a (sometimes kilobytes long) payload are skipped,
-/// not built. A key written twice keeps its last value, as in the map. `None` when a key is
-/// written with escapes (kept as text here, unescaped by the map) or when a read field would
-/// fail the map's parse (a number out of range, nesting past serde_json's limit; a lone
-/// surrogate never gets here, its line was skipped): the caller then builds the whole map,
-/// which reads the first and says why the second is wrong. Fields promptc does not read are
-/// checked as every line's are (as JSON, not for number range or depth), which is also how
-/// Codex reads them.
+/// A `turn_context` payload read as [`turn_context`] reads its map, without building the map:
+/// members are found by skipping values, strings are read as text, and objects promptc reads
+/// a member of stay raw JSON, checked as the map would check them ([`Checked`]) but not built
+/// (a `collaboration_mode` holds kilobytes of instructions). A key written twice keeps its
+/// last value, as in the map. `None` when a key promptc looks up is written with escapes (kept
+/// as text here, unescaped by the map) or when a read field would fail the map's parse (a
+/// number out of range, nesting past serde_json's limit; a lone surrogate never gets here,
+/// its line was skipped): the caller then builds the whole map, which reads the first and
+/// says why the second is wrong. Fields promptc does not read are checked as every line's are
+/// (as JSON, not for number range or depth), which is also how Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
     // The payload was checked with its line: its members are found by skipping values, not
     // parsing them, and the last of a repeated key wins, as in the map.
@@ -1027,96 +1027,216 @@ fn turn_context_fields(json: &str) -> Option<TurnContext> {
         Ok(())
     })?
     .ok()?;
-    let mut values: [Option<Value>; TURN_CONTEXT_FIELDS.len()] = Default::default();
-    for (raw, slot) in raws.iter().zip(&mut values) {
-        let Some(raw) = raw else {
+    let mut fields: [Option<Field<'_>>; TURN_CONTEXT_FIELDS.len()] = Default::default();
+    let mut schema: Option<Value> = None;
+    for (index, raw) in raws.iter().enumerate() {
+        let Some(raw) = *raw else {
             continue;
         };
-        if raw.starts_with('"') && !raw.contains('\\') {
-            // Read as text below, without building a value.
+        fields[index] = Some(if raw.starts_with('"') {
+            Field::Text(head::string_text(raw).ok()?)
+        } else if TURN_CONTEXT_FIELDS[index] == "final_output_json_schema" {
+            // Kept as a value: it is printed back as JSON, in the map's form.
+            schema = Some(field_value(raw)?);
             continue;
-        }
-        *slot = Some(if raw.starts_with(['{', '[']) {
-            // Inside the payload's braces, as in the map, so that the depth limit falls at the
-            // same place.
-            match serde_json::from_str::<Value>(&format!("[{raw}]")).ok()? {
-                Value::Array(mut wrapped) => wrapped.pop()?,
-                _ => return None,
-            }
         } else {
-            serde_json::from_str(raw).ok()?
+            // Checked here, read member by member below.
+            let checked = if head::nesting_depth(raw) < SHALLOW {
+                serde_json::from_str::<Checked>(raw).is_ok()
+            } else {
+                field_value(raw).is_some()
+            };
+            if !checked {
+                return None;
+            }
+            Field::Raw(raw)
         });
     }
-    Some(turn_context(|key| {
+    // Taken, not cloned: each field is asked for once, and texts can be long.
+    let fields = std::cell::RefCell::new(fields);
+    turn_context(|key| {
         let index = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key)?;
-        match (&values[index], raws[index]) {
-            (Some(value), _) => Some(Field::Value(value)),
-            // A checked string without escapes is its text between the quotes.
-            (None, Some(raw)) => Some(Field::Text(&raw[1..raw.len() - 1])),
-            (None, None) => None,
+        if key == "final_output_json_schema" {
+            return schema.as_ref().map(Field::Value);
         }
-    }))
+        fields.borrow_mut()[index].take()
+    })
+    .ok()
 }
 
-/// A `turn_context` field's value: a string's text, or any value.
-#[derive(Clone, Copy)]
+/// Values nested less deeply than this cannot reach serde_json's recursion limit (128) inside
+/// a payload, so checking them alone gives the map's verdict.
+const SHALLOW: usize = 100;
+
+/// A read field's value as the map builds it, the depth limit falling at the same place:
+/// inside the payload's braces.
+fn field_value(raw: &str) -> Option<Value> {
+    if raw.starts_with(['{', '[']) {
+        match serde_json::from_str::<Value>(&format!("[{raw}]")).ok()? {
+            Value::Array(mut wrapped) => wrapped.pop(),
+            _ => None,
+        }
+    } else {
+        serde_json::from_str(raw).ok()
+    }
+}
+
+/// Any JSON value, accepted exactly when a `serde_json::Value` would be (numbers in range,
+/// nesting within the limit, escapes valid), with nothing built.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Checked;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_unit<E>(self) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Checked, A::Error> {
+                while seq.next_element::<Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Checked, A::Error> {
+                while map.next_entry::<Checked, Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// A key written with escapes where promptc looks a member up: only the map read unescapes it.
+#[derive(Debug)]
+struct EscapedKey;
+
+/// A `turn_context` field's value: a string's text, a checked value's raw JSON, or a value of
+/// the map read.
 enum Field<'v> {
-    Text(&'v str),
+    Text(Cow<'v, str>),
+    Raw(&'v str),
     Value(&'v Value),
 }
 
 impl<'v> Field<'v> {
-    fn as_str(self) -> Option<&'v str> {
+    fn is_object(&self) -> bool {
         match self {
-            Field::Text(text) => Some(text),
-            Field::Value(value) => value.as_str(),
+            Field::Text(_) => false,
+            Field::Raw(raw) => raw.starts_with('{'),
+            Field::Value(value) => value.is_object(),
         }
     }
 
-    fn value(self) -> Option<&'v Value> {
+    fn into_string(self) -> Option<String> {
         match self {
-            Field::Text(_) => None,
-            Field::Value(value) => Some(value),
+            Field::Text(text) => Some(text.into_owned()),
+            Field::Raw(_) => None,
+            Field::Value(value) => value.as_str().map(str::to_string),
         }
+    }
+
+    /// Member `key` of an object (the last one written, as in the map); `None` for other
+    /// values.
+    fn member(&self, key: &str) -> Result<Option<Field<'v>>, EscapedKey> {
+        match self {
+            Field::Text(_) => Ok(None),
+            Field::Value(value) => Ok(value.as_object().and_then(|o| o.get(key)).map(Field::Value)),
+            Field::Raw(raw) => {
+                let mut found = None;
+                let walked = head::for_each_member(raw, |name, value| {
+                    if name.contains('\\') {
+                        return Err(EscapedKey);
+                    }
+                    if name == key {
+                        found = Some(value);
+                    }
+                    Ok(())
+                });
+                match walked {
+                    None => return Ok(None),
+                    Some(walked) => walked?,
+                }
+                Ok(match found {
+                    Some(raw) if raw.starts_with('"') => {
+                        head::string_text(raw).ok().map(Field::Text)
+                    }
+                    Some(raw) => Some(Field::Raw(raw)),
+                    None => None,
+                })
+            }
+        }
+    }
+
+    /// The text of string member `key`.
+    fn member_string(&self, key: &str) -> Result<Option<String>, EscapedKey> {
+        Ok(self.member(key)?.and_then(Field::into_string))
     }
 }
 
 /// A `turn_context` from its fields (`field` looks one up by name; only
-/// [`TURN_CONTEXT_FIELDS`] are asked for).
-fn turn_context<'v>(field: impl Fn(&str) -> Option<Field<'v>>) -> TurnContext {
-    let string = |key: &str| field(key).and_then(Field::as_str).map(str::to_string);
-    let sandbox = field("sandbox_policy").and_then(|policy| match policy.value() {
-        Some(Value::Object(o)) => value_str(o, "type").or_else(|| value_str(o, "mode")),
-        _ => policy.as_str().map(str::to_string),
-    });
-    let collaboration_effort = field("collaboration_mode")
-        .and_then(Field::value)
-        .and_then(|m| m.get("settings"))
-        .and_then(|s| s.get("reasoning_effort"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    TurnContext {
+/// [`TURN_CONTEXT_FIELDS`] are asked for, each once).
+fn turn_context<'v>(field: impl Fn(&str) -> Option<Field<'v>>) -> Result<TurnContext, EscapedKey> {
+    let string = |key: &str| field(key).and_then(Field::into_string);
+    let sandbox = match field("sandbox_policy") {
+        Some(policy) if policy.is_object() => match policy.member_string("type")? {
+            Some(kind) => Some(kind),
+            None => policy.member_string("mode")?,
+        },
+        policy => policy.and_then(Field::into_string),
+    };
+    let collaboration_effort = match field("collaboration_mode") {
+        Some(mode) => match mode.member("settings")? {
+            Some(settings) => settings.member_string("reasoning_effort")?,
+            None => None,
+        },
+        None => None,
+    };
+    let base_instructions = match field("base_instructions") {
+        Some(base) if base.is_object() => base.member_string("text")?,
+        base => base.and_then(Field::into_string),
+    };
+    Ok(TurnContext {
         turn_id: string("turn_id"),
         cwd: string("cwd"),
         model: string("model"),
         effort: string("effort").or(collaboration_effort),
         summary: string("summary"),
         verbosity: string("verbosity"),
-        base_instructions: field("base_instructions").and_then(|base| match base.value() {
-            Some(Value::Object(o)) => value_str(o, "text"),
-            _ => base.as_str().map(str::to_string),
-        }),
-        user_instructions: string("user_instructions"),
-        developer_instructions: string("developer_instructions"),
+        base_instructions,
         output_schema: field("final_output_json_schema").and_then(|schema| match schema {
-            Field::Text(text) => Some(Value::String(text.to_string()).to_string()),
-            Field::Value(Value::Null) => None,
+            Field::Text(text) => Some(Value::String(text.into_owned()).to_string()),
+            // Never raw: the schema is read as a value.
+            Field::Value(Value::Null) | Field::Raw(_) => None,
             Field::Value(value) => Some(value.to_string()),
         }),
         approval_policy: string("approval_policy"),
         sandbox,
         current_date: string("current_date"),
-    }
+    })
 }
 
 mod head;

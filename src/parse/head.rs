@@ -160,6 +160,28 @@ fn skip_string(bytes: &[u8], i: usize) -> usize {
     bytes.len()
 }
 
+/// How deeply `raw`, a valid JSON value, nests arrays and objects (0 for a scalar).
+pub fn nesting_depth(raw: &str) -> usize {
+    let bytes = raw.as_bytes();
+    let (mut depth, mut deepest, mut at) = (0usize, 0, 0);
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                at = skip_string(bytes, at);
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    deepest
+}
+
 /// `i` is at the start of a value; returns the index after it.
 fn skip_value(bytes: &[u8], i: usize) -> usize {
     match bytes.get(i) {

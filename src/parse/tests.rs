@@ -254,6 +254,12 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         // A field written twice: the map keeps the last value.
         r#"{"model":"a","model":"b"}"#,
         r#"{"sandbox_policy":"x","sandbox_policy":{"type":"y"}}"#,
+        r#"{"sandbox_policy":{"type":"a","type":"b"},"base_instructions":{"text":"x","text":3}}"#,
+        // Escapes and numbers inside the objects promptc reads a member of.
+        r#"{"sandbox_policy":{"type":"work\u0073pace\n","roots":["\"a\"",1e300,-0.5]}}"#,
+        r#"{"collaboration_mode":{"settings":{"developer_instructions":"a\nb\\c","reasoning_effort":"m\u00e9"}}}"#,
+        r#"{"collaboration_mode":{"settings":{"reasoning_effort":"low"},"settings":{}}}"#,
+        r#"{"collaboration_mode":[{"settings":{"reasoning_effort":"low"}}]}"#,
         "{}",
     ]
     .map(str::to_string)
@@ -272,27 +278,43 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         let context = turn_context_fields(payload).expect("read field by field");
         assert_eq!(
             context,
-            turn_context(|key| map.get(key).map(super::Field::Value)),
+            turn_context(|key| map.get(key).map(super::Field::Value)).expect("a map"),
             "{payload}"
         );
     }
-    // A key written with escapes is left to the map, which unescapes it.
-    assert_eq!(turn_context_fields(r#"{"cw\u0064":"/x"}"#), None);
+    // A key written with escapes is left to the map, which unescapes it, also inside an object
+    // promptc reads a member of.
+    for payload in [
+        r#"{"cw\u0064":"/x"}"#,
+        r#"{"sandbox_policy":{"t\u0079pe":"x"}}"#,
+        r#"{"collaboration_mode":{"settings":{"reasoning_\u0065ffort":"low"}}}"#,
+    ] {
+        assert_eq!(turn_context_fields(payload), None, "{payload}");
+        let map: Map<String, Value> = serde_json::from_str(payload).expect("an object");
+        let context = turn_context(|key| map.get(key).map(super::Field::Value)).expect("a map");
+        assert_ne!(context, crate::model::TurnContext::default(), "{payload}");
+    }
 
     // A read field the map would reject sends the payload to the map, which says why.
-    let nested = |depth: usize| {
+    let nested_in = |field: &str, depth: usize| {
         format!(
-            r#"{{"final_output_json_schema":{}{}}}"#,
+            r#"{{"{field}":{}{}}}"#,
             "[".repeat(depth),
             "]".repeat(depth)
         )
     };
+    let nested = |depth: usize| nested_in("final_output_json_schema", depth);
     for payload in [
         r#"{"model":"m","final_output_json_schema":{"x":-1e999}}"#.to_string(),
         r#"{"cwd":1e400}"#.to_string(),
         r#"{"cwd":"\ud800"}"#.to_string(),
         r#"{"sandbox_policy":{"type":"\udc00x"}}"#.to_string(),
         nested(127),
+        nested_in("sandbox_policy", 127),
+        nested_in("collaboration_mode", 127),
+        r#"{"sandbox_policy":{"type":"x","n":1e400}}"#.to_string(),
+        r#"{"collaboration_mode":{"settings":{"reasoning_effort":"low"},"n":[-1e999]}}"#
+            .to_string(),
     ] {
         assert!(
             serde_json::from_str::<Map<String, Value>>(&payload).is_err(),
@@ -301,12 +323,17 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         assert_eq!(turn_context_fields(&payload), None, "{payload}");
     }
     // One level less is read, both ways alike.
-    let payload = nested(126);
-    let map: Map<String, Value> = serde_json::from_str(&payload).expect("within the limit");
-    assert_eq!(
-        turn_context_fields(&payload),
-        Some(turn_context(|key| map.get(key).map(super::Field::Value)))
-    );
+    for payload in [
+        nested(126),
+        nested_in("sandbox_policy", 126),
+        nested_in("sandbox_policy", 99),
+    ] {
+        let map: Map<String, Value> = serde_json::from_str(&payload).expect("within the limit");
+        assert_eq!(
+            turn_context_fields(&payload),
+            turn_context(|key| map.get(key).map(super::Field::Value)).ok()
+        );
+    }
     // A field promptc does not read is checked as the line is: as JSON.
     let context = turn_context_fields(r#"{"model":"m","n":1e400,"deep":[[[[]]]]}"#);
     assert_eq!(context.and_then(|c| c.model), Some("m".to_string()));
