@@ -89,8 +89,8 @@ fn main() {
     write_u32s(&out, "node_token", trie.token.iter().copied());
 }
 
-/// bpe's `is_valid_token_pair`: would BPE, merging by rank, leave `first` and `second` as
-/// neighbours, or merge across their boundary into a lower-ranked token?
+/// bpe's `is_valid_token_pair`: `true` when BPE, merging by rank, leaves `first` and `second`
+/// side by side; `false` when it would merge across their boundary into a lower-ranked token.
 fn is_valid_token_pair(
     merged: &HashMap<(u32, u32), u32>,
     split: &[(u32, u32)],

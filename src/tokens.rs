@@ -1,5 +1,5 @@
 //! Token estimates with the o200k tokenizer, offline: its tables are made at build time from
-//! `bpe-openai`'s vocabulary (`build.rs`, [`o200k`]). Estimates, not
+//! `bpe-openai`'s vocabulary (`build.rs`, `tokens/o200k.rs`). Estimates, not
 //! the provider's count: the server wraps items in a template promptc does not know.
 
 use std::cell::RefCell;
