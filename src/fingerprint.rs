@@ -31,7 +31,7 @@ use std::rc::Rc;
 // and still seeded per process.
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
-use xxhash_rust::xxh3::{Xxh3Default, xxh3_128};
+use xxhash_rust::xxh3::xxh3_128;
 
 use crate::compile::{InstructionsSource, ToolPlan, params};
 use crate::model::ItemId;
@@ -41,35 +41,7 @@ use crate::session::Session;
 use crate::shared::{ListId, SharedLists, Slice};
 use crate::tokens;
 
-/// The hash function's name, as baselines record it.
-pub const HASH_NAME: &str = "xxh3-128";
-
-/// An XXH3-128 hash, canonical (big-endian) byte order.
-pub type Hash = [u8; 16];
-
-/// Hash `bytes` under a component tag: `XXH3-128(tag ‖ 0x00 ‖ bytes)`.
-///
-/// XXH3 rather than a cryptographic hash: hashing every item is a fifth of the CPU time of
-/// fingerprinting a rollout with BLAKE3 and a twentieth with XXH3. A fingerprint tells whether
-/// two requests differ; it does not prove that a session was not crafted to collide.
-pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
-    let mut hasher = Xxh3Default::new();
-    hasher.update(tag.as_bytes());
-    hasher.update(&[0]);
-    hasher.update(bytes);
-    hasher.digest128().to_be_bytes()
-}
-
-/// The printed form: 32 hex digits (128 bits).
-pub fn hex(hash: &Hash) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(32);
-    for byte in hash {
-        out.push(DIGITS[usize::from(byte >> 4)] as char);
-        out.push(DIGITS[usize::from(byte & 0xf)] as char);
-    }
-    out
-}
+pub use crate::hash::{HASH_NAME, Hash, hash, hex};
 
 fn chain_start() -> Hash {
     hash("input", b"")
@@ -249,7 +221,10 @@ fn digest_item(item: &crate::model::Item, bytes: &[u8], options: &PlanOptions) -
     } else {
         0
     };
-    (hash("item", item.wire_bytes(bytes)), estimate)
+    let digest = item
+        .digest
+        .unwrap_or_else(|| hash("item", item.wire_bytes(bytes)));
+    (digest, estimate)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,6 +14,7 @@ pub mod content;
 pub mod diff;
 pub mod discover;
 pub mod fingerprint;
+pub mod hash;
 pub mod model;
 pub mod normalize;
 pub mod parallel;

@@ -288,6 +288,10 @@ pub struct Item {
     /// The JSON as it is sent to the model, when that differs from the recorded text (era A
     /// files record server ids that Codex never sends back).
     pub wire: Option<Box<str>>,
+    /// `hash("item", wire bytes)`, made when the item was read, while its line was in cache:
+    /// fingerprinting every item afterwards read the whole file from memory a second time.
+    /// `None` for items promptc made (fingerprinting hashes those).
+    pub digest: Option<crate::hash::Hash>,
 }
 
 /// Where an item's JSON text is.

@@ -133,6 +133,7 @@ pub fn synthetic_output(call: &Item) -> Option<Item> {
         id,
         name: None,
         execution: (kind == ItemKind::ToolSearchOutput).then(|| "client".to_string()),
+        digest: None,
         line: call.line,
         wire: None,
     })

@@ -799,7 +799,13 @@ impl Loader {
                 }),
             _ => None,
         };
+        // The bytes `Item::wire_bytes` gives: a span's text is `json`.
+        let sent = wire.as_deref().unwrap_or(match &text {
+            ItemText::Span(_) => json,
+            ItemText::Owned(owned) => owned,
+        });
         let item = Item {
+            digest: Some(crate::hash::hash("item", sent.as_bytes())),
             text,
             kind,
             wire,

@@ -688,6 +688,7 @@ impl State<'_> {
                 execution: None,
                 line,
                 wire: None,
+                digest: None,
             };
             self.replay.extra_items.push(item);
             let id = self.rollout.items.len() + self.replay.extra_items.len() - 1;

@@ -221,6 +221,47 @@ fn parallel_parts_load_exactly_like_one_thread() {
 
 /// Records are a third token_count events; their usage snapshots are boxed so that a record
 /// stays small (joining the parsed parts moves every record once).
+/// Each item's digest, made while loading, is the hash fingerprinting would make of the bytes
+/// it sends, on every fixture (era A items among them, sent without their server ids) and
+/// sample, read on one thread and on several.
+#[test]
+fn item_digests_hash_what_is_sent() {
+    let mut items = 0;
+    let mut rewritten = 0;
+    for (name, bytes) in crate::test_support::fixture_bytes()
+        .into_iter()
+        .chain(crate::test_support::real_sample_bytes())
+    {
+        for threads in [1, 3] {
+            let Ok(rollout) = load(
+                &name,
+                bytes.clone(),
+                LoadOptions {
+                    strict: false,
+                    threads,
+                },
+            ) else {
+                continue;
+            };
+            for item in &rollout.items {
+                let sent = item.wire_bytes(&rollout.bytes);
+                assert_eq!(
+                    item.digest,
+                    Some(crate::hash::hash("item", sent)),
+                    "{name}:{}",
+                    item.line
+                );
+                items += 1;
+                rewritten += usize::from(item.wire.is_some());
+            }
+        }
+    }
+    assert!(
+        items > 1_000 && rewritten > 0,
+        "{items} items, {rewritten} rewritten"
+    );
+}
+
 #[cfg(target_pointer_width = "64")]
 #[test]
 fn records_stay_small() {

@@ -1,0 +1,34 @@
+//! The hash behind every fingerprint. A module of its own, below the pipeline: loading hashes
+//! each item while its line is in cache (`Item::digest`), and fingerprinting hashes the rest.
+
+use xxhash_rust::xxh3::Xxh3Default;
+
+/// The hash function's name, as baselines record it.
+pub const HASH_NAME: &str = "xxh3-128";
+
+/// An XXH3-128 hash, canonical (big-endian) byte order.
+pub type Hash = [u8; 16];
+
+/// Hash `bytes` under a component tag: `XXH3-128(tag ‖ 0x00 ‖ bytes)`.
+///
+/// XXH3 rather than a cryptographic hash: hashing every item is a fifth of the CPU time of
+/// fingerprinting a rollout with BLAKE3 and a twentieth with XXH3. A fingerprint tells whether
+/// two requests differ; it does not prove that a session was not crafted to collide.
+pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
+    let mut hasher = Xxh3Default::new();
+    hasher.update(tag.as_bytes());
+    hasher.update(&[0]);
+    hasher.update(bytes);
+    hasher.digest128().to_be_bytes()
+}
+
+/// The printed form: 32 hex digits (128 bits).
+pub fn hex(hash: &Hash) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(32);
+    for byte in hash {
+        out.push(DIGITS[usize::from(byte >> 4)] as char);
+        out.push(DIGITS[usize::from(byte & 0xf)] as char);
+    }
+    out
+}
