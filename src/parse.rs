@@ -457,10 +457,14 @@ fn may_hold_surrogate_escape(line: &[u8]) -> bool {
     })
 }
 
-fn as_str(raw: Option<&str>) -> Option<String> {
-    match serde_json::from_str::<Cow<'_, str>>(raw?) {
-        Ok(s) => Some(s.into_owned()),
-        Err(_) => None,
+/// The text of `raw`, checked JSON, when it is a string (borrowed unless it has escapes);
+/// `None` for any other value. Envelope fields of every line: serde_json's `Cow<str>` would
+/// allocate each time.
+fn json_string(raw: &str) -> Option<Cow<'_, str>> {
+    if raw.starts_with('"') {
+        head::string_text(raw).ok()
+    } else {
+        None
     }
 }
 
@@ -561,7 +565,10 @@ impl Loader {
                 (envelope.text(), None)
             }
         };
-        let timestamp = as_str(envelope.timestamp);
+        let timestamp = envelope
+            .timestamp
+            .and_then(json_string)
+            .map(Cow::into_owned);
         let newer_envelope = envelope.ordinal.is_some() || envelope.metadata.is_some();
         let base = span.start;
         let offset_of = |raw: &str| -> std::ops::Range<usize> {
@@ -570,8 +577,8 @@ impl Loader {
         };
 
         let kind = if let (Some(type_raw), Some(payload)) = (envelope.type_, envelope.payload) {
-            let type_name = serde_json::from_str::<Cow<'_, str>>(type_raw)
-                .map_err(|_| LineError::new("`type` is not a string"))?;
+            let type_name =
+                json_string(type_raw).ok_or_else(|| LineError::new("`type` is not a string"))?;
             self.note_generation(Generation::RolloutLines);
             let payload_span = offset_of(payload);
             let column_base = payload_span.start - span.start;
@@ -592,11 +599,11 @@ impl Loader {
                     e
                 })?
         } else if let Some(record_type) = envelope.record_type {
-            let record_type = serde_json::from_str::<Cow<'_, str>>(record_type)
-                .map_err(|_| LineError::new("`record_type` is not a string"))?;
+            let record_type = json_string(record_type)
+                .ok_or_else(|| LineError::new("`record_type` is not a string"))?;
             self.tagged_line(&record_type, text, line_number)?
         } else if let Some(type_raw) = envelope.type_
-            && let Ok(line_type) = serde_json::from_str::<Cow<'_, str>>(type_raw)
+            && let Some(line_type) = json_string(type_raw)
             && (ROLLOUT_LINE_TYPES.contains(&line_type.as_ref())
                 || KNOWN_OTHER_LINE_TYPES.contains(&line_type.as_ref()))
         {
