@@ -95,7 +95,7 @@ pub fn load(
             part
         }));
     }
-    let mut rollout = join(name, parts);
+    let mut rollout = join(name, parts, options.threads);
     if options.strict
         && let Some(skipped) = rollout.skipped.first()
     {
@@ -149,8 +149,9 @@ fn split_at_newlines(
 }
 
 /// Join parts in file order: line numbers and item ids become file-wide, and the first
-/// `session_meta` decides the thread id.
-fn join(name: &str, parts: Vec<Loader>) -> Rollout {
+/// `session_meta` decides the thread id. The records and the items are joined side by side
+/// when `threads` allows and there are enough of them: each is a copy of megabytes.
+fn join(name: &str, parts: Vec<Loader>, threads: usize) -> Rollout {
     let mut rollout = Rollout {
         name: name.to_string(),
         bytes: Vec::new().into(),
@@ -161,35 +162,15 @@ fn join(name: &str, parts: Vec<Loader>) -> Rollout {
         meta: None,
         notes: Vec::new(),
     };
-    // Reserved once: growing by doubling would copy the records of a big file several times.
-    rollout
-        .records
-        .reserve_exact(parts.iter().map(|part| part.records.len()).sum());
-    rollout
-        .items
-        .reserve_exact(parts.iter().map(|part| part.items.len()).sum());
-    let mut first_kind = None;
+    // Where each part's lines and items start, file-wide.
+    let (mut line_bases, mut item_bases) = (Vec::new(), Vec::new());
+    let (mut record_lists, mut item_lists) = (Vec::new(), Vec::new());
     let (mut line_base, mut item_base) = (0, 0);
+    let mut first_kind = None;
     for part in parts {
         first_kind = first_kind.or(part.first_kind);
-        rollout
-            .records
-            .extend(part.records.into_iter().map(|mut record| {
-                record.line += line_base;
-                match &mut record.kind {
-                    RecordKind::Item(id) => *id += item_base,
-                    RecordKind::Compacted(Compacted {
-                        replacement: Some(ids),
-                        ..
-                    }) => ids.iter_mut().for_each(|id| *id += item_base),
-                    _ => {}
-                }
-                record
-            }));
-        rollout.items.extend(part.items.into_iter().map(|mut item| {
-            item.line += line_base;
-            item
-        }));
+        line_bases.push(line_base);
+        item_bases.push(item_base);
         rollout
             .skipped
             .extend(part.skipped.into_iter().map(|mut skipped| {
@@ -202,12 +183,61 @@ fn join(name: &str, parts: Vec<Loader>) -> Rollout {
                 .map(|(line, note)| (line + line_base, note)),
         );
         line_base += part.lines;
-        item_base = rollout.items.len();
+        item_base += part.items.len();
+        record_lists.push(part.records);
+        item_lists.push(part.items);
     }
+    let join_records = || {
+        // Reserved once: growing by doubling would copy the records of a big file several times.
+        let mut records = Vec::with_capacity(record_lists.iter().map(Vec::len).sum());
+        for ((list, line_base), item_base) in
+            record_lists.into_iter().zip(&line_bases).zip(&item_bases)
+        {
+            records.extend(list.into_iter().map(|mut record| {
+                record.line += line_base;
+                match &mut record.kind {
+                    RecordKind::Item(id) => *id += item_base,
+                    RecordKind::Compacted(Compacted {
+                        replacement: Some(ids),
+                        ..
+                    }) => ids.iter_mut().for_each(|id| *id += item_base),
+                    _ => {}
+                }
+                record
+            }));
+        }
+        records
+    };
+    let join_items = || {
+        let mut items = Vec::with_capacity(item_base);
+        for (list, line_base) in item_lists.into_iter().zip(&line_bases) {
+            items.extend(list.into_iter().map(|mut item| {
+                item.line += line_base;
+                item
+            }));
+        }
+        items
+    };
+    (rollout.records, rollout.items) = if threads > 1 && item_base >= JOIN_APART_ITEMS {
+        std::thread::scope(|scope| {
+            let items = scope.spawn(join_items);
+            let records = join_records();
+            match items.join() {
+                Ok(items) => (records, items),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    } else {
+        (join_records(), join_items())
+    };
     rollout.generation = first_kind.unwrap_or(Generation::Unknown);
     settle_meta(&mut rollout);
     rollout
 }
+
+/// Below this many items, joining records and items on two threads costs more than it saves.
+/// Tests join apart from two items on, so that both ways are exercised.
+const JOIN_APART_ITEMS: usize = if cfg!(test) { 2 } else { 10_000 };
 
 /// The first `session_meta` (or bare legacy meta line) decides the thread id; later ones, and a
 /// first one that is not the first line, get a note.
