@@ -660,7 +660,7 @@ fn same_but_id(a: &str, b: &str) -> bool {
 }
 
 fn describe(item: &crate::model::Item, synthetic: bool) -> String {
-    let mut text = item.type_name.clone();
+    let mut text = item.type_name.to_string();
     if let Some(role) = &item.role {
         text.push('/');
         text.push_str(role);

@@ -2,6 +2,7 @@
 //! metadata, turn contexts and events. No I/O, no output formats: the JSON output types live in
 //! `render::json`.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Index of an item in [`Rollout::items`].
@@ -226,11 +227,15 @@ pub struct Compacted {
     pub replacement: Option<Vec<ItemId>>,
 }
 
+/// A name read from a rollout (a line, item or event type, a role): the static copy when it is
+/// one promptc knows, as nearly every line's are, so that reading it allocates nothing.
+pub type Name = Cow<'static, str>;
+
 /// An `event_msg` line.
 #[derive(Debug, Clone)]
 pub struct Event {
     /// The payload's `type`, as written.
-    pub type_name: String,
+    pub type_name: Name,
     pub kind: EventKind,
     pub turn_id: Option<String>,
 }
@@ -275,8 +280,8 @@ pub struct Item {
     pub text: ItemText,
     pub kind: ItemKind,
     /// The item's `type` as written.
-    pub type_name: String,
-    pub role: Option<String>,
+    pub type_name: Name,
+    pub role: Option<Name>,
     pub call_id: Option<String>,
     /// The item's own `id` (server id in era A, model-visible ids in the newest builds).
     pub id: Option<String>,

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{
-    Bytes, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Record, RecordKind,
-    Rollout, SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
+    Bytes, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Name, Record,
+    RecordKind, Rollout, SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
 };
 
 /// How strict loading is, and how many threads may parse.
@@ -487,6 +487,54 @@ fn may_hold_surrogate_escape(line: &[u8]) -> bool {
     })
 }
 
+/// `text` as a [`Name`]: the static copy from `known` when it is one, without allocating.
+fn name(text: Cow<'_, str>, known: &[&'static str]) -> Name {
+    match known.iter().find(|candidate| **candidate == text) {
+        Some(candidate) => Cow::Borrowed(candidate),
+        None => Cow::Owned(text.into_owned()),
+    }
+}
+
+/// Item types, most frequent first (the real samples' counts).
+const ITEM_TYPES: &[&str] = &[
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "message",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "ghost_snapshot",
+    "web_search_call",
+    "local_shell_call",
+    "tool_search_call",
+    "tool_search_output",
+    "image_generation_call",
+    "compaction",
+    "compaction_summary",
+    "context_compaction",
+    "agent_message",
+    "additional_tools",
+    "compaction_trigger",
+];
+
+/// Message roles.
+const ROLES: &[&str] = &["assistant", "user", "developer", "system"];
+
+/// Event types, most frequent first (the real samples' counts), then the others replay reads.
+const EVENT_TYPES: &[&str] = &[
+    "token_count",
+    "agent_reasoning",
+    "agent_message",
+    "user_message",
+    "task_started",
+    "task_complete",
+    "turn_started",
+    "turn_complete",
+    "turn_aborted",
+    "thread_rolled_back",
+    "context_compacted",
+];
+
 /// The text of `raw`, checked JSON, when it is a string (borrowed unless it has escapes);
 /// `None` for any other value. Envelope fields of every line: serde_json's `Cow<str>` would
 /// allocate each time.
@@ -846,8 +894,8 @@ impl Loader {
             text,
             kind,
             wire,
-            type_name: type_name.into_owned(),
-            role: head.role.map(Cow::into_owned),
+            type_name: name(type_name, ITEM_TYPES),
+            role: head.role.map(|role| name(role, ROLES)),
             call_id: head.call_id.map(Cow::into_owned),
             id: head.id.map(Cow::into_owned),
             name: head.name.map(Cow::into_owned),
@@ -1000,7 +1048,7 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
         _ => EventKind::Other,
     };
     Ok(Event {
-        type_name: head.type_.into_owned(),
+        type_name: name(head.type_, EVENT_TYPES),
         kind,
         turn_id: head.turn_id.map(Cow::into_owned),
     })

@@ -299,7 +299,7 @@ pub fn write_json_view(
             line: record.line,
             kind: record.kind.name(),
             item_type: match &record.kind {
-                RecordKind::Item(id) => Some(rollout.items[*id].type_name.clone()),
+                RecordKind::Item(id) => Some(rollout.items[*id].type_name.to_string()),
                 _ => None,
             },
             effect: effect.name(),
@@ -500,7 +500,7 @@ pub fn step_label(session: &Session, step: usize) -> String {
 
 /// One cell describing an item: kind, role or call id, size, start of text.
 fn item_cell(item: &Item, json: &str, width: usize) -> String {
-    let kind = match (item.type_name.as_str(), item.role.as_deref()) {
+    let kind = match (item.type_name.as_ref(), item.role.as_deref()) {
         ("message", Some(role)) => format!("message/{role}"),
         (other, _) => other.to_string(),
     };
