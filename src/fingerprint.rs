@@ -41,6 +41,7 @@ use crate::session::Session;
 use crate::shared::{ListId, SharedLists, Slice};
 use crate::tokens;
 
+use crate::hash::push_hex;
 pub use crate::hash::{HASH_NAME, Hash, hash, hex};
 
 fn chain_start() -> Hash {
@@ -109,8 +110,19 @@ impl Fingerprint {
     }
 }
 
-fn optional_hex(hash: &Option<Hash>) -> String {
-    hash.as_ref().map_or_else(|| "unknown".to_string(), hex)
+/// The text the request hash covers: each component's hex, `unknown` or `none` where there is
+/// no hash (see "Fingerprint encoding"). Written into `out`, reused from step to step.
+fn request_text(out: &mut String, components: [(&str, Option<&Hash>, &str); 6]) {
+    out.clear();
+    for (name, hash, missing) in components {
+        out.push_str(name);
+        out.push('=');
+        match hash {
+            Some(hash) => push_hex(out, hash),
+            None => out.push_str(missing),
+        }
+        out.push('\n');
+    }
 }
 
 /// Per view entry, beside the entry itself.
@@ -479,6 +491,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let mut fingerprints = Vec::with_capacity(replay.steps.len());
     let mut instructions = Vec::with_capacity(replay.steps.len());
     let mut instruction_tokens = Vec::with_capacity(replay.steps.len());
+    let mut request = String::new();
 
     for (step_index, step) in replay.steps.iter().enumerate() {
         let epoch = step.epoch;
@@ -721,14 +734,16 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         last_params = Some((context, params_hash));
         let input = chain;
         let checkpoint = checkpoint_of_epoch[epoch];
-        let request_text = format!(
-            "instructions={}\ntools={}\nparams={}\nprompt_cache_key={}\ncheckpoint={}\ninput={}\n",
-            optional_hex(&instructions_hash),
-            optional_hex(&tools_hash),
-            hex(&params_hash),
-            optional_hex(&cache_key_hash),
-            checkpoint.as_ref().map_or_else(|| "none".to_string(), hex),
-            hex(&input)
+        request_text(
+            &mut request,
+            [
+                ("instructions", instructions_hash.as_ref(), "unknown"),
+                ("tools", tools_hash.as_ref(), "unknown"),
+                ("params", Some(&params_hash), ""),
+                ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
+                ("checkpoint", checkpoint.as_ref(), "none"),
+                ("input", Some(&input), ""),
+            ],
         );
         fingerprints.push(Fingerprint {
             instructions: instructions_hash,
@@ -739,7 +754,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
             checkpoint,
             input,
             input_items: view_len,
-            request: hash("request", request_text.as_bytes()),
+            request: hash("request", request.as_bytes()),
         });
         instructions.push((text, source));
         instruction_tokens.push(instructions_tokens);

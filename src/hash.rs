@@ -24,11 +24,16 @@ pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
 
 /// The printed form: 32 hex digits (128 bits).
 pub fn hex(hash: &Hash) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(32);
+    push_hex(&mut out, hash);
+    out
+}
+
+/// Append [`hex`]`(hash)` to `out`.
+pub fn push_hex(out: &mut String, hash: &Hash) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     for byte in hash {
         out.push(DIGITS[usize::from(byte >> 4)] as char);
         out.push(DIGITS[usize::from(byte & 0xf)] as char);
     }
-    out
 }
