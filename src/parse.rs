@@ -1097,23 +1097,25 @@ const TURN_CONTEXT_FIELDS: [&str; 12] = [
 /// A `turn_context` payload read as [`turn_context`] reads its map, without building the map:
 /// members are found by skipping values, strings are read as text, and objects promptc reads
 /// a member of stay raw JSON, checked as the map would check them ([`Checked`]) but not built
-/// (a `collaboration_mode` holds kilobytes of instructions). A key written twice keeps its
-/// last value, as in the map. `None` when a key promptc looks up is written with escapes (kept
-/// as text here, unescaped by the map) or when a read field would fail the map's parse (a
-/// number out of range, nesting past serde_json's limit; a lone surrogate never gets here,
-/// its line was skipped): the caller then builds the whole map, which reads the first and
-/// says why the second is wrong. Fields promptc does not read are checked as every line's are
-/// (as JSON, not for number range or depth), which is also how Codex reads them.
+/// (a `collaboration_mode` holds kilobytes of instructions). `None`, and the caller builds the
+/// whole map, which reads it or says why not, whenever the two reads could differ: a key
+/// promptc looks up written with escapes (unescaped by the map) or twice (the map checks both
+/// values), a read value nested deeply or holding serde_json's raw-value key, or one the map's
+/// parse would reject (a number out of range; a lone surrogate never gets here, its line was
+/// skipped). Fields promptc does not read are checked as every line's are (as JSON, not for
+/// number range or depth), which is also how Codex reads them.
 fn turn_context_fields(json: &str) -> Option<TurnContext> {
     // The payload was checked with its line: its members are found by skipping values, not
-    // parsing them, and the last of a repeated key wins, as in the map.
+    // parsing them. A read key written twice is left to the map, which checks both values.
     let mut raws: [Option<&str>; TURN_CONTEXT_FIELDS.len()] = Default::default();
     head::for_each_member(json, |key, value| {
         if key.contains('\\') {
             return Err(());
         }
-        if let Some(index) = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key) {
-            raws[index] = Some(value);
+        if let Some(index) = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key)
+            && raws[index].replace(value).is_some()
+        {
+            return Err(());
         }
         Ok(())
     })?
@@ -1131,15 +1133,11 @@ fn turn_context_fields(json: &str) -> Option<TurnContext> {
             schema = Some(field_value(raw)?);
             continue;
         } else {
-            // Checked here, read member by member below.
-            let checked = if head::nesting_depth(raw) < SHALLOW {
-                serde_json::from_str::<Checked>(raw).is_ok()
-            } else {
-                field_value(raw).is_some()
-            };
-            if !checked {
+            // Checked here, read member by member below. Deep values are left to the map.
+            if head::nesting_depth(raw) >= SHALLOW {
                 return None;
             }
+            serde_json::from_str::<Checked>(raw).ok()?;
             Field::Raw(raw)
         });
     }
@@ -1147,16 +1145,16 @@ fn turn_context_fields(json: &str) -> Option<TurnContext> {
     let fields = std::cell::RefCell::new(fields);
     turn_context(|key| {
         let index = TURN_CONTEXT_FIELDS.iter().position(|field| *field == key)?;
-        if key == "final_output_json_schema" {
-            return schema.as_ref().map(Field::Value);
+        match &schema {
+            Some(value) if key == "final_output_json_schema" => Some(Field::Value(value)),
+            _ => fields.borrow_mut()[index].take(),
         }
-        fields.borrow_mut()[index].take()
     })
     .ok()
 }
 
 /// Values nested less deeply than this cannot reach serde_json's recursion limit (128) inside
-/// a payload, so checking them alone gives the map's verdict.
+/// a payload, so checking them alone gives the map's verdict; deeper ones go to the map.
 const SHALLOW: usize = 100;
 
 /// A read field's value as the map builds it, the depth limit falling at the same place:
@@ -1173,8 +1171,37 @@ fn field_value(raw: &str) -> Option<Value> {
 }
 
 /// Any JSON value, accepted exactly when a `serde_json::Value` would be (numbers in range,
-/// nesting within the limit, escapes valid), with nothing built.
+/// nesting within the limit, escapes valid), with nothing built. Objects with serde_json's
+/// raw-value key are not accepted: `Value` reads them otherwise (their one member's string as
+/// JSON), so they are left to the map.
 struct Checked;
+
+/// serde_json's marker key for raw values (the `raw_value` feature), which `Value` reads
+/// specially.
+const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
+
+/// An object key, unescaped, rejected when it is [`RAW_VALUE_KEY`].
+struct PlainKey;
+
+impl<'de> Deserialize<'de> for PlainKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<PlainKey, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PlainKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<PlainKey, E> {
+                if key == RAW_VALUE_KEY {
+                    Err(E::custom("serde_json's raw-value key"))
+                } else {
+                    Ok(PlainKey)
+                }
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
 
 impl<'de> Deserialize<'de> for Checked {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
@@ -1213,7 +1240,7 @@ impl<'de> Deserialize<'de> for Checked {
                 self,
                 mut map: A,
             ) -> Result<Checked, A::Error> {
-                while map.next_entry::<Checked, Checked>()?.is_some() {}
+                while map.next_entry::<PlainKey, Checked>()?.is_some() {}
                 Ok(Checked)
             }
         }

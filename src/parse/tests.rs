@@ -219,8 +219,6 @@ fn parallel_parts_load_exactly_like_one_thread() {
     }
 }
 
-/// Records are a third token_count events; their usage snapshots are boxed so that a record
-/// stays small (joining the parsed parts moves every record once).
 /// Each item's digest, made while loading, is the hash fingerprinting would make of the bytes
 /// it sends, on every fixture (era A items among them, sent without their server ids) and
 /// sample, read on one thread and on several.
@@ -262,6 +260,8 @@ fn item_digests_hash_what_is_sent() {
     );
 }
 
+/// Records are a third token_count events; their usage snapshots are boxed so that a record
+/// stays small (joining the parsed parts moves every record once).
 #[cfg(target_pointer_width = "64")]
 #[test]
 fn records_stay_small() {
@@ -292,15 +292,15 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         r#"{"final_output_json_schema": [ 1 , "x" ] }"#,
         // Escapes in strings, and fields promptc does not read.
         r#"{"cwd":"C:\\work\\\"q\"","user_instructions":"line\nnext \u00e9","extra":{"x":[1,2]}}"#,
-        // A field written twice: the map keeps the last value.
-        r#"{"model":"a","model":"b"}"#,
-        r#"{"sandbox_policy":"x","sandbox_policy":{"type":"y"}}"#,
         r#"{"sandbox_policy":{"type":"a","type":"b"},"base_instructions":{"text":"x","text":3}}"#,
         // Escapes and numbers inside the objects promptc reads a member of.
         r#"{"sandbox_policy":{"type":"work\u0073pace\n","roots":["\"a\"",1e300,-0.5]}}"#,
         r#"{"collaboration_mode":{"settings":{"developer_instructions":"a\nb\\c","reasoning_effort":"m\u00e9"}}}"#,
         r#"{"collaboration_mode":{"settings":{"reasoning_effort":"low"},"settings":{}}}"#,
         r#"{"collaboration_mode":[{"settings":{"reasoning_effort":"low"}}]}"#,
+        // A schema written as a string is kept as JSON text.
+        r#"{"final_output_json_schema":"x"}"#,
+        r#"{"final_output_json_schema":"a\nb"}"#,
         "{}",
     ]
     .map(str::to_string)
@@ -325,10 +325,17 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     }
     // A key written with escapes is left to the map, which unescapes it, also inside an object
     // promptc reads a member of.
+    // So is a read key written twice (the map checks both values and keeps the last), and an
+    // object with serde_json's raw-value key, which a map reads as the JSON in its string.
     for payload in [
         r#"{"cw\u0064":"/x"}"#,
         r#"{"sandbox_policy":{"t\u0079pe":"x"}}"#,
         r#"{"collaboration_mode":{"settings":{"reasoning_\u0065ffort":"low"}}}"#,
+        r#"{"model":"a","model":"b"}"#,
+        r#"{"sandbox_policy":"x","sandbox_policy":{"type":"y"}}"#,
+        r#"{"sandbox_policy":{"$serde_json::private::RawValue":"{\"type\":\"x\"}"}}"#,
+        r#"{"collaboration_mode":{"settings":{"$serde_json::private::RawValue":"{\"reasoning_effort\":\"high\"}"}}}"#,
+        r#"{"base_instructions":{"$serde_json::private::RawValue":"\"hi\""}}"#,
     ] {
         assert_eq!(turn_context_fields(payload), None, "{payload}");
         let map: Map<String, Value> = serde_json::from_str(payload).expect("an object");
@@ -356,6 +363,14 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         r#"{"sandbox_policy":{"type":"x","n":1e400}}"#.to_string(),
         r#"{"collaboration_mode":{"settings":{"reasoning_effort":"low"},"n":[-1e999]}}"#
             .to_string(),
+        // The first value of a repeated key is checked too.
+        r#"{"cwd":1e400,"cwd":"x"}"#.to_string(),
+        // The raw-value key, however it is spelled, in an object the map reads as raw JSON.
+        r#"{"sandbox_policy":{"type":"x","roots":{"$serde_json::private::RawValue":5}}}"#
+            .to_string(),
+        r#"{"sandbox_policy":{"type":"x","roots":{"\u0024serde_json::private::RawValue":5}}}"#
+            .to_string(),
+        r#"{"sandbox_policy":{"$serde_json::private::RawValue":"1","type":"y"}}"#.to_string(),
     ] {
         assert!(
             serde_json::from_str::<Map<String, Value>>(&payload).is_err(),
@@ -363,17 +378,18 @@ fn turn_context_fields_read_as_the_map_reads_them() {
         );
         assert_eq!(turn_context_fields(&payload), None, "{payload}");
     }
-    // One level less is read, both ways alike.
-    for payload in [
-        nested(126),
-        nested_in("sandbox_policy", 126),
-        nested_in("sandbox_policy", 99),
+    // One level less is read: the schema both ways alike, other read values up to 99 levels
+    // field by field and deeper ones by the map.
+    for (payload, by_fields) in [
+        (nested(126), true),
+        (nested_in("sandbox_policy", 99), true),
+        (nested_in("sandbox_policy", 100), false),
+        (nested_in("sandbox_policy", 126), false),
     ] {
         let map: Map<String, Value> = serde_json::from_str(&payload).expect("within the limit");
-        assert_eq!(
-            turn_context_fields(&payload),
-            turn_context(|key| map.get(key).map(super::Field::Value)).ok()
-        );
+        let by_map = turn_context(|key| map.get(key).map(super::Field::Value)).ok();
+        let expected = if by_fields { by_map } else { None };
+        assert_eq!(turn_context_fields(&payload), expected, "{payload}");
     }
     // A field promptc does not read is checked as the line is: as JSON.
     let context = turn_context_fields(r#"{"model":"m","n":1e400,"deep":[[[[]]]]}"#);
