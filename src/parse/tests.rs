@@ -522,3 +522,34 @@ fn only_surrogate_escapes_send_a_line_to_a_full_parse() {
         );
     }
 }
+
+/// The static names are the names promptc knows: every item type in the list is a kind
+/// `ItemKind::from_type` reads, and every item of a known kind in the fixtures and samples
+/// got its static name (a kind added to `from_type` but not to the list would allocate again).
+#[test]
+fn known_item_types_get_static_names() {
+    use crate::model::ItemKind;
+    use std::borrow::Cow;
+    for name in super::ITEM_TYPES {
+        assert_ne!(ItemKind::from_type(name), ItemKind::Unknown, "{name}");
+    }
+    let mut known = 0;
+    for (name, bytes) in crate::test_support::fixture_bytes()
+        .into_iter()
+        .chain(crate::test_support::real_sample_bytes())
+    {
+        let Ok(rollout) = load(&name, bytes, LoadOptions::default()) else {
+            continue;
+        };
+        for item in rollout.items.iter().filter(|i| i.kind != ItemKind::Unknown) {
+            assert!(
+                matches!(item.type_name, Cow::Borrowed(_)),
+                "{name}:{} {}",
+                item.line,
+                item.type_name
+            );
+            known += 1;
+        }
+    }
+    assert!(known > 100, "{known} items");
+}
