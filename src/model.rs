@@ -5,6 +5,10 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+mod chunked;
+
+pub use chunked::Chunked;
+
 /// Index of an item in [`Rollout::items`].
 pub type ItemId = usize;
 
@@ -74,10 +78,10 @@ pub struct Rollout {
     /// The input, byte for byte; records and items point into it.
     pub bytes: Bytes,
     pub generation: Generation,
-    pub records: Vec<Record>,
+    pub records: Chunked<Record>,
     pub skipped: Vec<SkippedLine>,
     /// Every response item found, in file order (including `replacement_history` entries).
-    pub items: Vec<Item>,
+    pub items: Chunked<Item>,
     /// The first `session_meta` (or the bare legacy meta line): it decides the thread id.
     pub meta: Option<SessionMeta>,
     /// Notes about the file that are not errors (a second `session_meta`, …), with their line.

@@ -38,6 +38,40 @@ pub fn map<T: Send>(count: usize, threads: usize, task: impl Fn(usize) -> T + Sy
     done.into_iter().map(|(_, result)| result).collect()
 }
 
+/// `task(i, &mut values[i])` for every value, on up to `threads` threads (the calling one
+/// included), each taking a run of consecutive values. For work that changes values in place.
+pub fn for_each_mut<T: Send>(
+    values: &mut [T],
+    threads: usize,
+    task: impl Fn(usize, &mut T) + Sync,
+) {
+    let threads = threads.clamp(1, values.len().max(1));
+    let per_thread = values.len().div_ceil(threads).max(1);
+    let run = |first: usize, run: &mut [T]| {
+        for (offset, value) in run.iter_mut().enumerate() {
+            task(first + offset, value);
+        }
+    };
+    if threads == 1 {
+        return run(0, values);
+    }
+    std::thread::scope(|scope| {
+        let mut runs = values.chunks_mut(per_thread).enumerate();
+        let own = runs.next();
+        let helpers: Vec<_> = runs
+            .map(|(k, values)| scope.spawn(move || run(k * per_thread, values)))
+            .collect();
+        if let Some((_, values)) = own {
+            run(0, values);
+        }
+        for helper in helpers {
+            if let Err(panic) = helper.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -54,5 +88,17 @@ mod tests {
             assert_eq!(squares, expected, "{threads} threads");
         }
         assert!(super::map(0, 4, |i| i).is_empty());
+    }
+
+    #[test]
+    fn each_value_is_changed_once_with_its_index_whatever_the_thread_count() {
+        for threads in [0, 1, 2, 3, 7, 300] {
+            for count in [0, 1, 2, 5, 9] {
+                let mut values = vec![1000; count];
+                super::for_each_mut(&mut values, threads, |index, value| *value += index);
+                let expected: Vec<usize> = (0..count).map(|i| 1000 + i).collect();
+                assert_eq!(values, expected, "{threads} threads, {count} values");
+            }
+        }
     }
 }

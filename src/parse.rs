@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{
-    Bytes, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Name, Record,
-    RecordKind, Rollout, SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
+    Bytes, Chunked, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Name,
+    Record, RecordKind, Rollout, SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
 };
 
 /// How strict loading is, and how many threads may parse.
@@ -149,95 +149,45 @@ fn split_at_newlines(
 }
 
 /// Join parts in file order: line numbers and item ids become file-wide, and the first
-/// `session_meta` decides the thread id. The records and the items are joined side by side
-/// when `threads` allows and there are enough of them: each is a copy of megabytes.
-fn join(name: &str, parts: Vec<Loader>, threads: usize) -> Rollout {
+/// `session_meta` decides the thread id. Each part's records and items are renumbered in place,
+/// the parts on `threads` threads, and then kept as they are, one list after the other
+/// ([`Chunked`]): nothing is copied.
+fn join(name: &str, mut parts: Vec<Loader>, threads: usize) -> Rollout {
+    // Where each part's lines and items start, file-wide.
+    let mut bases = Vec::with_capacity(parts.len());
+    let (mut line_base, mut item_base) = (0, 0);
+    for part in &parts {
+        bases.push((line_base, item_base));
+        line_base += part.lines;
+        item_base += part.items.len();
+    }
+    crate::parallel::for_each_mut(&mut parts, threads, |index, part| {
+        let (line_base, item_base) = bases[index];
+        part.rebase(line_base, item_base);
+    });
+    let first_kind = parts.iter().find_map(|part| part.first_kind);
     let mut rollout = Rollout {
         name: name.to_string(),
         bytes: Vec::new().into(),
-        generation: Generation::Unknown,
-        records: Vec::new(),
+        generation: first_kind.unwrap_or(Generation::Unknown),
+        records: Chunked::default(),
         skipped: Vec::new(),
-        items: Vec::new(),
+        items: Chunked::default(),
         meta: None,
         notes: Vec::new(),
     };
-    // Where each part's lines and items start, file-wide.
-    let (mut line_bases, mut item_bases) = (Vec::new(), Vec::new());
     let (mut record_lists, mut item_lists) = (Vec::new(), Vec::new());
-    let (mut line_base, mut item_base) = (0, 0);
-    let mut first_kind = None;
     for part in parts {
-        first_kind = first_kind.or(part.first_kind);
-        line_bases.push(line_base);
-        item_bases.push(item_base);
-        rollout
-            .skipped
-            .extend(part.skipped.into_iter().map(|mut skipped| {
-                skipped.line += line_base;
-                skipped
-            }));
-        rollout.notes.extend(
-            part.notes
-                .into_iter()
-                .map(|(line, note)| (line + line_base, note)),
-        );
-        line_base += part.lines;
-        item_base += part.items.len();
+        rollout.skipped.extend(part.skipped);
+        rollout.notes.extend(part.notes);
         record_lists.push(part.records);
         item_lists.push(part.items);
     }
-    let join_records = || {
-        // Reserved once: growing by doubling would copy the records of a big file several times.
-        let mut records = Vec::with_capacity(record_lists.iter().map(Vec::len).sum());
-        for ((list, line_base), item_base) in
-            record_lists.into_iter().zip(&line_bases).zip(&item_bases)
-        {
-            records.extend(list.into_iter().map(|mut record| {
-                record.line += line_base;
-                match &mut record.kind {
-                    RecordKind::Item(id) => *id += item_base,
-                    RecordKind::Compacted(Compacted {
-                        replacement: Some(ids),
-                        ..
-                    }) => ids.iter_mut().for_each(|id| *id += item_base),
-                    _ => {}
-                }
-                record
-            }));
-        }
-        records
-    };
-    let join_items = || {
-        let mut items = Vec::with_capacity(item_base);
-        for (list, line_base) in item_lists.into_iter().zip(&line_bases) {
-            items.extend(list.into_iter().map(|mut item| {
-                item.line += line_base;
-                item
-            }));
-        }
-        items
-    };
-    (rollout.records, rollout.items) = if threads > 1 && item_base >= JOIN_APART_ITEMS {
-        std::thread::scope(|scope| {
-            let items = scope.spawn(join_items);
-            let records = join_records();
-            match items.join() {
-                Ok(items) => (records, items),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        })
-    } else {
-        (join_records(), join_items())
-    };
-    rollout.generation = first_kind.unwrap_or(Generation::Unknown);
+    rollout.records = Chunked::from_chunks(record_lists);
+    rollout.items = Chunked::from_chunks(item_lists);
     settle_meta(&mut rollout);
     rollout
 }
-
-/// Below this many items, joining records and items on two threads costs more than it saves.
-/// Tests join apart from two items on, so that both ways are exercised.
-const JOIN_APART_ITEMS: usize = if cfg!(test) { 2 } else { 10_000 };
 
 /// The first `session_meta` (or bare legacy meta line) decides the thread id; later ones, and a
 /// first one that is not the first line, get a note.
@@ -569,6 +519,31 @@ impl Loader {
 
     /// Read the lines of `bytes[range]`; `range` starts at a line start and ends at the end of
     /// the input or just after a newline. Returns where reading stopped.
+    /// Make line numbers and item ids file-wide: this part starts after `line_base` lines and
+    /// `item_base` items.
+    fn rebase(&mut self, line_base: usize, item_base: usize) {
+        for record in &mut self.records {
+            record.line += line_base;
+            match &mut record.kind {
+                RecordKind::Item(id) => *id += item_base,
+                RecordKind::Compacted(Compacted {
+                    replacement: Some(ids),
+                    ..
+                }) => ids.iter_mut().for_each(|id| *id += item_base),
+                _ => {}
+            }
+        }
+        for item in &mut self.items {
+            item.line += line_base;
+        }
+        for skipped in &mut self.skipped {
+            skipped.line += line_base;
+        }
+        for (line, _) in &mut self.notes {
+            *line += line_base;
+        }
+    }
+
     fn read_lines(&mut self, bytes: &[u8], range: std::ops::Range<usize>, until: Until) -> usize {
         let mut start = range.start;
         while start < range.end {
