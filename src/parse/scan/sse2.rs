@@ -1,14 +1,19 @@
-//! The string scan sixteen bytes at a time with SSE2, which every x86_64 processor has.
+//! The string scan with SSE2, which every x86_64 processor has: the first sixteen bytes at
+//! once, then blocks of sixty-four read as bit masks, with every escape in a block found by
+//! arithmetic on the masks instead of a branch per escape (simdjson's escape scanner).
 
 use super::escape_end;
 
-/// Bytes the SSE2 scan looks at in one step.
+/// Bytes the first look at a string takes: most strings (keys, names, ids) end within it.
 const WINDOW: usize = 16;
 
-/// Bit k is set when `chunk[k]` ends a plain run of string text: a quote, a backslash or a
-/// control character (which JSON forbids raw in a string).
+/// Bytes a block takes, one bit each in a `u64` mask.
+const BLOCK: usize = 64;
+
+/// Bit k is set when `chunk[k]` is a quote, a backslash, or a control character (which JSON
+/// forbids raw in a string), in that order.
 #[inline(always)]
-fn special_bits(chunk: &[u8; WINDOW]) -> u32 {
+fn window_masks(chunk: &[u8; WINDOW]) -> [u32; 3] {
     use safe_arch::{
         cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
         sub_saturating_u8_m128i, zeroed_m128i,
@@ -19,46 +24,104 @@ fn special_bits(chunk: &[u8; WINDOW]) -> u32 {
     let backslash = cmp_eq_mask_i8_m128i(v, splat(b'\\'));
     // Below 0x20: zero once 0x1f is taken away without wrapping.
     let control = cmp_eq_mask_i8_m128i(sub_saturating_u8_m128i(v, splat(0x1f)), zeroed_m128i());
-    // One bit per byte: the mask fits in the low 16 bits.
-    move_mask_i8_m128i(quote | backslash | control).cast_unsigned()
+    // One bit per byte: each mask fits in the low 16 bits.
+    [quote, backslash, control].map(|mask| move_mask_i8_m128i(mask).cast_unsigned())
+}
+
+/// The three masks of a block, from its four windows.
+#[inline(always)]
+fn block_masks(block: &[u8; BLOCK]) -> [u64; 3] {
+    let mut masks = [0u64; 3];
+    for (k, chunk) in block.as_chunks::<WINDOW>().0.iter().enumerate() {
+        for (mask, bits) in masks.iter_mut().zip(window_masks(chunk)) {
+            *mask |= u64::from(bits) << (k * WINDOW);
+        }
+    }
+    masks
+}
+
+/// The block of `bytes` from `at`, padded with spaces past the end (a space is none of the
+/// bytes looked for).
+#[inline(always)]
+fn block_at(bytes: &[u8], at: usize) -> [u64; 3] {
+    match bytes.get(at..at + BLOCK) {
+        Some(block) => block_masks(block.try_into().unwrap_or(&[b' '; BLOCK])),
+        None => {
+            let rest = bytes.get(at..).unwrap_or_default();
+            let mut padded = [b' '; BLOCK];
+            padded[..rest.len()].copy_from_slice(rest);
+            block_masks(&padded)
+        }
+    }
+}
+
+/// Odd bit positions.
+const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+
+/// The escaped characters of a block (the byte after each backslash that starts an escape),
+/// from its backslashes and whether its first byte is escaped (`carry`, updated for the next
+/// block). A run of backslashes escapes every second one: a run of odd length escapes the byte
+/// after it. simdjson's `json_escape_scanner::next`, ported as it is.
+#[inline(always)]
+fn escaped(backslash: u64, carry: &mut u64) -> u64 {
+    if backslash == 0 {
+        return std::mem::take(carry);
+    }
+    let potential_escape = backslash & !*carry;
+    let maybe_escaped = potential_escape << 1;
+    // Subtracting the runs from the odd bits turns an escaping backslash's successor on and
+    // the rest of an even-aligned run off; the XOR brings the odd-aligned runs in line.
+    let escape_and_terminal_code =
+        ((maybe_escaped | ODD_BITS).wrapping_sub(potential_escape)) ^ ODD_BITS;
+    let escaped = escape_and_terminal_code ^ (backslash | *carry);
+    let escape = escape_and_terminal_code & backslash;
+    *carry = escape >> 63;
+    escaped
 }
 
 /// `i` is just after an opening quote; returns the index after the closing quote, or `None`
 /// when the string is not valid JSON (unterminated, a raw control character, a bad escape).
-/// Sixteen bytes at a time: every quote, backslash and control character of a window is found
-/// at once, and the escapes in it are stepped over without looking at the window again, which
-/// matters for tool output with a `\n` every few bytes.
-pub(super) fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        let window = i;
-        let mut bits = match bytes.get(window..window + WINDOW) {
-            Some(chunk) => special_bits(chunk.try_into().ok()?),
-            None => {
-                // The last bytes, padded with spaces: a space ends no run.
-                let rest = bytes.get(window..)?;
-                let mut padded = [b' '; WINDOW];
-                padded[..rest.len()].copy_from_slice(rest);
-                special_bits(&padded)
-            }
-        };
-        i = window + WINDOW;
-        while bits != 0 {
-            let at = window + bits.trailing_zeros() as usize;
-            match bytes[at] {
-                b'"' => return Some(at + 1),
-                b'\\' => {
-                    let after = escape_end(bytes, at)?;
-                    let done = after - window;
-                    if done >= WINDOW {
-                        i = after;
-                        break;
-                    }
-                    bits &= u32::MAX << done;
-                }
-                _ => return None,
-            }
+pub(super) fn string_end(bytes: &[u8], i: usize) -> Option<usize> {
+    // Short strings: the first special byte is within sixteen, and is the closing quote.
+    let mut block = i;
+    if let Some(chunk) = bytes.get(i..i + WINDOW) {
+        let [quote, backslash, control] = window_masks(chunk.try_into().ok()?);
+        let special = quote | backslash | control;
+        if special & quote & special.wrapping_neg() != 0 {
+            return Some(i + special.trailing_zeros() as usize + 1);
         }
-        if i >= bytes.len() {
+        if special == 0 {
+            block += WINDOW;
+        }
+    }
+    let mut carry = 0;
+    loop {
+        let [quote, backslash, control] = block_at(bytes, block);
+        let escaped = escaped(backslash, &mut carry);
+        let ends = quote & !escaped;
+        // The bytes before the first unescaped quote (all of them when there is none).
+        let inside = (ends & ends.wrapping_neg()).wrapping_sub(1);
+        if control & inside != 0 {
+            return None;
+        }
+        // Every escape before the end must be one JSON has: the common ones by their byte,
+        // `\u` and anything else as the scalar reading checks them.
+        let mut codes = escaped & inside;
+        while codes != 0 {
+            let at = block + codes.trailing_zeros() as usize;
+            match bytes.get(at)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                _ => {
+                    escape_end(bytes, at - 1)?;
+                }
+            }
+            codes &= codes - 1;
+        }
+        if ends != 0 {
+            return Some(block + ends.trailing_zeros() as usize + 1);
+        }
+        block += BLOCK;
+        if block >= bytes.len() {
             return None;
         }
     }

@@ -112,6 +112,27 @@ fn strings_across_words_end_where_serde_json_says() {
     }
 }
 
+/// Backslash runs of every length at every place around the 16-byte first look and the 64-byte
+/// blocks after it: whether the byte after a run is escaped carries from block to block.
+#[test]
+fn backslash_runs_across_blocks_end_where_serde_json_says() {
+    for offset in (0..20).chain(40..80).chain(110..140) {
+        for run in 1..=5 {
+            for after in ["\"", "n", "u00e9", "x", "\u{1}", ""] {
+                let text = format!("\"{}{}{after}tail\"", "a".repeat(offset), "\\".repeat(run));
+                let end = string_end_checked(text.as_bytes(), 1);
+                match end {
+                    Some(end) => assert!(serde_accepts(&text[..end]), "{text:?} up to {end}"),
+                    None => assert!(!serde_accepts(&text), "{text:?}"),
+                }
+                if serde_accepts(&text) {
+                    assert_eq!(end, Some(text.len()), "{text:?}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_strings_are_left_to_serde_json() {
     for bad in [
