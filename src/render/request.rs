@@ -1,5 +1,6 @@
 //! `compile`, `fingerprint` and `steps` output.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -11,6 +12,7 @@ use super::{RenderOptions, Tone, paint, raw_json, write_json};
 use crate::cache::StepCache;
 use crate::compile::{CompiledRequest, RequestParts, compile};
 use crate::fingerprint::{Fingerprint, Plan, hex};
+use crate::hash::push_hex;
 use crate::sanitize::{escape_block, escape_line, truncate};
 use crate::session::Session;
 
@@ -307,25 +309,27 @@ pub fn write_fingerprints(
         out,
         "turn step request                          input                            items  unknown"
     )?;
+    // One line buffer for every step: a line of a 7 000-step file cost three allocations and
+    // a formatted write of each piece, 3-4 ms of `fingerprint` at 100 MB.
+    let mut line = String::new();
     for &k in steps {
         let s = &session.replay.steps[k];
         let turn = &session.replay.turns[s.turn];
         let fp = &plan.fingerprints[k];
+        line.clear();
+        let _ = write!(line, "{:>4} {:>4} ", turn.number, s.number);
+        push_hex(&mut line, &fp.request);
+        line.push(' ');
+        push_hex(&mut line, &fp.input);
+        let _ = write!(line, " {:>6}  ", fp.input_items);
         let unknown = fp.unknown();
-        writeln!(
-            out,
-            "{:>4} {:>4} {} {} {:>6}  {}",
-            turn.number,
-            s.number,
-            hex(&fp.request),
-            hex(&fp.input),
-            fp.input_items,
-            if unknown.is_empty() {
-                "-".to_string()
-            } else {
-                unknown.join(",")
-            }
-        )?;
+        if unknown.is_empty() {
+            line.push('-');
+        } else {
+            line.push_str(&unknown.join(","));
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
     }
     Ok(())
 }
