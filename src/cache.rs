@@ -238,7 +238,10 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
         };
         let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
         let gap = match (&prev_step.timestamp, &step.timestamp) {
-            (Some(a), Some(b)) => seconds_between(a, b),
+            (Some(a), Some(b)) => {
+                let bytes = &session.rollout.bytes;
+                seconds_between(a.get(bytes), b.get(bytes))
+            }
             _ => None,
         };
         let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);

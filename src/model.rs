@@ -132,10 +132,30 @@ pub struct Record {
     pub line: usize,
     /// Byte range of the line (without its newline).
     pub span: Range<usize>,
-    pub timestamp: Option<String>,
+    pub timestamp: Option<Text>,
     /// The line carried an `ordinal` or a `metadata` sibling (era D).
     pub newer_envelope: bool,
     pub kind: RecordKind,
+}
+
+/// The text of a JSON string of the input: where it is in [`Rollout::bytes`] when it is written
+/// there as it reads (no escapes, as every timestamp Codex writes), else a copy. Reading a
+/// line's timestamp allocated a `String` per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Text {
+    /// A byte range of [`Rollout::bytes`], already checked to be UTF-8.
+    Span(Range<usize>),
+    Owned(Box<str>),
+}
+
+impl Text {
+    pub fn get<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
+        match self {
+            // Spans are only made over text that was checked to be UTF-8.
+            Text::Span(range) => std::str::from_utf8(&bytes[range.clone()]).unwrap_or(""),
+            Text::Owned(text) => text,
+        }
+    }
 }
 
 /// What a line is.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{
     Bytes, Chunked, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Name,
-    Record, RecordKind, Rollout, SessionMeta, SkippedLine, TokenInfo, TurnContext, Usage,
+    Record, RecordKind, Rollout, SessionMeta, SkippedLine, Text, TokenInfo, TurnContext, Usage,
 };
 
 /// How strict loading is, and how many threads may parse.
@@ -618,16 +618,19 @@ impl Loader {
                 (envelope.text(), None)
             }
         };
-        let timestamp = envelope
-            .timestamp
-            .and_then(json_string)
-            .map(Cow::into_owned);
         let newer_envelope = envelope.ordinal.is_some() || envelope.metadata.is_some();
         let base = span.start;
         let offset_of = |raw: &str| -> std::ops::Range<usize> {
             let start = base + (raw.as_ptr() as usize - text.as_ptr() as usize);
             start..start + raw.len()
         };
+        let timestamp = envelope
+            .timestamp
+            .and_then(json_string)
+            .map(|timestamp| match timestamp {
+                Cow::Borrowed(within) => Text::Span(offset_of(within)),
+                Cow::Owned(unescaped) => Text::Owned(unescaped.into_boxed_str()),
+            });
 
         let kind = if let (Some(type_raw), Some(payload)) = (envelope.type_, envelope.payload) {
             let type_name =

@@ -9,7 +9,7 @@
 
 use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
 use crate::model::{
-    EventKind, Item, ItemId, ItemKind, ItemText, RecordKind, Rollout, TokenInfo, Usage,
+    EventKind, Item, ItemId, ItemKind, ItemText, RecordKind, Rollout, Text, TokenInfo, Usage,
 };
 use crate::shared::{SharedLists, Slice};
 
@@ -67,7 +67,8 @@ pub struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub line: usize,
-    pub timestamp: Option<String>,
+    /// The event line's timestamp (read with [`Text::get`] from the rollout's bytes).
+    pub timestamp: Option<Text>,
     /// `last_token_usage`: the usage of this one request.
     pub usage: Usage,
 }
@@ -87,7 +88,8 @@ pub struct Step {
     pub usage: Option<Observation>,
     /// Line of the step's first model output, or of the last line for a pending step.
     pub line: usize,
-    pub timestamp: Option<String>,
+    /// That line's timestamp (read with [`Text::get`] from the rollout's bytes).
+    pub timestamp: Option<Text>,
     /// No output was recorded: the request a resume would send next.
     pub pending: bool,
 }

@@ -46,6 +46,44 @@ fn bare_legacy_state_lines_do_not_decide_the_generation() {
     assert_eq!(rollout.generation, Generation::BareLegacy);
 }
 
+/// A timestamp reads as serde_json reads the string: in place when it has no escapes (with the
+/// serde path too, for a line the scan declines), unescaped when it has.
+#[test]
+fn timestamps_read_as_their_string_text() {
+    let plain =
+        r#"{"timestamp":"2025-11-20T14:00:05.000Z","type":"session_meta","payload":{"id":"x"}}"#;
+    let escaped = r#"{"timestamp":"2025-11-20T14:00:05.000\u005a","type":"event_msg","payload":{"type":"x"}}"#;
+    // A key written with an escape: the scan declines the line and serde_json reads it.
+    let declined = r#"{"timestamp":"2025-11-20T14:00:06.000Z","\u0074ype":"event_msg","payload":{"type":"x"}}"#;
+    let text = format!("{plain}\n{escaped}\n{declined}\n");
+    let rollout = load_text(&text).expect("loads");
+    let read: Vec<_> = rollout
+        .records
+        .iter()
+        .map(|r| r.timestamp.as_ref().map(|t| t.get(&rollout.bytes)))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            Some("2025-11-20T14:00:05.000Z"),
+            Some("2025-11-20T14:00:05.000Z"),
+            Some("2025-11-20T14:00:06.000Z"),
+        ]
+    );
+    assert!(matches!(
+        rollout.records[0].timestamp,
+        Some(crate::model::Text::Span(_))
+    ));
+    assert!(matches!(
+        rollout.records[1].timestamp,
+        Some(crate::model::Text::Owned(_))
+    ));
+    assert!(matches!(
+        rollout.records[2].timestamp,
+        Some(crate::model::Text::Span(_))
+    ));
+}
+
 #[test]
 fn records_keep_line_numbers_and_exact_bytes() {
     let first = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#;
