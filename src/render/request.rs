@@ -334,6 +334,18 @@ pub fn write_fingerprints(
     Ok(())
 }
 
+/// A number of a text row, or `-` where there is none.
+struct Cell(Option<u64>);
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(n) => std::fmt::Display::fmt(&n, f),
+            None => f.pad("-"),
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct StepsDocument<'a> {
     schema_version: u32,
@@ -472,25 +484,25 @@ pub fn write_steps(
         "verdict"
     );
     writeln!(out, "{}", paint(options, Tone::Heading, &heading))?;
-    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    // One row buffer for every step, and the model and effort cells escaped once for each run
+    // of steps that share them: the rows of a 7 000-step file were 11 ms of `steps` at 100 MB,
+    // most of it in allocations and formatting of pieces.
+    let mut row = String::new();
+    let mut context_cells: Option<(&str, &str, String, String)> = None;
     for r in rows {
         let s = &session.replay.steps[r.step];
         let turn = &session.replay.turns[s.turn];
         let context = session.step_context(r.step);
         let model = context.and_then(|c| c.model.as_deref()).unwrap_or("-");
         let effort = context.and_then(|c| c.effort.as_deref()).unwrap_or("-");
-        let hit = r
-            .hit_rate()
-            .map_or("-".to_string(), |h| format!("{:.0}%", h * 100.0));
-        let estimated = if plan.estimate_tokens {
-            r.estimated_input.to_string()
-        } else {
-            "-".into()
-        };
-        let predicted = if plan.estimate_tokens {
-            r.predicted_cached.to_string()
-        } else {
-            "-".into()
+        let (_, _, model_cell, effort_cell) = match context_cells.take() {
+            Some(cells) if cells.0 == model && cells.1 == effort => context_cells.insert(cells),
+            _ => context_cells.insert((
+                model,
+                effort,
+                truncate(&escape_line(model), 16).into_owned(),
+                truncate(&escape_line(effort), 7).into_owned(),
+            )),
         };
         let tone = match r.verdict {
             crate::cache::Verdict::Hit | crate::cache::Verdict::First => Tone::Good,
@@ -504,26 +516,35 @@ pub fn write_steps(
         {
             verdict.push_str(&format!(" (no incremental: {reason})"));
         }
-        let row = format!(
-            "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  ",
+        row.clear();
+        let _ = write!(
+            row,
+            "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} ",
             turn.number,
             s.number,
-            truncate(&escape_line(model), 16),
-            truncate(&escape_line(effort), 7),
+            model_cell,
+            effort_cell,
             plan.views[r.step].1,
-            estimated,
-            opt(r.observed_input),
-            opt(r.observed_cached),
-            hit,
-            predicted,
+            Cell(plan.estimate_tokens.then_some(r.estimated_input as u64)),
+            Cell(r.observed_input),
+            Cell(r.observed_cached),
+        );
+        match r.hit_rate() {
+            Some(h) => {
+                let _ = write!(row, "{:>4.0}% ", h * 100.0);
+            }
+            None => row.push_str("    - "),
+        }
+        let _ = write!(
+            row,
+            "{:>8} {:<3}  ",
+            Cell(plan.estimate_tokens.then_some(r.predicted_cached as u64)),
             if r.incremental { "yes" } else { "no" },
         );
         let room = options.width.saturating_sub(row.chars().count()).max(16);
-        writeln!(
-            out,
-            "{row}{}",
-            paint(options, tone, &truncate(&verdict, room))
-        )?;
+        row.push_str(&paint(options, tone, &truncate(&verdict, room)));
+        row.push('\n');
+        out.write_all(row.as_bytes())?;
     }
     writeln!(out)?;
     let rate = summary
