@@ -5,9 +5,10 @@
 //! It is a fast path, not the judge: when it returns `None` the caller parses the line with
 //! serde_json, which accepts it or says why not. So it must never accept a line serde_json
 //! rejects; it may give up on a valid one (a key written with escapes, a duplicate envelope
-//! field, very deep nesting). Strings, most of a rollout's bytes, are skipped up to the next
-//! quote, backslash or control character sixteen bytes at a time (`sse2.rs`, x86_64) or eight
-//! (`words.rs`, as serde_json does).
+//! field, very deep nesting). Strings, most of a rollout's bytes, are skipped to their end: on
+//! x86_64 (`sse2.rs`) a look at the first sixteen bytes, then blocks of sixty-four whose
+//! escapes are found from bit masks; elsewhere (`words.rs`) eight bytes at a time to the next
+//! quote, backslash or control character, as serde_json does.
 
 use super::head::Head;
 

@@ -1,6 +1,7 @@
 //! The string scan with SSE2, which every x86_64 processor has: the first sixteen bytes at
-//! once, then blocks of sixty-four read as bit masks, with every escape in a block found by
-//! arithmetic on the masks instead of a branch per escape (simdjson's escape scanner).
+//! once, then blocks of sixty-four read as bit masks. Which bytes of a block are escaped comes
+//! from arithmetic on its backslash mask (simdjson's escape scanner), not from stepping over
+//! each escape; each escaped byte is then only checked to be one JSON allows.
 
 use super::escape_end;
 
@@ -44,8 +45,11 @@ fn block_masks(block: &[u8; BLOCK]) -> [u64; 3] {
 /// bytes looked for).
 #[inline(always)]
 fn block_at(bytes: &[u8], at: usize) -> [u64; 3] {
-    match bytes.get(at..at + BLOCK) {
-        Some(block) => block_masks(block.try_into().unwrap_or(&[b' '; BLOCK])),
+    match bytes
+        .get(at..at + BLOCK)
+        .and_then(|block| block.try_into().ok())
+    {
+        Some(block) => block_masks(block),
         None => {
             let rest = bytes.get(at..).unwrap_or_default();
             let mut padded = [b' '; BLOCK];
@@ -80,7 +84,8 @@ fn escaped(backslash: u64, carry: &mut u64) -> u64 {
 }
 
 /// `i` is just after an opening quote; returns the index after the closing quote, or `None`
-/// when the string is not valid JSON (unterminated, a raw control character, a bad escape).
+/// when the string is not valid JSON (unterminated, a raw control character, a bad escape) or
+/// holds a `\u` escape of a surrogate, whose pairing is left to serde_json.
 pub(super) fn string_end(bytes: &[u8], i: usize) -> Option<usize> {
     // Short strings: the first special byte is within sixteen, and is the closing quote.
     let mut block = i;
@@ -109,6 +114,7 @@ pub(super) fn string_end(bytes: &[u8], i: usize) -> Option<usize> {
         let mut codes = escaped & inside;
         while codes != 0 {
             let at = block + codes.trailing_zeros() as usize;
+            // Past the end when the line ends in a backslash: unterminated.
             match bytes.get(at)? {
                 b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
                 _ => {

@@ -112,14 +112,25 @@ fn strings_across_words_end_where_serde_json_says() {
     }
 }
 
-/// Backslash runs of every length at every place around the 16-byte first look and the 64-byte
-/// blocks after it: whether the byte after a run is escaped carries from block to block.
+/// Backslash runs of every length around the edges of the SSE2 scan's 16-byte first look and
+/// its 64-byte blocks: whether the byte after a run is escaped carries from block to block.
+/// Blocks start after the first look when it holds no special byte (edges at 16, 80, 144 from
+/// the string's start) and at the start when it does (a leading `\n`: edges at 64, 128).
 #[test]
 fn backslash_runs_across_blocks_end_where_serde_json_says() {
-    for offset in (0..20).chain(40..80).chain(110..140) {
+    let plain = (10..20)
+        .chain(74..84)
+        .chain(138..148)
+        .map(|offset| ("", offset));
+    let escaped_first = (56..66).chain(120..130).map(|offset| ("\\n", offset));
+    for (lead, offset) in plain.chain(escaped_first) {
         for run in 1..=5 {
             for after in ["\"", "n", "u00e9", "x", "\u{1}", ""] {
-                let text = format!("\"{}{}{after}tail\"", "a".repeat(offset), "\\".repeat(run));
+                let text = format!(
+                    "\"{lead}{}{}{after}tail\"",
+                    "a".repeat(offset),
+                    "\\".repeat(run)
+                );
                 let end = string_end_checked(text.as_bytes(), 1);
                 match end {
                     Some(end) => assert!(serde_accepts(&text[..end]), "{text:?} up to {end}"),
