@@ -39,7 +39,7 @@ impl<'a> Head<'a> {
             "info" => 8,
             _ => 0,
         };
-        if self.event_fields_seen & event_field != 0 || key.contains('\\') {
+        if self.event_fields_seen & event_field != 0 {
             self.event_fields_unsure = true;
         }
         self.event_fields_seen |= event_field;
@@ -63,7 +63,14 @@ impl<'a> Head<'a> {
             "id" => &mut self.id,
             "name" => &mut self.name,
             "execution" => &mut self.execution,
-            _ => return Ok(()),
+            _ => {
+                // A key that matches a field as written has no escape; one that matches none
+                // may still be one once unescaped, which serde_json's read would see.
+                if key.contains('\\') {
+                    self.event_fields_unsure = true;
+                }
+                return Ok(());
+            }
         };
         if value == "null" {
             *slot = None;
