@@ -9,6 +9,7 @@
 #   BIG=1             also generate and measure a 1 GB file
 #   SIZES="10MB 100MB" file sizes to measure (BIG=1 appends 1GB)
 #   BENCH_DIR=/tmp/promptc-bench   where the generated files and results go (outside the repo)
+#                     (/dev/shm/... keeps them in memory where the host may take page cache back)
 #   SEED=1            generator seed
 #   PROMPTC=/path     use this promptc binary instead of building with `cargo build --release`
 #   WAIT_QUIET=600    after the build, wait up to this many seconds for a quiet machine: 30 s in
