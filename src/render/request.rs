@@ -317,11 +317,14 @@ pub fn write_fingerprints(
         let turn = &session.replay.turns[s.turn];
         let fp = &plan.fingerprints[k];
         line.clear();
-        let _ = write!(line, "{:>4} {:>4} ", turn.number, s.number);
+        push_right(&mut line, Cell(Some(turn.number as u64)), 4);
+        push_right(&mut line, Cell(Some(s.number as u64)), 4);
         push_hex(&mut line, &fp.request);
         line.push(' ');
         push_hex(&mut line, &fp.input);
-        let _ = write!(line, " {:>6}  ", fp.input_items);
+        line.push(' ');
+        push_right(&mut line, Cell(Some(fp.input_items as u64)), 6);
+        line.push(' ');
         let unknown = fp.unknown();
         if unknown.is_empty() {
             line.push('-');
@@ -337,12 +340,31 @@ pub fn write_fingerprints(
 /// A number of a text row, or `-` where there is none.
 struct Cell(Option<u64>);
 
-impl std::fmt::Display for Cell {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(n) => std::fmt::Display::fmt(&n, f),
-            None => f.pad("-"),
-        }
+/// Cells of the text tables, padded as `{:>width$}` pads (by characters) and followed by one
+/// space, without the formatter: it writes padding a character at a time, and the rows of a
+/// 7 000-step `steps` spent most of their time there.
+fn push_right(row: &mut String, cell: Cell, width: usize) {
+    let mut digits = itoa::Buffer::new();
+    let text = cell.0.map_or("-", |n| digits.format(n));
+    push_spaces(row, width.saturating_sub(text.len()));
+    row.push_str(text);
+    row.push(' ');
+}
+
+/// As `{:<width$}` then one space.
+fn push_left(row: &mut String, text: &str, width: usize) {
+    row.push_str(text);
+    push_spaces(row, width.saturating_sub(text.chars().count()));
+    row.push(' ');
+}
+
+fn push_spaces(row: &mut String, count: usize) {
+    const SPACES: &str = "                ";
+    let mut left = count;
+    while left > 0 {
+        let now = left.min(SPACES.len());
+        row.push_str(&SPACES[..now]);
+        left -= now;
     }
 }
 
@@ -517,30 +539,25 @@ pub fn write_steps(
             verdict.push_str(&format!(" (no incremental: {reason})"));
         }
         row.clear();
-        let _ = write!(
-            row,
-            "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} ",
-            turn.number,
-            s.number,
-            model_cell,
-            effort_cell,
-            plan.views[r.step].1,
-            Cell(plan.estimate_tokens.then_some(r.estimated_input as u64)),
-            Cell(r.observed_input),
-            Cell(r.observed_cached),
-        );
+        push_right(&mut row, Cell(Some(turn.number as u64)), 4);
+        push_right(&mut row, Cell(Some(s.number as u64)), 4);
+        push_left(&mut row, model_cell, 16);
+        push_left(&mut row, effort_cell, 7);
+        push_right(&mut row, Cell(Some(plan.views[r.step].1 as u64)), 5);
+        let estimated = plan.estimate_tokens.then_some(r.estimated_input as u64);
+        push_right(&mut row, Cell(estimated), 7);
+        push_right(&mut row, Cell(r.observed_input), 8);
+        push_right(&mut row, Cell(r.observed_cached), 8);
         match r.hit_rate() {
             Some(h) => {
                 let _ = write!(row, "{:>4.0}% ", h * 100.0);
             }
             None => row.push_str("    - "),
         }
-        let _ = write!(
-            row,
-            "{:>8} {:<3}  ",
-            Cell(plan.estimate_tokens.then_some(r.predicted_cached as u64)),
-            if r.incremental { "yes" } else { "no" },
-        );
+        let predicted = plan.estimate_tokens.then_some(r.predicted_cached as u64);
+        push_right(&mut row, Cell(predicted), 8);
+        push_left(&mut row, if r.incremental { "yes" } else { "no" }, 3);
+        row.push(' ');
         let room = options.width.saturating_sub(row.chars().count()).max(16);
         row.push_str(&paint(options, tone, &truncate(&verdict, room)));
         row.push('\n');
