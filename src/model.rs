@@ -138,9 +138,11 @@ pub struct Record {
     pub kind: RecordKind,
 }
 
-/// The text of a JSON string of the input: where it is in [`Rollout::bytes`] when it is written
-/// there as it reads (no escapes, as every timestamp Codex writes), else a copy. Reading a
-/// line's timestamp allocated a `String` per line.
+/// Text of the input or text promptc made: a span of [`Rollout::bytes`] when the text is
+/// written there as it reads (an item's JSON; a string with no escapes, as every timestamp
+/// Codex writes), else its own copy (synthetic outputs, flattened era A′ items, rebuilt
+/// compaction history, a string written with escapes). Spans allocate nothing: a `String` per
+/// line's timestamp was one allocation per line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Text {
     /// A byte range of [`Rollout::bytes`], already checked to be UTF-8.
@@ -301,7 +303,7 @@ pub struct Usage {
 /// A response item: where its JSON is, and the few fields replay and normalization need.
 #[derive(Debug, Clone)]
 pub struct Item {
-    pub text: ItemText,
+    pub text: Text,
     pub kind: ItemKind,
     /// The item's `type` as written.
     pub type_name: Name,
@@ -323,23 +325,10 @@ pub struct Item {
     pub digest: Option<crate::hash::Hash>,
 }
 
-/// Where an item's JSON text is.
-#[derive(Debug, Clone)]
-pub enum ItemText {
-    /// A byte range of [`Rollout::bytes`], already checked to be UTF-8 JSON.
-    Span(Range<usize>),
-    /// Text promptc made (synthetic outputs, flattened era A′ items, rebuilt compaction history).
-    Owned(Box<str>),
-}
-
 impl Item {
     /// The exact JSON text of the item.
     pub fn json<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
-        match &self.text {
-            // Spans are only made over text that parsed as JSON, hence UTF-8.
-            ItemText::Span(range) => std::str::from_utf8(&bytes[range.clone()]).unwrap_or(""),
-            ItemText::Owned(text) => text,
-        }
+        self.text.get(bytes)
     }
 
     /// The item's JSON as sent to the model.
@@ -351,8 +340,8 @@ impl Item {
     pub fn wire_bytes<'a>(&'a self, bytes: &'a [u8]) -> &'a [u8] {
         match (&self.wire, &self.text) {
             (Some(wire), _) => wire.as_bytes(),
-            (None, ItemText::Span(range)) => &bytes[range.clone()],
-            (None, ItemText::Owned(text)) => text.as_bytes(),
+            (None, Text::Span(range)) => &bytes[range.clone()],
+            (None, Text::Owned(text)) => text.as_bytes(),
         }
     }
 

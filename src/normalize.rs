@@ -10,7 +10,7 @@ use std::rc::Rc;
 use foldhash::HashSet;
 use uuid::Uuid;
 
-use crate::model::{Item, ItemId, ItemKind, ItemText};
+use crate::model::{Item, ItemId, ItemKind, Text};
 use crate::replay::HistoryEntry;
 use crate::shared::Slice;
 
@@ -121,7 +121,7 @@ pub fn synthetic_output(call: &Item) -> Option<Item> {
         object.insert("output".into(), "aborted".into());
     }
     Some(Item {
-        text: ItemText::Owned(
+        text: Text::Owned(
             serde_json::Value::Object(object)
                 .to_string()
                 .into_boxed_str(),

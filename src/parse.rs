@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{
-    Bytes, Chunked, Compacted, Event, EventKind, Generation, Item, ItemKind, ItemText, Name,
-    Record, RecordKind, Rollout, SessionMeta, SkippedLine, Text, TokenInfo, TurnContext, Usage,
+    Bytes, Chunked, Compacted, Event, EventKind, Generation, Item, ItemKind, Name, Record,
+    RecordKind, Rollout, SessionMeta, SkippedLine, Text, TokenInfo, TurnContext, Usage,
 };
 
 /// How strict loading is, and how many threads may parse.
@@ -517,8 +517,6 @@ impl Loader {
         !self.skipped.is_empty()
     }
 
-    /// Read the lines of `bytes[range]`; `range` starts at a line start and ends at the end of
-    /// the input or just after a newline. Returns where reading stopped.
     /// Make line numbers and item ids file-wide: this part starts after `line_base` lines and
     /// `item_base` items.
     fn rebase(&mut self, line_base: usize, item_base: usize) {
@@ -544,6 +542,8 @@ impl Loader {
         }
     }
 
+    /// Read the lines of `bytes[range]`; `range` starts at a line start and ends at the end of
+    /// the input or just after a newline. Returns where reading stopped.
     fn read_lines(&mut self, bytes: &[u8], range: std::ops::Range<usize>, until: Until) -> usize {
         let mut start = range.start;
         while start < range.end {
@@ -669,7 +669,7 @@ impl Loader {
         } else if envelope.type_.is_some() {
             // A bare Responses item: era A after the meta line, or a plain item file.
             self.note_generation(Generation::PlainItems);
-            let id = self.item(text, None, ItemText::Span(span.clone()), line_number)?;
+            let id = self.item(text, None, Text::Span(span.clone()), line_number)?;
             RecordKind::Item(id)
         } else if envelope.id.is_some() && envelope.timestamp.is_some() {
             self.note_generation(Generation::BareLegacy);
@@ -725,7 +725,7 @@ impl Loader {
                 self.meta(session_meta(&map))
             }
             "response_item" => {
-                let text = ItemText::Span(payload_span);
+                let text = Text::Span(payload_span);
                 RecordKind::Item(self.item(json, head, text, line_number)?)
             }
             "turn_context" => RecordKind::TurnContext(Box::new(match turn_context_fields(json) {
@@ -748,7 +748,7 @@ impl Loader {
                             let start =
                                 base + (raw.get().as_ptr() as usize - json.as_ptr() as usize);
                             let span = start..start + raw.get().len();
-                            let text = ItemText::Span(span);
+                            let text = Text::Span(span);
                             ids.push(self.item(raw.get(), None, text, line_number)?);
                         }
                         Some(ids)
@@ -798,7 +798,7 @@ impl Loader {
             }
             "response" => {
                 let json = Value::Object(map).to_string();
-                let text = ItemText::Owned(json.clone().into_boxed_str());
+                let text = Text::Owned(json.clone().into_boxed_str());
                 RecordKind::Item(self.item(&json, None, text, line_number)?)
             }
             "event" => {
@@ -816,7 +816,7 @@ impl Loader {
         &mut self,
         json: &str,
         head: Option<head::Head<'_>>,
-        text: ItemText,
+        text: Text,
         line_number: usize,
     ) -> Result<usize, LineError> {
         if !json.trim_start().starts_with('{') {
@@ -864,8 +864,8 @@ impl Loader {
         };
         // The bytes `Item::wire_bytes` gives: a span's text is `json`.
         let sent = wire.as_deref().unwrap_or(match &text {
-            ItemText::Span(_) => json,
-            ItemText::Owned(owned) => owned,
+            Text::Span(_) => json,
+            Text::Owned(owned) => owned,
         });
         let item = Item {
             digest: Some(crate::hash::hash("item", sent.as_bytes())),

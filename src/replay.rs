@@ -9,7 +9,7 @@
 
 use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
 use crate::model::{
-    EventKind, Item, ItemId, ItemKind, ItemText, RecordKind, Rollout, Text, TokenInfo, Usage,
+    EventKind, Item, ItemId, ItemKind, RecordKind, Rollout, Text, TokenInfo, Usage,
 };
 use crate::shared::{SharedLists, Slice};
 
@@ -680,7 +680,7 @@ impl State<'_> {
             })
             .to_string();
             let item = Item {
-                text: ItemText::Owned(json.into_boxed_str()),
+                text: Text::Owned(json.into_boxed_str()),
                 kind: ItemKind::Message,
                 type_name: "message".into(),
                 role: Some("user".into()),

@@ -317,13 +317,13 @@ pub fn write_fingerprints(
         let turn = &session.replay.turns[s.turn];
         let fp = &plan.fingerprints[k];
         line.clear();
-        push_right(&mut line, Cell(Some(turn.number as u64)), 4);
-        push_right(&mut line, Cell(Some(s.number as u64)), 4);
+        push_number(&mut line, Some(turn.number), 4);
+        push_number(&mut line, Some(s.number), 4);
         push_hex(&mut line, &fp.request);
         line.push(' ');
         push_hex(&mut line, &fp.input);
         line.push(' ');
-        push_right(&mut line, Cell(Some(fp.input_items as u64)), 6);
+        push_number(&mut line, Some(fp.input_items), 6);
         line.push(' ');
         let unknown = fp.unknown();
         if unknown.is_empty() {
@@ -337,15 +337,12 @@ pub fn write_fingerprints(
     Ok(())
 }
 
-/// A number of a text row, or `-` where there is none.
-struct Cell(Option<u64>);
-
-/// Cells of the text tables, padded as `{:>width$}` pads (by characters) and followed by one
-/// space, without the formatter: it writes padding a character at a time, and the rows of a
-/// 7 000-step `steps` spent most of their time there.
-fn push_right(row: &mut String, cell: Cell, width: usize) {
+/// A number of a text table (`-` where there is none), padded as `{:>width$}` pads and followed
+/// by one space, without the formatter: it writes padding a character at a time, and the rows
+/// of a 7 000-step `steps` spent most of their time there.
+fn push_number(row: &mut String, number: Option<impl itoa::Integer>, width: usize) {
     let mut digits = itoa::Buffer::new();
-    let text = cell.0.map_or("-", |n| digits.format(n));
+    let text = number.map_or("-", |n| digits.format(n));
     push_spaces(row, width.saturating_sub(text.len()));
     row.push_str(text);
     row.push(' ');
@@ -539,23 +536,23 @@ pub fn write_steps(
             verdict.push_str(&format!(" (no incremental: {reason})"));
         }
         row.clear();
-        push_right(&mut row, Cell(Some(turn.number as u64)), 4);
-        push_right(&mut row, Cell(Some(s.number as u64)), 4);
+        push_number(&mut row, Some(turn.number), 4);
+        push_number(&mut row, Some(s.number), 4);
         push_left(&mut row, model_cell, 16);
         push_left(&mut row, effort_cell, 7);
-        push_right(&mut row, Cell(Some(plan.views[r.step].1 as u64)), 5);
-        let estimated = plan.estimate_tokens.then_some(r.estimated_input as u64);
-        push_right(&mut row, Cell(estimated), 7);
-        push_right(&mut row, Cell(r.observed_input), 8);
-        push_right(&mut row, Cell(r.observed_cached), 8);
+        push_number(&mut row, Some(plan.views[r.step].1), 5);
+        let estimated = plan.estimate_tokens.then_some(r.estimated_input);
+        push_number(&mut row, estimated, 7);
+        push_number(&mut row, r.observed_input, 8);
+        push_number(&mut row, r.observed_cached, 8);
         match r.hit_rate() {
             Some(h) => {
                 let _ = write!(row, "{:>4.0}% ", h * 100.0);
             }
             None => row.push_str("    - "),
         }
-        let predicted = plan.estimate_tokens.then_some(r.predicted_cached as u64);
-        push_right(&mut row, Cell(predicted), 8);
+        let predicted = plan.estimate_tokens.then_some(r.predicted_cached);
+        push_number(&mut row, predicted, 8);
         push_left(&mut row, if r.incremental { "yes" } else { "no" }, 3);
         row.push(' ');
         let room = options.width.saturating_sub(row.chars().count()).max(16);
