@@ -420,6 +420,11 @@ fn prefix_place(arrays: &ViewLists, list: ListId, pos: usize) -> Option<(ListId,
 /// have other chain values, and are taken from a list that already holds them when there is one
 /// (the rendering an entry had before its status flipped, an earlier branch being walked), and
 /// hashed and stored again only where none does.
+///
+/// The views are built in one pass over the steps, which cannot be split; what a request holds
+/// besides its input depends on the step's turn context alone, and is worked out on another
+/// thread meanwhile (when `options.threads` allows one). The request fingerprints, which need
+/// both, are spread over the threads afterwards.
 pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let replay = &session.replay;
     let rollout = &session.rollout;
@@ -449,49 +454,223 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     };
     let cache_key = meta.and_then(|m| m.id.as_deref());
     let cache_key_hash = cache_key.map(|k| hash("prompt_cache_key", k.as_bytes()));
+    let checkpoint_of_epoch = checkpoints(session);
+
+    let (views, headers) = if options.threads > 1 {
+        std::thread::scope(|scope| {
+            let headers = scope.spawn(|| step_headers(session, options));
+            let views = build_views(session, options);
+            match headers.join() {
+                Ok(headers) => (views, headers),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    } else {
+        (
+            build_views(session, options),
+            step_headers(session, options),
+        )
+    };
 
     let file_instructions: Option<Rc<str>> = options.instructions.as_deref().map(Rc::from);
     let meta_instructions: Option<Rc<str>> = meta
         .and_then(|m| m.base_instructions.as_deref())
         .map(Rc::from);
-    // Keyed by where the text came from: the file, session_meta, or a turn_context record.
-    let mut instruction_memo: HashMap<(InstructionsSource, Option<usize>), (Hash, usize)> =
-        HashMap::new();
+    let instructions = headers
+        .iter()
+        .enumerate()
+        .map(|(step, header)| {
+            let text = match header.source {
+                InstructionsSource::File => file_instructions.clone(),
+                InstructionsSource::TurnContext => session
+                    .step_context(step)
+                    .and_then(|c| c.base_instructions.as_deref())
+                    .map(Rc::from),
+                InstructionsSource::SessionMeta => meta_instructions.clone(),
+                InstructionsSource::Unknown => None,
+            };
+            (text, header.source)
+        })
+        .collect();
+    let instruction_tokens = headers
+        .iter()
+        .map(|h| h.instructions.map_or(0, |(_, tokens)| tokens))
+        .collect();
+
+    // Blocks of steps: one step is less work than taking a task. Tests use short blocks, so
+    // that their small sessions span several.
+    const BLOCK: usize = if cfg!(test) { 4 } else { 256 };
+    let steps = replay.steps.len();
+    let fingerprints = crate::parallel::map(steps.div_ceil(BLOCK), options.threads, |block| {
+        let mut request = String::new();
+        (block * BLOCK..((block + 1) * BLOCK).min(steps))
+            .map(|step| {
+                let header = &headers[step];
+                let instructions = header.instructions.map(|(hash, _)| hash);
+                let (input, input_items) = (views.inputs[step], views.views[step].1);
+                let checkpoint = checkpoint_of_epoch[replay.steps[step].epoch];
+                request_text(
+                    &mut request,
+                    [
+                        ("instructions", instructions.as_ref(), "unknown"),
+                        ("tools", tools_hash.as_ref(), "unknown"),
+                        ("params", Some(&header.params), ""),
+                        ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
+                        ("checkpoint", checkpoint.as_ref(), "none"),
+                        ("input", Some(&input), ""),
+                    ],
+                );
+                Fingerprint {
+                    instructions,
+                    tools: tools_hash,
+                    tools_canonical,
+                    params: header.params,
+                    prompt_cache_key: cache_key_hash,
+                    checkpoint,
+                    input,
+                    input_items,
+                    request: hash("request", request.as_bytes()),
+                }
+            })
+            .collect::<Vec<_>>()
+    })
+    .concat();
+
+    Plan {
+        arrays: views.arrays,
+        views: views.views,
+        fingerprints,
+        instructions,
+        tools,
+        instruction_tokens,
+        tool_tokens,
+        estimate_tokens: options.estimate_tokens,
+        first_seen: std::cell::OnceCell::new(),
+        chain_start: chain_start(),
+    }
+}
+
+/// The checkpoint of each epoch: the hash of the compacted line it started from (rollbacks
+/// inherit their epoch's).
+fn checkpoints(session: &Session) -> Vec<Option<Hash>> {
+    let (replay, rollout) = (&session.replay, &session.rollout);
+    let mut checkpoint_of_epoch: Vec<Option<Hash>> = vec![None; replay.epochs.len()];
+    let mut current = None;
+    let mut compactions = replay.checkpoints.iter().peekable();
+    for (epoch, slot) in checkpoint_of_epoch.iter_mut().enumerate() {
+        if let Some(c) = compactions.peek().filter(|c| c.epoch == epoch) {
+            // Records are in line order.
+            let record = rollout
+                .records
+                .binary_search_by_key(&c.line, |r| r.line)
+                .ok()
+                .map(|index| &rollout.records[index]);
+            current = record.map(|r| hash("checkpoint", rollout.line_bytes(r)));
+            compactions.next();
+        }
+        *slot = current;
+    }
+    checkpoint_of_epoch
+}
+
+/// What a step's request holds besides its input, from its turn context.
+#[derive(Debug, Clone, Copy)]
+struct StepHeader {
+    source: InstructionsSource,
+    /// Hash and token estimate of the instructions, when they are known.
+    instructions: Option<(Hash, usize)>,
+    params: Hash,
+}
+
+/// The header of every step: instructions from `--instructions FILE`, else a turn_context
+/// override, else session_meta; the `params` of its turn context.
+fn step_headers(session: &Session, options: &PlanOptions) -> Vec<StepHeader> {
+    let digest = |text: &str| {
+        let tokens = if options.estimate_tokens {
+            tokens::count(text)
+        } else {
+            0
+        };
+        (hash("instructions", text.as_bytes()), tokens)
+    };
+    let file = options.instructions.as_deref().map(digest);
+    let meta_text = session
+        .rollout
+        .meta
+        .as_ref()
+        .and_then(|m| m.base_instructions.as_deref());
+    let mut meta = None;
+    // Keyed by the turn_context record the text came from.
+    let mut overrides: HashMap<Option<usize>, (Hash, usize)> = HashMap::new();
     let mut params_memo: HashMap<Option<usize>, Hash> = HashMap::new();
     let mut last_params: Option<(Option<&crate::model::TurnContext>, Hash)> = None;
-
-    // Checkpoint of each epoch: the compacted line it started from (rollbacks inherit).
-    let mut checkpoint_of_epoch: Vec<Option<Hash>> = vec![None; replay.epochs.len()];
-    {
-        let mut current = None;
-        let mut compactions = replay.checkpoints.iter().peekable();
-        for (epoch, slot) in checkpoint_of_epoch.iter_mut().enumerate() {
-            if let Some(c) = compactions.peek().filter(|c| c.epoch == epoch) {
-                // Records are in line order.
-                let record = rollout
-                    .records
-                    .binary_search_by_key(&c.line, |r| r.line)
-                    .ok()
-                    .map(|index| &rollout.records[index]);
-                current = record.map(|r| hash("checkpoint", rollout.line_bytes(r)));
-                compactions.next();
+    let mut headers = Vec::with_capacity(session.replay.steps.len());
+    for (index, step) in session.replay.steps.iter().enumerate() {
+        let context = session.step_context(index);
+        let (source, instructions) =
+            match (file, context.and_then(|c| c.base_instructions.as_deref())) {
+                (Some(file), _) => (InstructionsSource::File, Some(file)),
+                (None, Some(text)) => (
+                    InstructionsSource::TurnContext,
+                    Some(
+                        *overrides
+                            .entry(step.context)
+                            .or_insert_with(|| digest(text)),
+                    ),
+                ),
+                (None, None) => match meta_text {
+                    Some(text) => (
+                        InstructionsSource::SessionMeta,
+                        Some(*meta.get_or_insert_with(|| digest(text))),
+                    ),
+                    None => (InstructionsSource::Unknown, None),
+                },
+            };
+        let params_hash = *params_memo.entry(step.context).or_insert_with(|| {
+            // Era B writes a turn_context per step; within a turn it equals the one before,
+            // and comparing them is cheaper than building the params JSON.
+            match last_params {
+                Some((last, previous)) if last == context => previous,
+                _ => hash("params", params(context).as_bytes()),
             }
-            *slot = current;
-        }
+        });
+        last_params = Some((context, params_hash));
+        headers.push(StepHeader {
+            source,
+            instructions,
+            params: params_hash,
+        });
     }
+    headers
+}
 
-    // Indexed by item id: each item is hashed (and counted) once. Hashing and token counting
-    // are the expensive parts and items are independent: spread them over the available cores.
-    let mut item_hash_memo = digest_items(session, options);
+/// The model views of all steps, stored once, and each step's input chain value.
+struct Views {
+    arrays: ViewLists,
+    /// Per step: `(view list, view length)`.
+    views: Vec<(ListId, usize)>,
+    /// Per step: the chain value of its whole input.
+    inputs: Vec<Hash>,
+}
+
+/// Every step's model view, in one pass over the steps (see [`plan`]).
+fn build_views(session: &Session, options: &PlanOptions) -> Views {
+    let replay = &session.replay;
+    let rollout = &session.rollout;
+    // Indexed by item id: each item is hashed (and counted) once. Token counting is the
+    // expensive part and items are independent: it is spread over the available cores. Without
+    // it, an item's hash was made while loading, and is taken as the item is reached.
+    let mut item_hash_memo = if options.estimate_tokens {
+        digest_items(session, options)
+    } else {
+        vec![None; rollout.items.len() + replay.extra_items.len()]
+    };
     let mut arrays = ViewLists::default();
     let mut live: Option<Live> = None;
     let mut changes = ChangeLog::default();
     let mut flips: Vec<usize> = Vec::new();
     let mut views = Vec::with_capacity(replay.steps.len());
-    let mut fingerprints = Vec::with_capacity(replay.steps.len());
-    let mut instructions = Vec::with_capacity(replay.steps.len());
-    let mut instruction_tokens = Vec::with_capacity(replay.steps.len());
-    let mut request = String::new();
+    let mut inputs = Vec::with_capacity(replay.steps.len());
 
     for (step_index, step) in replay.steps.iter().enumerate() {
         let epoch = step.epoch;
@@ -691,85 +870,12 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         let view_len = pos;
         views.push((live.array, view_len));
 
-        // Instructions: --instructions FILE, else a turn_context override, else session_meta.
-        let context = session.step_context(step_index);
-        let (text, source): (Option<Rc<str>>, InstructionsSource) =
-            if let Some(text) = &file_instructions {
-                (Some(text.clone()), InstructionsSource::File)
-            } else if let Some(text) = context.and_then(|c| c.base_instructions.as_deref()) {
-                (Some(Rc::from(text)), InstructionsSource::TurnContext)
-            } else if let Some(text) = &meta_instructions {
-                (Some(text.clone()), InstructionsSource::SessionMeta)
-            } else {
-                (None, InstructionsSource::Unknown)
-            };
-        let (instructions_hash, instructions_tokens) = match &text {
-            None => (None, 0),
-            Some(text) => {
-                let key = (
-                    source,
-                    (source == InstructionsSource::TurnContext)
-                        .then_some(step.context)
-                        .flatten(),
-                );
-                let (h, t) = *instruction_memo.entry(key).or_insert_with(|| {
-                    let t = if options.estimate_tokens {
-                        tokens::count(text)
-                    } else {
-                        0
-                    };
-                    (hash("instructions", text.as_bytes()), t)
-                });
-                (Some(h), t)
-            }
-        };
-        let params_hash = *params_memo.entry(step.context).or_insert_with(|| {
-            // Era B writes a turn_context per step; within a turn it equals the one before,
-            // and comparing them is cheaper than building the params JSON.
-            match last_params {
-                Some((last, previous)) if last == context => previous,
-                _ => hash("params", params(context).as_bytes()),
-            }
-        });
-        last_params = Some((context, params_hash));
-        let input = chain;
-        let checkpoint = checkpoint_of_epoch[epoch];
-        request_text(
-            &mut request,
-            [
-                ("instructions", instructions_hash.as_ref(), "unknown"),
-                ("tools", tools_hash.as_ref(), "unknown"),
-                ("params", Some(&params_hash), ""),
-                ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
-                ("checkpoint", checkpoint.as_ref(), "none"),
-                ("input", Some(&input), ""),
-            ],
-        );
-        fingerprints.push(Fingerprint {
-            instructions: instructions_hash,
-            tools: tools_hash,
-            tools_canonical,
-            params: params_hash,
-            prompt_cache_key: cache_key_hash,
-            checkpoint,
-            input,
-            input_items: view_len,
-            request: hash("request", request.as_bytes()),
-        });
-        instructions.push((text, source));
-        instruction_tokens.push(instructions_tokens);
+        inputs.push(chain);
     }
-    Plan {
+    Views {
         arrays,
         views,
-        fingerprints,
-        instructions,
-        tools,
-        instruction_tokens,
-        tool_tokens,
-        estimate_tokens: options.estimate_tokens,
-        first_seen: std::cell::OnceCell::new(),
-        chain_start: chain_start(),
+        inputs,
     }
 }
 

@@ -48,7 +48,7 @@ pub enum LoadError {
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Parts per thread: more parts than threads balance uneven parts.
-const PARTS_PER_THREAD: usize = 4;
+const PARTS_PER_THREAD: usize = 16;
 
 /// A part of the input smaller than this is not worth a thread of its own. Tests cut parts a
 /// few lines long, to check that parts join exactly.

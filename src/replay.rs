@@ -9,7 +9,7 @@
 
 use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
 use crate::model::{
-    EventKind, Item, ItemId, ItemKind, RecordKind, Rollout, Text, TokenInfo, Usage,
+    EventKind, Item, ItemId, ItemKind, Record, RecordKind, Rollout, Text, TokenInfo, Usage,
 };
 use crate::shared::{SharedLists, Slice};
 
@@ -304,9 +304,10 @@ pub fn replay(rollout: &Rollout) -> Replay {
         scanned: 0,
         live_turns: Vec::new(),
     };
-    for index in 0..rollout.records.len() {
+    // In order, not by index: finding a record by index searches the parts it was parsed in.
+    for (index, record) in rollout.records.iter().enumerate() {
         state.current_record = index;
-        let effect = state.record(index);
+        let effect = state.record(index, record);
         state.replay.effects.push(effect);
     }
     state.finish();
@@ -344,8 +345,7 @@ impl State<'_> {
         self.scanned = len;
     }
 
-    fn record(&mut self, index: usize) -> Effect {
-        let record = &self.rollout.records[index];
+    fn record(&mut self, index: usize, record: &Record) -> Effect {
         let line = record.line;
         match &record.kind {
             RecordKind::SessionMeta(_) | RecordKind::State | RecordKind::Other { .. } => {
@@ -430,7 +430,7 @@ impl State<'_> {
         }
     }
 
-    fn observe(&mut self, info: &TokenInfo, record: &crate::model::Record) -> Effect {
+    fn observe(&mut self, info: &TokenInfo, record: &Record) -> Effect {
         if self.last_total.as_ref() == Some(&info.total) {
             return Effect::DuplicateUsage;
         }

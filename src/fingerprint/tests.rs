@@ -1,7 +1,7 @@
 //! Fingerprints: the documented encoding, and the incremental per-step views against a direct
 //! normalization of each step's history.
 
-use crate::fingerprint::{PlanOptions, common_prefix, hash, hex, plan};
+use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex, plan};
 use crate::session::Session;
 use crate::test_support::{all_fixtures, real_samples, session};
 
@@ -180,31 +180,48 @@ fn tool_order_changes_the_exact_but_not_the_canonical_tools_fingerprint() {
     );
 }
 
+/// The plan is built on one thread or several (the headers beside the views, the request
+/// fingerprints in blocks, which tests make 4 steps long so that samples span many): the
+/// result is the same.
 #[test]
-fn token_estimates_do_not_depend_on_the_thread_count() {
+fn plans_do_not_depend_on_the_thread_count() {
     for (name, s) in all_fixtures().into_iter().chain(real_samples()) {
-        let one = plan(
-            &s,
-            &PlanOptions {
-                estimate_tokens: true,
-                threads: 1,
-                ..PlanOptions::default()
-            },
-        );
-        let two = plan(
-            &s,
-            &PlanOptions {
-                estimate_tokens: true,
-                threads: 2,
-                ..PlanOptions::default()
-            },
-        );
-        for step in 0..s.replay.steps.len() {
-            assert_eq!(
-                one.request_tokens(step),
-                two.request_tokens(step),
-                "{name} step {step}"
-            );
+        for (estimate_tokens, instructions) in [
+            (false, None),
+            (true, None),
+            (false, Some("Be brief.".to_string())),
+        ] {
+            let plans: Vec<Plan> = [1, 2, 3]
+                .into_iter()
+                .map(|threads| {
+                    plan(
+                        &s,
+                        &PlanOptions {
+                            estimate_tokens,
+                            instructions: instructions.clone(),
+                            threads,
+                            ..PlanOptions::default()
+                        },
+                    )
+                })
+                .collect();
+            let one = &plans[0];
+            for other in &plans[1..] {
+                let label = format!("{name}, tokens {estimate_tokens}, {instructions:?}");
+                assert_eq!(one.fingerprints, other.fingerprints, "{label}");
+                assert_eq!(one.instructions, other.instructions, "{label}");
+                assert_eq!(one.instruction_tokens, other.instruction_tokens, "{label}");
+                for step in 0..s.replay.steps.len() {
+                    assert_eq!(
+                        one.request_tokens(step),
+                        other.request_tokens(step),
+                        "{label} step {step}"
+                    );
+                    let len = one.views[step].1;
+                    assert_eq!(len, other.views[step].1, "{label} step {step}");
+                    assert_eq!(one.chain(step, len), other.chain(step, len));
+                }
+            }
         }
     }
 }

@@ -52,11 +52,21 @@ impl<T> Chunked<T> {
         if index >= self.len {
             return None;
         }
-        // Few lists (a handful per core): a search of their starts costs a few comparisons.
-        let chunk = self.starts.partition_point(|&start| start <= index) - 1;
+        // The parts of a file are about the same size, so the list an even split would put
+        // the index in nearly always holds it; when it does not, search the starts.
+        let guess = (index.saturating_mul(self.starts.len()) / self.len).min(self.starts.len() - 1);
+        let holds = |k: usize| {
+            self.starts[k] <= index && self.starts.get(k + 1).is_none_or(|&next| index < next)
+        };
+        let chunk = if holds(guess) {
+            guess
+        } else {
+            self.starts.partition_point(|&start| start <= index) - 1
+        };
         Some((chunk, index - self.starts[chunk]))
     }
 
+    #[inline]
     pub fn get(&self, index: usize) -> Option<&T> {
         let (chunk, offset) = self.locate(index)?;
         self.chunks[chunk].get(offset)
@@ -104,6 +114,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Chunked<T> {
 impl<T> Index<usize> for Chunked<T> {
     type Output = T;
 
+    #[inline]
     fn index(&self, index: usize) -> &T {
         match self.get(index) {
             Some(value) => value,
@@ -160,6 +171,26 @@ mod tests {
                 "key {key}"
             );
         }
+    }
+
+    /// Lists of very different lengths, where an even split guesses the wrong list.
+    #[test]
+    fn finds_every_index_in_uneven_lists() {
+        let lengths = [1, 40, 2, 2, 300, 1, 7, 64, 3];
+        let mut next = 0;
+        let lists: Vec<Vec<usize>> = lengths
+            .iter()
+            .map(|&n| {
+                next += n;
+                (next - n..next).collect()
+            })
+            .collect();
+        let joined = Chunked::from_chunks(lists);
+        assert_eq!(joined.len(), next);
+        for index in 0..next {
+            assert_eq!(joined.get(index), Some(&index), "index {index}");
+        }
+        assert_eq!(joined.get(next), None);
     }
 
     #[test]
