@@ -237,7 +237,9 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
             None
         };
         let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
-        let gap = match (&prev_step.timestamp, &step.timestamp) {
+        // Only a miss asks how long the session was idle: reading two timestamps of the file
+        // for every step was a tenth of `steps`' own time on a long session.
+        let gap = || match (&prev_step.timestamp, &step.timestamp) {
             (Some(a), Some(b)) => {
                 let bytes = &session.rollout.bytes;
                 seconds_between(a.get(bytes), b.get(bytes))
@@ -254,7 +256,7 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
             Verdict::HistoryRewritten(shared_items)
         } else if let Some(cached) = observed_cached {
             match floor {
-                Some(floor) if cached < floor => match gap {
+                Some(floor) if cached < floor => match gap() {
                     Some(g) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
                     _ => Verdict::ProviderMiss,
                 },

@@ -1009,16 +1009,19 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
         "user_message" => EventKind::UserMessage,
         "token_count" => {
             let info = match head.info {
-                Some(raw) => {
-                    let info: TokenInfoPayload = serde_json::from_str(raw).map_err(|e| {
-                        LineError::json("`token_count.info` of the wrong shape: ", &e)
-                    })?;
-                    Some(Box::new(TokenInfo {
-                        total: info.total_token_usage.into(),
-                        last: info.last_token_usage.into(),
-                        context_window: info.model_context_window,
-                    }))
-                }
+                Some(raw) => Some(Box::new(match token_info_plain(raw) {
+                    Some(info) => info,
+                    None => {
+                        let info: TokenInfoPayload = serde_json::from_str(raw).map_err(|e| {
+                            LineError::json("`token_count.info` of the wrong shape: ", &e)
+                        })?;
+                        TokenInfo {
+                            total: info.total_token_usage.into(),
+                            last: info.last_token_usage.into(),
+                            context_window: info.model_context_window,
+                        }
+                    }
+                })),
                 None => None,
             };
             EventKind::TokenCount(info)
@@ -1030,6 +1033,152 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
         kind,
         turn_id: head.turn_id.map(Cow::into_owned),
     })
+}
+
+/// `token_count.info`, already checked to be valid JSON, read in one pass when it is written
+/// plainly: objects whose keys are unescaped and each given once, the counts non-negative
+/// integers that fit a `u64` (or `null` where a count may be absent). `None` otherwise, and
+/// serde_json's typed read ([`TokenInfoPayload`]) decides and words any error. A third of a
+/// rollout's lines are token counts, and that read was most of their cost.
+fn token_info_plain(raw: &str) -> Option<TokenInfo> {
+    let mut cursor = Cursor {
+        bytes: raw.as_bytes(),
+        at: 0,
+    };
+    let (mut total, mut last, mut window) = (None, None, None);
+    cursor.object(|cursor, key| match key {
+        b"total_token_usage" => set_once(&mut total, cursor.usage()?),
+        b"last_token_usage" => set_once(&mut last, cursor.usage()?),
+        b"model_context_window" => set_once(&mut window, cursor.optional_count()?),
+        _ => cursor.skip_value(),
+    })?;
+    Some(TokenInfo {
+        total: total?,
+        last: last?,
+        context_window: window.flatten(),
+    })
+}
+
+/// Set a field read once; a second value of it is serde_json's to judge (a duplicate field).
+fn set_once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    match slot {
+        Some(_) => None,
+        None => {
+            *slot = Some(value);
+            Some(())
+        }
+    }
+}
+
+/// A reader over valid JSON for [`token_info_plain`]: each method reads what it names at the
+/// cursor and moves past it, or gives `None` where the text is not that plain form.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn skip_ws(&mut self) {
+        while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        self.skip_ws();
+        (self.bytes.get(self.at) == Some(&byte)).then(|| self.at += 1)
+    }
+
+    /// An object: `member(cursor, key)` reads each member's value.
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            let key = self.key()?;
+            self.eat(b':')?;
+            self.skip_ws();
+            member(self, key)?;
+            if self.eat(b'}').is_some() {
+                return Some(());
+            }
+            self.eat(b',')?;
+        }
+    }
+
+    /// A key without escapes.
+    fn key(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let rest = self.bytes.get(self.at..)?;
+        let end = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[end] != b'"' {
+            return None;
+        }
+        self.at += end + 1;
+        Some(&rest[..end])
+    }
+
+    fn skip_value(&mut self) -> Option<()> {
+        self.at = head::skip_value(self.bytes, self.at);
+        Some(())
+    }
+
+    /// Digits alone that fit a `u64`: what serde_json reads as one without a doubt (it reads
+    /// `-0` and `1e2` its own way, and they go to it).
+    fn count(&mut self) -> Option<u64> {
+        let mut value: u64 = 0;
+        let start = self.at;
+        while let Some(digit) = self.bytes.get(self.at).filter(|b| b.is_ascii_digit()) {
+            value = value
+                .checked_mul(10)?
+                .checked_add(u64::from(digit - b'0'))?;
+            self.at += 1;
+        }
+        let ends = matches!(
+            self.bytes.get(self.at),
+            None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+        );
+        (self.at > start && ends).then_some(value)
+    }
+
+    /// [`Cursor::count`], or `null`.
+    fn optional_count(&mut self) -> Option<Option<u64>> {
+        if self.bytes.get(self.at..self.at + 4) == Some(b"null") {
+            self.at += 4;
+            return Some(None);
+        }
+        self.count().map(Some)
+    }
+
+    /// A usage object, with [`UsagePayload`]'s defaults.
+    fn usage(&mut self) -> Option<Usage> {
+        let mut counts: [Option<u64>; 5] = [None; 5];
+        let mut cache_write = None;
+        self.object(|cursor, key| {
+            let slot = match key {
+                b"input_tokens" => 0,
+                b"cached_input_tokens" => 1,
+                b"output_tokens" => 2,
+                b"reasoning_output_tokens" => 3,
+                b"total_tokens" => 4,
+                b"cache_write_input_tokens" => {
+                    return set_once(&mut cache_write, cursor.optional_count()?);
+                }
+                _ => return cursor.skip_value(),
+            };
+            set_once(&mut counts[slot], cursor.count()?)
+        })?;
+        let [input, cached, output, reasoning, total] = counts.map(|c| c.unwrap_or(0));
+        Some(Usage {
+            input_tokens: input,
+            cached_input_tokens: cached,
+            cache_write_input_tokens: cache_write.flatten(),
+            output_tokens: output,
+            reasoning_output_tokens: reasoning,
+            total_tokens: total,
+        })
+    }
 }
 
 fn session_meta(map: &Map<String, Value>) -> SessionMeta {

@@ -190,7 +190,7 @@ pub fn nesting_depth(raw: &str) -> usize {
 }
 
 /// `i` is at the start of a value; returns the index after it.
-fn skip_value(bytes: &[u8], i: usize) -> usize {
+pub fn skip_value(bytes: &[u8], i: usize) -> usize {
     match bytes.get(i) {
         Some(b'"') => skip_string(bytes, i),
         Some(b'{' | b'[') => {

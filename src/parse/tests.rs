@@ -591,3 +591,85 @@ fn known_item_types_get_static_names() {
     }
     assert!(known > 100, "{known} items");
 }
+
+/// `token_count.info` read member by member is what serde_json's typed read gives, on every
+/// token count of the fixtures and samples; what the plain read cannot vouch for (a repeated or
+/// escaped key, a count written another way, another shape) is left to serde_json.
+#[test]
+fn token_info_read_plainly_is_what_serde_json_reads() {
+    use super::{TokenInfoPayload, token_info_plain};
+    use crate::model::TokenInfo;
+    let typed = |raw: &str| -> Option<TokenInfo> {
+        let info: TokenInfoPayload = serde_json::from_str(raw).ok()?;
+        Some(TokenInfo {
+            total: info.total_token_usage.into(),
+            last: info.last_token_usage.into(),
+            context_window: info.model_context_window,
+        })
+    };
+    let mut counts = 0;
+    for line in crate::test_support::fixture_and_sample_lines() {
+        let Ok(line) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let Some(info) = line
+            .pointer("/payload/info")
+            .filter(|_| line.pointer("/payload/type") == Some(&"token_count".into()))
+            .filter(|info| !info.is_null())
+        else {
+            continue;
+        };
+        let raw = info.to_string();
+        counts += 1;
+        let plain = token_info_plain(&raw);
+        assert!(plain.is_some(), "a recorded count is read plainly: {raw}");
+        assert_eq!(plain, typed(&raw), "{raw}");
+    }
+    assert!(counts > 100, "{counts} token counts");
+
+    let usage = r#"{"input_tokens":5,"cached_input_tokens":3,"output_tokens":2,"reasoning_output_tokens":1,"total_tokens":7}"#;
+    for raw in [
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{usage},"model_context_window":258400}}"#
+        ),
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{{}},"model_context_window":null}}"#
+        ),
+        format!(
+            r#"{{ "last_token_usage" : {usage} , "total_token_usage":{{"cache_write_input_tokens":9,"x":[1,{{"input_tokens":"no"}}]}},"rate":-1.5}}"#
+        ),
+        format!(
+            r#"{{"total_token_usage":{{"total_tokens":18446744073709551615,"cache_write_input_tokens":null}},"last_token_usage":{usage}}}"#
+        ),
+    ] {
+        let plain = token_info_plain(&raw);
+        assert!(plain.is_some(), "read plainly: {raw}");
+        assert_eq!(plain, typed(&raw), "{raw}");
+    }
+    for raw in [
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{usage},"total_token_usage":{usage}}}"#
+        ),
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":1,"input_tokens":2}}}}"#
+        ),
+        format!(r#"{{"total_token_usage":{usage},"last\u005ftoken_usage":{usage}}}"#),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input\u005ftokens":1}}}}"#),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":1.0}}}}"#),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":-0}}}}"#),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":1e2}}}}"#),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":null}}}}"#),
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":18446744073709551616}}}}"#
+        ),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":[1,2,3,4,5,6]}}"#),
+        format!(r#"{{"total_token_usage":{usage},"last_token_usage":null}}"#),
+        format!(r#"{{"total_token_usage":{usage}}}"#),
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{usage},"model_context_window":"big"}}"#
+        ),
+        format!(r#"[{usage},{usage},1]"#),
+    ] {
+        assert_eq!(token_info_plain(&raw), None, "left to serde_json: {raw}");
+    }
+}

@@ -56,9 +56,11 @@ pub fn warm_up_tokenizer() {
     std::thread::spawn(promptc::tokens::warm_up);
 }
 
-/// Threads the library may use: one per core.
+/// Threads the library may use: one per core. Asked once: std reads the cgroup's CPU quota
+/// from three files at every call.
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Leave what a command built (sessions, plans) to the operating system, which takes it back
