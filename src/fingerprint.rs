@@ -195,7 +195,8 @@ pub struct PlanOptions {
     pub tools: Option<Vec<String>>,
     /// Estimate tokens (off: every estimate is 0).
     pub estimate_tokens: bool,
-    /// Threads for token counting (0 or 1: count on the calling thread).
+    /// Threads for token counting, the step headers and the request fingerprints (0 or 1:
+    /// everything on the calling thread). The result does not depend on it.
     pub threads: usize,
 }
 
@@ -421,10 +422,10 @@ fn prefix_place(arrays: &ViewLists, list: ListId, pos: usize) -> Option<(ListId,
 /// (the rendering an entry had before its status flipped, an earlier branch being walked), and
 /// hashed and stored again only where none does.
 ///
-/// The views are built in one pass over the steps, which cannot be split; what a request holds
-/// besides its input depends on the step's turn context alone, and is worked out on another
-/// thread meanwhile (when `options.threads` allows one). The request fingerprints, which need
-/// both, are spread over the threads afterwards.
+/// The views are built in one pass over the steps, which cannot be split; each step's
+/// instructions and params depend on its turn context alone, and are worked out on another
+/// thread meanwhile (when `options.threads` allows one and there are enough steps). The request
+/// fingerprints, which need both, are spread over the threads afterwards.
 pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let replay = &session.replay;
     let rollout = &session.rollout;
@@ -456,7 +457,10 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let cache_key_hash = cache_key.map(|k| hash("prompt_cache_key", k.as_bytes()));
     let checkpoint_of_epoch = checkpoints(session);
 
-    let (views, headers) = if options.threads > 1 {
+    // A thread of its own for the headers pays off from a few hundred steps (tests use it
+    // from two, so that their small sessions take that path).
+    const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
+    let (views, headers) = if options.threads > 1 && replay.steps.len() >= HEADER_THREAD_STEPS {
         std::thread::scope(|scope| {
             let headers = scope.spawn(|| step_headers(session, options));
             let views = build_views(session, options);
@@ -573,7 +577,7 @@ fn checkpoints(session: &Session) -> Vec<Option<Hash>> {
     checkpoint_of_epoch
 }
 
-/// What a step's request holds besides its input, from its turn context.
+/// A step's instructions and params, which depend on its turn context alone.
 #[derive(Debug, Clone, Copy)]
 struct StepHeader {
     source: InstructionsSource,
@@ -659,7 +663,8 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
     let rollout = &session.rollout;
     // Indexed by item id: each item is hashed (and counted) once. Token counting is the
     // expensive part and items are independent: it is spread over the available cores. Without
-    // it, an item's hash was made while loading, and is taken as the item is reached.
+    // it, an item's hash (made while loading, or here for items promptc made) is taken as the
+    // item is reached.
     let mut item_hash_memo = if options.estimate_tokens {
         digest_items(session, options)
     } else {

@@ -1041,7 +1041,7 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
 /// serde_json's typed read ([`TokenInfoPayload`]) decides and words any error. A third of a
 /// rollout's lines are token counts, and that read was most of their cost.
 fn token_info_plain(raw: &str) -> Option<TokenInfo> {
-    let mut cursor = Cursor {
+    let mut cursor = InfoCursor {
         bytes: raw.as_bytes(),
         at: 0,
     };
@@ -1072,12 +1072,12 @@ fn set_once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 
 /// A reader over valid JSON for [`token_info_plain`]: each method reads what it names at the
 /// cursor and moves past it, or gives `None` where the text is not that plain form.
-struct Cursor<'a> {
+struct InfoCursor<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
-impl<'a> Cursor<'a> {
+impl<'a> InfoCursor<'a> {
     fn skip_ws(&mut self) {
         while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
@@ -1142,7 +1142,7 @@ impl<'a> Cursor<'a> {
         (self.at > start && ends).then_some(value)
     }
 
-    /// [`Cursor::count`], or `null`.
+    /// [`InfoCursor::count`], or `null`.
     fn optional_count(&mut self) -> Option<Option<u64>> {
         if self.bytes.get(self.at..self.at + 4) == Some(b"null") {
             self.at += 4;

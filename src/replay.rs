@@ -304,7 +304,7 @@ pub fn replay(rollout: &Rollout) -> Replay {
         scanned: 0,
         live_turns: Vec::new(),
     };
-    // In order, not by index: finding a record by index searches the parts it was parsed in.
+    // In order, not by index: an index is first located among the parts it was parsed in.
     for (index, record) in rollout.records.iter().enumerate() {
         state.current_record = index;
         let effect = state.record(index, record);

@@ -206,6 +206,27 @@ fn plans_do_not_depend_on_the_thread_count() {
                 })
                 .collect();
             let one = &plans[0];
+            // Each step's fingerprint is that step's, whichever block made it: its params and
+            // instructions from its own turn context, its input from its own view.
+            assert_eq!(one.fingerprints.len(), s.replay.steps.len(), "{name}");
+            for (step, fingerprint) in one.fingerprints.iter().enumerate() {
+                let params = crate::compile::params(s.step_context(step));
+                assert_eq!(fingerprint.params, hash("params", params.as_bytes()));
+                let text = instructions.as_deref().or_else(|| {
+                    s.step_context(step)
+                        .and_then(|c| c.base_instructions.as_deref())
+                        .or(s.rollout.meta.as_ref()?.base_instructions.as_deref())
+                });
+                let expected = text.map(|t| hash("instructions", t.as_bytes()));
+                assert_eq!(fingerprint.instructions, expected, "{name} step {step}");
+                let len = one.views[step].1;
+                assert_eq!(fingerprint.input_items, len, "{name} step {step}");
+                assert_eq!(
+                    &fingerprint.input,
+                    one.chain(step, len),
+                    "{name} step {step}"
+                );
+            }
             for other in &plans[1..] {
                 let label = format!("{name}, tokens {estimate_tokens}, {instructions:?}");
                 assert_eq!(one.fingerprints, other.fingerprints, "{label}");
@@ -219,7 +240,7 @@ fn plans_do_not_depend_on_the_thread_count() {
                     );
                     let len = one.views[step].1;
                     assert_eq!(len, other.views[step].1, "{label} step {step}");
-                    assert_eq!(one.chain(step, len), other.chain(step, len));
+                    assert_eq!(one.chain(step, len), other.chain(step, len), "{label}");
                 }
             }
         }

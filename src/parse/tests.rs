@@ -599,6 +599,7 @@ fn known_item_types_get_static_names() {
 fn token_info_read_plainly_is_what_serde_json_reads() {
     use super::{TokenInfoPayload, token_info_plain};
     use crate::model::TokenInfo;
+    use serde_json::value::RawValue;
     let typed = |raw: &str| -> Option<TokenInfo> {
         let info: TokenInfoPayload = serde_json::from_str(raw).ok()?;
         Some(TokenInfo {
@@ -609,21 +610,25 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
     };
     let mut counts = 0;
     for line in crate::test_support::fixture_and_sample_lines() {
-        let Ok(line) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        let Some(info) = line
-            .pointer("/payload/info")
-            .filter(|_| line.pointer("/payload/type") == Some(&"token_count".into()))
-            .filter(|info| !info.is_null())
+        // The info as written in the file, read with the line's head.
+        let Ok(fields) =
+            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(&line)
         else {
             continue;
         };
-        let raw = info.to_string();
+        let Some(Ok(payload)) = fields.get("payload").map(|p| super::head::read(p.get())) else {
+            continue;
+        };
+        if payload.type_.as_deref() != Some("token_count") {
+            continue;
+        }
+        let Some(raw) = payload.info_raw.filter(|raw| *raw != "null") else {
+            continue;
+        };
         counts += 1;
-        let plain = token_info_plain(&raw);
+        let plain = token_info_plain(raw);
         assert!(plain.is_some(), "a recorded count is read plainly: {raw}");
-        assert_eq!(plain, typed(&raw), "{raw}");
+        assert_eq!(plain, typed(raw), "{raw}");
     }
     assert!(counts > 100, "{counts} token counts");
 
@@ -654,6 +659,9 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
             r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":1,"input_tokens":2}}}}"#
         ),
         format!(r#"{{"total_token_usage":{usage},"last\u005ftoken_usage":{usage}}}"#),
+        format!(
+            r#"{{"total_token_usage":{usage},"last_token_usage":{usage},"last\u005ftoken_usage":{usage}}}"#
+        ),
         format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input\u005ftokens":1}}}}"#),
         format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":1.0}}}}"#),
         format!(r#"{{"total_token_usage":{usage},"last_token_usage":{{"input_tokens":-0}}}}"#),
