@@ -306,6 +306,16 @@ struct UsagePayload {
     total_tokens: u64,
 }
 
+impl From<TokenInfoPayload> for TokenInfo {
+    fn from(info: TokenInfoPayload) -> TokenInfo {
+        TokenInfo {
+            total: info.total_token_usage.into(),
+            last: info.last_token_usage.into(),
+            context_window: info.model_context_window,
+        }
+    }
+}
+
 impl From<UsagePayload> for Usage {
     fn from(u: UsagePayload) -> Usage {
         Usage {
@@ -1011,16 +1021,11 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
             let info = match head.info {
                 Some(raw) => Some(Box::new(match token_info_plain(raw) {
                     Some(info) => info,
-                    None => {
-                        let info: TokenInfoPayload = serde_json::from_str(raw).map_err(|e| {
+                    None => serde_json::from_str::<TokenInfoPayload>(raw)
+                        .map_err(|e| {
                             LineError::json("`token_count.info` of the wrong shape: ", &e)
-                        })?;
-                        TokenInfo {
-                            total: info.total_token_usage.into(),
-                            last: info.last_token_usage.into(),
-                            context_window: info.model_context_window,
-                        }
-                    }
+                        })?
+                        .into(),
                 })),
                 None => None,
             };
@@ -1079,9 +1084,7 @@ struct InfoCursor<'a> {
 
 impl<'a> InfoCursor<'a> {
     fn skip_ws(&mut self) {
-        while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
-        }
+        self.at = head::skip_ws(self.bytes, self.at);
     }
 
     fn eat(&mut self, byte: u8) -> Option<()> {

@@ -140,7 +140,7 @@ pub fn for_each_member<'a, E>(
     Some(Ok(()))
 }
 
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+pub fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }

@@ -444,6 +444,27 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     }
 }
 
+/// The payload, as written, of every `event_msg` line of the fixtures and samples whose
+/// payload is an object (one that is not is an error whichever way it is read).
+fn recorded_event_payloads() -> Vec<String> {
+    use serde_json::value::RawValue;
+    let mut payloads = Vec::new();
+    for line in crate::test_support::fixture_and_sample_lines() {
+        let Ok(fields) =
+            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(&line)
+        else {
+            continue;
+        };
+        if fields.get("type").map(|t| t.get()) != Some("\"event_msg\"") {
+            continue;
+        }
+        if let Some(payload) = fields.get("payload").filter(|p| p.get().starts_with('{')) {
+            payloads.push(payload.get().to_string());
+        }
+    }
+    payloads
+}
+
 /// The event fields read from the line scan's head are what serde_json's typed read gives,
 /// on every event of the fixtures and samples; payloads the head cannot vouch for (a field
 /// written twice, an escaped key, a value of another type) are left to serde_json.
@@ -468,21 +489,9 @@ fn event_fields_from_the_head_are_what_serde_json_reads() {
     };
     let mut events = 0;
     let mut trusted = 0;
-    for line in crate::test_support::fixture_and_sample_lines() {
-        let Ok(fields) =
-            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(&line)
-        else {
-            continue;
-        };
-        if fields.get("type").map(|t| t.get()) != Some("\"event_msg\"") {
-            continue;
-        }
-        // (A payload that is not an object is an error either way.)
-        let Some(payload) = fields.get("payload").filter(|p| p.get().starts_with('{')) else {
-            continue;
-        };
+    for payload in recorded_event_payloads() {
         events += 1;
-        trusted += usize::from(check(payload.get()) == Some(true));
+        trusted += usize::from(check(&payload) == Some(true));
     }
     // The fixtures alone hold over 300; the real samples, when present, several thousand.
     assert!(events > 200, "{events} events");
@@ -599,24 +608,13 @@ fn known_item_types_get_static_names() {
 fn token_info_read_plainly_is_what_serde_json_reads() {
     use super::{TokenInfoPayload, token_info_plain};
     use crate::model::TokenInfo;
-    use serde_json::value::RawValue;
     let typed = |raw: &str| -> Option<TokenInfo> {
-        let info: TokenInfoPayload = serde_json::from_str(raw).ok()?;
-        Some(TokenInfo {
-            total: info.total_token_usage.into(),
-            last: info.last_token_usage.into(),
-            context_window: info.model_context_window,
-        })
+        Some(serde_json::from_str::<TokenInfoPayload>(raw).ok()?.into())
     };
     let mut counts = 0;
-    for line in crate::test_support::fixture_and_sample_lines() {
-        // The info as written in the file, read with the line's head.
-        let Ok(fields) =
-            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(&line)
-        else {
-            continue;
-        };
-        let Some(Ok(payload)) = fields.get("payload").map(|p| super::head::read(p.get())) else {
+    for payload in recorded_event_payloads() {
+        // The info as written in the file, read with the payload's head.
+        let Ok(payload) = super::head::read(&payload) else {
             continue;
         };
         if payload.type_.as_deref() != Some("token_count") {
