@@ -679,3 +679,76 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
         assert_eq!(token_info_plain(&raw), None, "left to serde_json: {raw}");
     }
 }
+
+#[test]
+fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_member() {
+    use super::{TokenInfoPayload, token_info_as_codex_writes_it, token_info_plain};
+    use crate::model::TokenInfo;
+    let typed = |raw: &str| -> Option<TokenInfo> {
+        Some(serde_json::from_str::<TokenInfoPayload>(raw).ok()?.into())
+    };
+    let usage = |counts: [&str; 5]| {
+        format!(
+            r#"{{"input_tokens":{},"cached_input_tokens":{},"output_tokens":{},"reasoning_output_tokens":{},"total_tokens":{}}}"#,
+            counts[0], counts[1], counts[2], counts[3], counts[4]
+        )
+    };
+    let info = |total: &str, last: &str, window: &str| {
+        format!(
+            r#"{{"total_token_usage":{total},"last_token_usage":{last},"model_context_window":{window}}}"#
+        )
+    };
+    let small = usage(["3602", "2944", "42", "0", "3644"]);
+    let max = usage(["18446744073709551615", "0", "1", "9999999999999999999", "7"]);
+    // Codex's form: read by whole keys, and as serde_json reads it.
+    for raw in [
+        info(&small, &small, "258400"),
+        info(&max, &small, "null"),
+        info(&small, &max, "0"),
+    ] {
+        let read = token_info_as_codex_writes_it(&raw);
+        assert!(read.is_some(), "Codex's form: {raw}");
+        assert_eq!(read, typed(&raw), "{raw}");
+    }
+    // Other forms serde_json accepts: not by whole keys, but member by member, with the same
+    // result.
+    let spaced = small.replace(',', ", ");
+    let reordered = r#"{"cached_input_tokens":2944,"input_tokens":3602,"output_tokens":42,"reasoning_output_tokens":0,"total_tokens":3644}"#;
+    let with_cache_write = small.replace('}', r#","cache_write_input_tokens":5}"#);
+    let short = r#"{"input_tokens":1}"#;
+    for raw in [
+        info(&spaced, &small, "258400"),
+        info(&small, reordered, "258400"),
+        info(&small, &with_cache_write, "258400"),
+        info(&small, short, "1"),
+        format!(r#"{{"last_token_usage":{small},"total_token_usage":{small}}}"#),
+        format!(r#"{{"total_token_usage":{small},"last_token_usage":{small}}}"#),
+        format!(
+            r#"{{"total_token_usage":{small},"last_token_usage":{small},"model_context_window":1,"x":2}}"#
+        ),
+    ] {
+        assert_eq!(
+            token_info_as_codex_writes_it(&raw),
+            None,
+            "not Codex's form: {raw}"
+        );
+        let plain = token_info_plain(&raw);
+        assert!(plain.is_some(), "read member by member: {raw}");
+        assert_eq!(plain, typed(&raw), "{raw}");
+    }
+    // Codex's keys around what only serde_json judges: neither plain read takes it.
+    let overflow = usage(["18446744073709551616", "0", "0", "0", "0"]);
+    let repeated = small.replace('}', r#","input_tokens":1}"#);
+    for raw in [
+        info(&overflow, &small, "1"),
+        info(&small, &repeated, "1"),
+        info(&small, &small, "1.5"),
+        info(&small, &small, "-1"),
+        format!(
+            r#"{{"total_token_usage":{small},"last_token_usage":{small},"model_context_window":1,"total_token_usage":{small}}}"#
+        ),
+    ] {
+        assert_eq!(token_info_as_codex_writes_it(&raw), None, "{raw}");
+        assert_eq!(token_info_plain(&raw), None, "left to serde_json: {raw}");
+    }
+}
