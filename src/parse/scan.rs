@@ -178,7 +178,9 @@ struct Member<'a> {
 }
 
 /// Read `"key"` then `:` at `i` (inside an object at `depth`), remember the key of a depth 1 or
-/// 2 member in `open`, and return where its value starts.
+/// 2 member in `open`, and return where its value starts. Inlined: a line has a key every
+/// hundred bytes or so, and the call cost a third of reading one.
+#[inline(always)]
 fn member_key<'a>(
     text: &'a str,
     i: usize,
