@@ -31,12 +31,12 @@ pub struct Head<'a> {
 impl<'a> Head<'a> {
     /// Take the member `key: value` (`value` raw JSON) if `key` is a wanted field; a later
     /// member of the same key replaces an earlier one, as in serde_json.
-    pub fn set(&mut self, key: &str, value: &'a str) -> Result<(), String> {
+    pub fn set(&mut self, key: &[u8], value: &'a str) -> Result<(), String> {
         let event_field: u8 = match key {
-            "type" => 1,
-            "turn_id" => 2,
-            "num_turns" => 4,
-            "info" => 8,
+            b"type" => 1,
+            b"turn_id" => 2,
+            b"num_turns" => 4,
+            b"info" => 8,
             _ => 0,
         };
         if self.event_fields_seen & event_field != 0 {
@@ -44,10 +44,10 @@ impl<'a> Head<'a> {
         }
         self.event_fields_seen |= event_field;
         let raw_slot = match key {
-            "content" => &mut self.content,
-            "turn_id" => &mut self.turn_id_raw,
-            "num_turns" => &mut self.num_turns_raw,
-            "info" => &mut self.info_raw,
+            b"content" => &mut self.content,
+            b"turn_id" => &mut self.turn_id_raw,
+            b"num_turns" => &mut self.num_turns_raw,
+            b"info" => &mut self.info_raw,
             _ => return self.set_string(key, value),
         };
         *raw_slot = Some(value);
@@ -55,18 +55,18 @@ impl<'a> Head<'a> {
     }
 
     /// Take `key: value` if `key` is one of the string fields.
-    fn set_string(&mut self, key: &str, value: &'a str) -> Result<(), String> {
+    fn set_string(&mut self, key: &[u8], value: &'a str) -> Result<(), String> {
         let slot = match key {
-            "type" => &mut self.type_,
-            "role" => &mut self.role,
-            "call_id" => &mut self.call_id,
-            "id" => &mut self.id,
-            "name" => &mut self.name,
-            "execution" => &mut self.execution,
+            b"type" => &mut self.type_,
+            b"role" => &mut self.role,
+            b"call_id" => &mut self.call_id,
+            b"id" => &mut self.id,
+            b"name" => &mut self.name,
+            b"execution" => &mut self.execution,
             _ => {
                 // A key that matches a field as written has no escape; one that matches none
                 // may still be one once unescaped, which serde_json's read would see.
-                if key.contains('\\') {
+                if key.contains(&b'\\') {
                     self.event_fields_unsure = true;
                 }
                 return Ok(());
@@ -77,7 +77,10 @@ impl<'a> Head<'a> {
         } else if value.starts_with('"') {
             *slot = Some(string_text(value)?);
         } else {
-            return Err(format!("`{key}` is not a string"));
+            return Err(format!(
+                "`{}` is not a string",
+                String::from_utf8_lossy(key)
+            ));
         }
         Ok(())
     }
@@ -97,7 +100,7 @@ pub fn string_text(raw: &str) -> Result<Cow<'_, str>, String> {
 /// (or `null`).
 pub fn read(json: &str) -> Result<Head<'_>, String> {
     let mut head = Head::default();
-    for_each_member(json, |key, value| head.set(key, value))
+    for_each_member(json, |key, value| head.set(key.as_bytes(), value))
         .ok_or_else(|| "not a JSON object".to_string())??;
     Ok(head)
 }

@@ -37,15 +37,15 @@ impl<'a> EnvelopeText<'a> {
         ]
     }
 
-    fn slot(&mut self, key: &str) -> Option<&mut Option<&'a str>> {
+    fn slot(&mut self, key: &[u8]) -> Option<&mut Option<&'a str>> {
         Some(match key {
-            "type" => &mut self.type_,
-            "payload" => &mut self.payload,
-            "record_type" => &mut self.record_type,
-            "timestamp" => &mut self.timestamp,
-            "id" => &mut self.id,
-            "ordinal" => &mut self.ordinal,
-            "metadata" => &mut self.metadata,
+            b"type" => &mut self.type_,
+            b"payload" => &mut self.payload,
+            b"record_type" => &mut self.record_type,
+            b"timestamp" => &mut self.timestamp,
+            b"id" => &mut self.id,
+            b"ordinal" => &mut self.ordinal,
+            b"metadata" => &mut self.metadata,
             _ => return None,
         })
     }
@@ -95,7 +95,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                 }
                 depth += 1;
                 if depth == 2 {
-                    in_payload = open_char == b'{' && open[0].key == "payload";
+                    in_payload = open_char == b'{' && open[0].key == b"payload";
                 }
                 i = skip_ws(bytes, i + 1);
                 let close = if open_char == b'{' { b'}' } else { b']' };
@@ -173,7 +173,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
 /// A member of an object: its key (as written) and where its value starts.
 #[derive(Debug, Default, Clone, Copy)]
 struct Member<'a> {
-    key: &'a str,
+    key: &'a [u8],
     start: usize,
 }
 
@@ -192,15 +192,15 @@ fn member_key<'a>(
         return None;
     }
     let end = string_end(bytes, i + 1)?;
-    // Quotes are ASCII, so the key's bounds are character bounds.
-    let key = &text[i + 1..end - 1];
+    // Bytes, not text: slicing `text` checked both ends for character bounds, a call per key.
+    let key = &bytes[i + 1..end - 1];
     let colon = skip_ws(bytes, end);
     if bytes.get(colon) != Some(&b':') {
         return None;
     }
     let value = skip_ws(bytes, colon + 1);
     // serde_json matches envelope fields after unescaping; leave escaped ones to it.
-    if depth == 1 && key.contains('\\') {
+    if depth == 1 && key.contains(&b'\\') {
         return None;
     }
     if let Some(member) = open.get_mut(depth.wrapping_sub(1)) {
