@@ -36,7 +36,7 @@ def main() -> int:
         ratio = statistics.median(a / b for a, b in zip(times[k], times[0]))
         print(
             f"{statistics.median(times[k]) * 1000:9.1f} ms median {min(times[k]) * 1000:9.1f} ms min"
-            f"  {ratio:.3f}x the first  {command}"
+            f"  {ratio:.4g}x the first  {command}"
         )
     return 0
 
