@@ -70,8 +70,9 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
     let mut out = Scanned::default();
     let mut payload_head = Head::default();
     let mut payload_head_ok = true;
-    // Bit d of `arrays` is set when the container at depth d + 1 is an array.
-    let mut arrays: u128 = 0;
+    // `is_array[d]`: the container at depth d + 1 is an array. Bytes, not the bits of a
+    // `u128`: a shift by a variable amount of a `u128` takes a branch and several instructions.
+    let mut is_array = [false; MAX_DEPTH];
     let mut depth = 0usize;
     // The members being read at depth 1 and 2.
     let mut open = [Member::default(); 2];
@@ -88,11 +89,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                 if depth == MAX_DEPTH {
                     return None;
                 }
-                if open_char == b'[' {
-                    arrays |= 1 << depth;
-                } else {
-                    arrays &= !(1 << depth);
-                }
+                is_array[depth] = open_char == b'[';
                 depth += 1;
                 if depth == 2 {
                     in_payload = open_char == b'{' && open[0].key == b"payload";
@@ -138,7 +135,7 @@ pub fn scan(text: &str) -> Option<Scanned<'_>> {
                 break 'value;
             }
             i = skip_ws(bytes, i);
-            let in_array = arrays & (1 << (depth - 1)) != 0;
+            let in_array = is_array[depth - 1];
             match *bytes.get(i)? {
                 b',' => {
                     i = skip_ws(bytes, i + 1);
