@@ -217,7 +217,9 @@ fn literal(bytes: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     (bytes.get(i..i + word.len())? == word).then_some(i + word.len())
 }
 
-/// A JSON number at `i`; returns the index after it.
+/// A JSON number at `i`; returns the index after it. Inlined, as [`member_key`]: most numbers
+/// are a few digits.
+#[inline(always)]
 fn number(bytes: &[u8], mut i: usize) -> Option<usize> {
     let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
     if bytes.get(i) == Some(&b'-') {
