@@ -528,7 +528,8 @@ impl Loader {
     /// are not copied while they grow (growing them was 2.5 % of the instructions on the real
     /// samples, and one page fault in ten at 100 MB). Sessions' lines run 0.3-2 KB, with an
     /// item every 0.5-4 KB (the samples); room left unused is never touched, so it costs
-    /// address space, not memory.
+    /// address space (about a fifth of the part's size), not memory. It stays with the
+    /// rollout: a strict overcommit policy counts it.
     fn reserve_for(&mut self, bytes: usize) {
         self.records.reserve(bytes / 1024);
         self.items.reserve(bytes / 2048);
@@ -1051,15 +1052,19 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
     })
 }
 
-/// `token_count.info`, already checked to be valid JSON, read in one pass when it is written
-/// plainly: objects whose keys are unescaped and each given once, the counts non-negative
-/// integers that fit a `u64` (or `null` where a count may be absent). `None` otherwise, and
-/// serde_json's typed read ([`TokenInfoPayload`]) decides and words any error. A third of a
-/// rollout's lines are token counts, and that read was most of their cost.
+/// `token_count.info`, already checked to be valid JSON, read without serde_json when it is
+/// written plainly: first in the one form Codex writes ([`token_info_as_codex_writes_it`]),
+/// else member by member ([`token_info_by_members`]). `None` otherwise, and serde_json's typed
+/// read ([`TokenInfoPayload`]) decides and words any error. A third of a rollout's lines are
+/// token counts, and that read was most of their cost.
 fn token_info_plain(raw: &str) -> Option<TokenInfo> {
-    if let Some(info) = token_info_as_codex_writes_it(raw) {
-        return Some(info);
-    }
+    token_info_as_codex_writes_it(raw).or_else(|| token_info_by_members(raw))
+}
+
+/// `token_count.info` read member by member, in one pass, when its objects' keys are unescaped
+/// and each given once and its counts non-negative integers that fit a `u64` (or `null` where
+/// a count may be absent); `None` otherwise.
+fn token_info_by_members(raw: &str) -> Option<TokenInfo> {
     let mut cursor = InfoCursor {
         bytes: raw.as_bytes(),
         at: 0,

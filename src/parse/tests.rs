@@ -601,12 +601,15 @@ fn known_item_types_get_static_names() {
     assert!(known > 100, "{known} items");
 }
 
-/// `token_count.info` read member by member is what serde_json's typed read gives, on every
-/// token count of the fixtures and samples; what the plain read cannot vouch for (a repeated or
+/// `token_count.info` read plainly, by whole keys or member by member, is what serde_json's
+/// typed read gives, on every token count of the fixtures and samples (each read on its own:
+/// the recorded ones all take the first); what the plain reads cannot vouch for (a repeated or
 /// escaped key, a count written another way, another shape) is left to serde_json.
 #[test]
 fn token_info_read_plainly_is_what_serde_json_reads() {
-    use super::{TokenInfoPayload, token_info_plain};
+    use super::{
+        TokenInfoPayload, token_info_as_codex_writes_it, token_info_by_members, token_info_plain,
+    };
     use crate::model::TokenInfo;
     let typed = |raw: &str| -> Option<TokenInfo> {
         Some(serde_json::from_str::<TokenInfoPayload>(raw).ok()?.into())
@@ -624,9 +627,15 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
             continue;
         };
         counts += 1;
-        let plain = token_info_plain(raw);
-        assert!(plain.is_some(), "a recorded count is read plainly: {raw}");
-        assert_eq!(plain, typed(raw), "{raw}");
+        let expected = typed(raw);
+        for (read, how) in [
+            (token_info_as_codex_writes_it(raw), "by whole keys"),
+            (token_info_by_members(raw), "member by member"),
+            (token_info_plain(raw), "plainly"),
+        ] {
+            assert!(read.is_some(), "a recorded count is read {how}: {raw}");
+            assert_eq!(read, expected, "read {how}: {raw}");
+        }
     }
     assert!(counts > 100, "{counts} token counts");
 
@@ -739,7 +748,12 @@ fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_me
     // Codex's keys around what only serde_json judges: neither plain read takes it.
     let overflow = usage(["18446744073709551616", "0", "0", "0", "0"]);
     let repeated = small.replace('}', r#","input_tokens":1}"#);
-    for raw in [
+    let odd_counts =
+        ["null", "-0", "1.0", "1e2", "-1"].map(|count| usage(["1", count, "2", "3", "4"]));
+    for raw in odd_counts
+        .iter()
+        .flat_map(|odd| [info(odd, &small, "1"), info(&small, odd, "1")])
+        .chain([
         info(&overflow, &small, "1"),
         info(&small, &repeated, "1"),
         info(&small, &small, "1.5"),
@@ -747,7 +761,7 @@ fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_me
         format!(
             r#"{{"total_token_usage":{small},"last_token_usage":{small},"model_context_window":1,"total_token_usage":{small}}}"#
         ),
-    ] {
+    ]) {
         assert_eq!(token_info_as_codex_writes_it(&raw), None, "{raw}");
         assert_eq!(token_info_plain(&raw), None, "left to serde_json: {raw}");
     }
