@@ -1065,10 +1065,7 @@ fn token_info_plain(raw: &str) -> Option<TokenInfo> {
 /// and each given once and its counts non-negative integers that fit a `u64` (or `null` where
 /// a count may be absent); `None` otherwise.
 fn token_info_by_members(raw: &str) -> Option<TokenInfo> {
-    let mut cursor = InfoCursor {
-        bytes: raw.as_bytes(),
-        at: 0,
-    };
+    let mut cursor = InfoCursor::new(raw);
     let (mut total, mut last, mut window) = (None, None, None);
     cursor.object(|cursor, key| match key {
         b"total_token_usage" => set_once(&mut total, cursor.usage()?),
@@ -1085,13 +1082,10 @@ fn token_info_by_members(raw: &str) -> Option<TokenInfo> {
 
 /// `token_count.info` in the one form Codex writes (every recorded count in the samples):
 /// its keys in Codex's order, no spaces, digits or `null` for the window. Comparing whole keys
-/// reads it in a fifth of the instructions of [`token_info_plain`]'s member by member read;
-/// any other form (`None`) is read that way.
+/// reads it in a fifth of the instructions of [`token_info_by_members`]; any other form
+/// (`None`) is read that way.
 fn token_info_as_codex_writes_it(raw: &str) -> Option<TokenInfo> {
-    let mut cursor = InfoCursor {
-        bytes: raw.as_bytes(),
-        at: 0,
-    };
+    let mut cursor = InfoCursor::new(raw);
     cursor.literal(b"{\"total_token_usage\":")?;
     let total = cursor.usage_as_codex_writes_it()?;
     cursor.literal(b",\"last_token_usage\":")?;
@@ -1125,6 +1119,13 @@ struct InfoCursor<'a> {
 }
 
 impl<'a> InfoCursor<'a> {
+    fn new(raw: &'a str) -> InfoCursor<'a> {
+        InfoCursor {
+            bytes: raw.as_bytes(),
+            at: 0,
+        }
+    }
+
     fn skip_ws(&mut self) {
         self.at = head::skip_ws(self.bytes, self.at);
     }
@@ -1217,15 +1218,7 @@ impl<'a> InfoCursor<'a> {
             *count = self.count()?;
         }
         self.literal(b"}")?;
-        let [input, cached, output, reasoning, total] = counts;
-        Some(Usage {
-            input_tokens: input,
-            cached_input_tokens: cached,
-            cache_write_input_tokens: None,
-            output_tokens: output,
-            reasoning_output_tokens: reasoning,
-            total_tokens: total,
-        })
+        Some(usage_of(counts, None))
     }
 
     /// A usage object, with [`UsagePayload`]'s defaults.
@@ -1246,15 +1239,24 @@ impl<'a> InfoCursor<'a> {
             };
             set_once(&mut counts[slot], cursor.count()?)
         })?;
-        let [input, cached, output, reasoning, total] = counts.map(|c| c.unwrap_or(0));
-        Some(Usage {
-            input_tokens: input,
-            cached_input_tokens: cached,
-            cache_write_input_tokens: cache_write.flatten(),
-            output_tokens: output,
-            reasoning_output_tokens: reasoning,
-            total_tokens: total,
-        })
+        Some(usage_of(
+            counts.map(|c| c.unwrap_or(0)),
+            cache_write.flatten(),
+        ))
+    }
+}
+
+/// A usage from its counts in Codex's key order: input, cached input, output, reasoning
+/// output, total.
+fn usage_of(counts: [u64; 5], cache_write_input_tokens: Option<u64>) -> Usage {
+    let [input, cached, output, reasoning, total] = counts;
+    Usage {
+        input_tokens: input,
+        cached_input_tokens: cached,
+        cache_write_input_tokens,
+        output_tokens: output,
+        reasoning_output_tokens: reasoning,
+        total_tokens: total,
     }
 }
 

@@ -601,19 +601,22 @@ fn known_item_types_get_static_names() {
     assert!(known > 100, "{known} items");
 }
 
+/// `token_count.info` as serde_json's typed read gives it, the reference of the plain reads.
+fn typed_token_info(raw: &str) -> Option<crate::model::TokenInfo> {
+    Some(
+        serde_json::from_str::<super::TokenInfoPayload>(raw)
+            .ok()?
+            .into(),
+    )
+}
+
 /// `token_count.info` read plainly, by whole keys or member by member, is what serde_json's
 /// typed read gives, on every token count of the fixtures and samples (each read on its own:
 /// the recorded ones all take the first); what the plain reads cannot vouch for (a repeated or
 /// escaped key, a count written another way, another shape) is left to serde_json.
 #[test]
 fn token_info_read_plainly_is_what_serde_json_reads() {
-    use super::{
-        TokenInfoPayload, token_info_as_codex_writes_it, token_info_by_members, token_info_plain,
-    };
-    use crate::model::TokenInfo;
-    let typed = |raw: &str| -> Option<TokenInfo> {
-        Some(serde_json::from_str::<TokenInfoPayload>(raw).ok()?.into())
-    };
+    use super::{token_info_as_codex_writes_it, token_info_by_members, token_info_plain};
     let mut counts = 0;
     for payload in recorded_event_payloads() {
         // The info as written in the file, read with the payload's head.
@@ -627,7 +630,7 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
             continue;
         };
         counts += 1;
-        let expected = typed(raw);
+        let expected = typed_token_info(raw);
         for (read, how) in [
             (token_info_as_codex_writes_it(raw), "by whole keys"),
             (token_info_by_members(raw), "member by member"),
@@ -656,7 +659,7 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
     ] {
         let plain = token_info_plain(&raw);
         assert!(plain.is_some(), "read plainly: {raw}");
-        assert_eq!(plain, typed(&raw), "{raw}");
+        assert_eq!(plain, typed_token_info(&raw), "{raw}");
     }
     for raw in [
         format!(
@@ -691,11 +694,7 @@ fn token_info_read_plainly_is_what_serde_json_reads() {
 
 #[test]
 fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_member() {
-    use super::{TokenInfoPayload, token_info_as_codex_writes_it, token_info_plain};
-    use crate::model::TokenInfo;
-    let typed = |raw: &str| -> Option<TokenInfo> {
-        Some(serde_json::from_str::<TokenInfoPayload>(raw).ok()?.into())
-    };
+    use super::{token_info_as_codex_writes_it, token_info_plain};
     let usage = |counts: [&str; 5]| {
         format!(
             r#"{{"input_tokens":{},"cached_input_tokens":{},"output_tokens":{},"reasoning_output_tokens":{},"total_tokens":{}}}"#,
@@ -717,7 +716,7 @@ fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_me
     ] {
         let read = token_info_as_codex_writes_it(&raw);
         assert!(read.is_some(), "Codex's form: {raw}");
-        assert_eq!(read, typed(&raw), "{raw}");
+        assert_eq!(read, typed_token_info(&raw), "{raw}");
     }
     // Other forms serde_json accepts: not by whole keys, but member by member, with the same
     // result.
@@ -743,7 +742,7 @@ fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_me
         );
         let plain = token_info_plain(&raw);
         assert!(plain.is_some(), "read member by member: {raw}");
-        assert_eq!(plain, typed(&raw), "{raw}");
+        assert_eq!(plain, typed_token_info(&raw), "{raw}");
     }
     // Codex's keys around what only serde_json judges: neither plain read takes it.
     let overflow = usage(["18446744073709551616", "0", "0", "0", "0"]);
