@@ -81,7 +81,7 @@ fn plan(bencher: Bencher) {
         instructions: None,
         tools: None,
         estimate_tokens: false,
-        threads: 1,
+        threads: promptc::parallel::Threads::new(1),
     };
     bencher
         .counter(ItemsCount::new(session.replay.steps.len()))

@@ -37,6 +37,7 @@ use crate::compile::{InstructionsSource, ToolPlan, params};
 use crate::model::ItemId;
 use crate::model::ItemKind;
 use crate::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
+use crate::parallel::Threads;
 use crate::session::Session;
 use crate::shared::{ListId, SharedLists, Slice};
 use crate::tokens;
@@ -197,7 +198,7 @@ pub struct PlanOptions {
     pub estimate_tokens: bool,
     /// Threads for token counting, the step headers and the request fingerprints (0 or 1:
     /// everything on the calling thread). The result does not depend on it.
-    pub threads: usize,
+    pub threads: Threads,
 }
 
 /// The hash and token estimate (0 when not estimating) of every item that entered a history
@@ -215,7 +216,7 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     // Tasks are blocks of ids: taking ids one at a time would cost more than hashing most items.
     const BLOCK: usize = 32;
     let threads = if total < 2 * BLOCK {
-        1
+        Threads::new(1)
     } else {
         options.threads
     };
@@ -460,9 +461,13 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     // A thread of its own for the headers pays off from a few hundred steps (tests use it
     // from two, so that their small sessions take that path).
     const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
-    let (views, headers) = if options.threads > 1 && replay.steps.len() >= HEADER_THREAD_STEPS {
+    let (views, headers) = if options.threads.count > 1 && replay.steps.len() >= HEADER_THREAD_STEPS
+    {
         std::thread::scope(|scope| {
-            let headers = scope.spawn(|| step_headers(session, options));
+            let cpu = crate::parallel::starter_cpu(options.threads);
+            let headers = crate::parallel::spawn(scope, options.threads, cpu, 1, || {
+                step_headers(session, options)
+            });
             let views = build_views(session, options);
             match headers.join() {
                 Ok(headers) => (views, headers),

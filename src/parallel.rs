@@ -1,15 +1,76 @@
 //! Independent tasks run on several threads, their results in task order. Loading and the plan
-//! use it; no result depends on the thread count.
+//! use it; no result depends on the thread count or on where the threads run.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::{Scope, ScopedJoinHandle};
 
-/// `task(0)`, …, `task(count - 1)` on up to `threads` threads (the calling one included; 0 or 1:
-/// only the calling one). Each thread takes the next task until none is left, so a slow task
-/// does not keep the others idle. The results come back in task order. A panic in a task is
-/// resumed on the calling thread.
-pub fn map<T: Send>(count: usize, threads: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = threads.clamp(1, count.max(1));
-    if threads == 1 {
+/// The threads a stage may use: how many, and how its helper threads are placed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Threads {
+    /// Threads that may run at once, the calling one included (0 or 1: the calling one only).
+    pub count: usize,
+    /// How a helper thread leaves the CPU of the thread that started it (`None`: it stays where
+    /// the operating system put it).
+    pub placement: Option<Placement>,
+}
+
+impl Threads {
+    /// Up to `count` threads, placed by the operating system.
+    pub fn new(count: usize) -> Threads {
+        Threads {
+            count,
+            placement: None,
+        }
+    }
+}
+
+/// A way to move a new helper thread off its starter's CPU at once. The library asks no
+/// operating system itself; the binary, which may, gives these two functions.
+///
+/// Why: a kernel may start a new thread on the CPU of the thread that started it and move it
+/// to an idle CPU only once its cache has gone cold. On 2-core VMs that took 8–16 ms, during
+/// which the two threads of a 10 ms parse shared one core.
+#[derive(Debug, Clone, Copy)]
+pub struct Placement {
+    /// The CPU the calling thread runs on now, if known.
+    pub current_cpu: fn() -> Option<usize>,
+    /// Move the calling thread, helper `helper` (1, 2, …) of a stage, to a CPU other than
+    /// `starter_cpu`, leaving it free to move again afterwards.
+    pub leave_cpu: fn(starter_cpu: usize, helper: usize),
+}
+
+/// Start helper number `helper` (from 1) of a stage in `scope`, placed by `threads.placement`.
+/// `starter_cpu` is [`starter_cpu`]'s answer on the starting thread.
+pub fn spawn<'scope, T: Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    threads: Threads,
+    starter_cpu: Option<usize>,
+    helper: usize,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> ScopedJoinHandle<'scope, T> {
+    scope.spawn(move || {
+        if let (Some(placement), Some(cpu)) = (threads.placement, starter_cpu) {
+            (placement.leave_cpu)(cpu, helper);
+        }
+        work()
+    })
+}
+
+/// The CPU of the calling thread, for the helpers it is about to [`spawn`] (`None` without a
+/// placement).
+pub fn starter_cpu(threads: Threads) -> Option<usize> {
+    threads
+        .placement
+        .and_then(|placement| (placement.current_cpu)())
+}
+
+/// `task(0)`, …, `task(count - 1)` on up to `threads.count` threads (the calling one included).
+/// Each thread takes the next task until none is left, so a slow task does not keep the others
+/// idle. The results come back in task order. A panic in a task is resumed on the calling
+/// thread.
+pub fn map<T: Send>(count: usize, threads: Threads, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let helpers = threads.count.clamp(1, count.max(1)) - 1;
+    if helpers == 0 {
         return (0..count).map(task).collect();
     }
     let next = AtomicUsize::new(0);
@@ -24,7 +85,10 @@ pub fn map<T: Send>(count: usize, threads: usize, task: impl Fn(usize) -> T + Sy
         }
     };
     let mut done = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let cpu = starter_cpu(threads);
+        let helpers: Vec<_> = (1..=helpers)
+            .map(|helper| spawn(scope, threads, cpu, helper, work))
+            .collect();
         let mut done = work();
         for helper in helpers {
             match helper.join() {
@@ -38,28 +102,29 @@ pub fn map<T: Send>(count: usize, threads: usize, task: impl Fn(usize) -> T + Sy
     done.into_iter().map(|(_, result)| result).collect()
 }
 
-/// `task(i, &mut values[i])` for every value, on up to `threads` threads (the calling one
+/// `task(i, &mut values[i])` for every value, on up to `threads.count` threads (the calling one
 /// included), each taking a run of consecutive values. For work that changes values in place.
 pub fn for_each_mut<T: Send>(
     values: &mut [T],
-    threads: usize,
+    threads: Threads,
     task: impl Fn(usize, &mut T) + Sync,
 ) {
-    let threads = threads.clamp(1, values.len().max(1));
-    let per_thread = values.len().div_ceil(threads).max(1);
+    let count = threads.count.clamp(1, values.len().max(1));
+    let per_thread = values.len().div_ceil(count).max(1);
     let run = |first: usize, run: &mut [T]| {
         for (offset, value) in run.iter_mut().enumerate() {
             task(first + offset, value);
         }
     };
-    if threads == 1 {
+    if count == 1 {
         return run(0, values);
     }
     std::thread::scope(|scope| {
+        let cpu = starter_cpu(threads);
         let mut runs = values.chunks_mut(per_thread).enumerate();
         let own = runs.next();
         let helpers: Vec<_> = runs
-            .map(|(k, values)| scope.spawn(move || run(k * per_thread, values)))
+            .map(|(k, values)| spawn(scope, threads, cpu, k, move || run(k * per_thread, values)))
             .collect();
         if let Some((_, values)) = own {
             run(0, values);
@@ -74,11 +139,14 @@ pub fn for_each_mut<T: Send>(
 
 #[cfg(test)]
 mod tests {
+    use super::{Placement, Threads};
+    use std::sync::Mutex;
+
     #[test]
     fn results_come_in_task_order_whatever_the_thread_count() {
         let expected: Vec<usize> = (0..200).map(|i| i * i).collect();
         for threads in [0, 1, 2, 5, 300] {
-            let squares = super::map(200, threads, |i| {
+            let squares = super::map(200, Threads::new(threads), |i| {
                 if i % 7 == 0 {
                     // Slow tasks finish after faster ones taken later.
                     std::thread::sleep(std::time::Duration::from_micros(200));
@@ -87,7 +155,7 @@ mod tests {
             });
             assert_eq!(squares, expected, "{threads} threads");
         }
-        assert!(super::map(0, 4, |i| i).is_empty());
+        assert!(super::map(0, Threads::new(4), |i| i).is_empty());
     }
 
     #[test]
@@ -95,10 +163,43 @@ mod tests {
         for threads in [0, 1, 2, 3, 7, 300] {
             for count in [0, 1, 2, 5, 9] {
                 let mut values = vec![1000; count];
-                super::for_each_mut(&mut values, threads, |index, value| *value += index);
+                super::for_each_mut(&mut values, Threads::new(threads), |index, value| {
+                    *value += index
+                });
                 let expected: Vec<usize> = (0..count).map(|i| 1000 + i).collect();
                 assert_eq!(values, expected, "{threads} threads, {count} values");
             }
         }
+    }
+
+    /// Each helper leaves the starter's CPU once, numbered from 1; the starter itself stays.
+    #[test]
+    fn every_helper_is_placed_once_with_its_number() {
+        static CALLS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+        let placed = Threads {
+            count: 3,
+            placement: Some(Placement {
+                current_cpu: || Some(7),
+                leave_cpu: |starter_cpu, helper| CALLS.lock().unwrap().push((starter_cpu, helper)),
+            }),
+        };
+        let calls = || std::mem::take(&mut *CALLS.lock().unwrap());
+
+        let squares = super::map(10, placed, |i| i * i);
+        assert_eq!(squares, (0..10).map(|i| i * i).collect::<Vec<_>>());
+        let mut seen = calls();
+        seen.sort_unstable();
+        assert_eq!(seen, [(7, 1), (7, 2)]);
+
+        let mut values = vec![0; 5];
+        super::for_each_mut(&mut values, placed, |index, value| *value = index);
+        assert_eq!(values, [0, 1, 2, 3, 4]);
+        let mut seen = calls();
+        seen.sort_unstable();
+        assert_eq!(seen, [(7, 1), (7, 2)]);
+
+        // One task: no helper, nothing placed.
+        assert_eq!(super::map(1, placed, |i| i), [0]);
+        assert_eq!(calls(), []);
     }
 }

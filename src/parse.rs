@@ -13,6 +13,7 @@ use crate::model::{
     Bytes, Chunked, Compacted, Event, EventKind, Generation, Item, ItemKind, Name, Record,
     RecordKind, Rollout, SessionMeta, SkippedLine, Text, TokenInfo, TurnContext, Usage,
 };
+use crate::parallel::Threads;
 
 /// How strict loading is, and how many threads may parse.
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,7 +22,7 @@ pub struct LoadOptions {
     pub strict: bool,
     /// Threads that may parse parts of the input at once (0 or 1: the calling thread only).
     /// The result does not depend on it.
-    pub threads: usize,
+    pub threads: Threads,
 }
 
 /// Why a file could not be loaded at all.
@@ -81,7 +82,7 @@ pub fn load(
     let mut parts = vec![head];
     let stopped = options.strict && parts[0].failed();
     if !stopped && !rest.is_empty() {
-        let threads = options.threads.max(1);
+        let threads = options.threads.count.max(1);
         // One thread reads the rest as one part: the reference the parts must join to.
         let wanted = if threads == 1 {
             1
@@ -89,12 +90,16 @@ pub fn load(
             threads * PARTS_PER_THREAD
         };
         let ranges = split_at_newlines(&bytes, rest, wanted);
-        parts.extend(crate::parallel::map(ranges.len(), threads, |index| {
-            let mut part = Loader::new(first_kind, options.strict);
-            part.reserve_for(ranges[index].len());
-            part.read_lines(&bytes, ranges[index].clone(), Until::End);
-            part
-        }));
+        parts.extend(crate::parallel::map(
+            ranges.len(),
+            options.threads,
+            |index| {
+                let mut part = Loader::new(first_kind, options.strict);
+                part.reserve_for(ranges[index].len());
+                part.read_lines(&bytes, ranges[index].clone(), Until::End);
+                part
+            },
+        ));
     }
     let mut rollout = join(name, parts, options.threads);
     if options.strict
@@ -153,7 +158,7 @@ fn split_at_newlines(
 /// `session_meta` decides the thread id. Each part's records and items are renumbered in place,
 /// the parts on `threads` threads, and then kept as they are, one list after the other
 /// ([`Chunked`]): nothing is copied.
-fn join(name: &str, mut parts: Vec<Loader>, threads: usize) -> Rollout {
+fn join(name: &str, mut parts: Vec<Loader>, threads: Threads) -> Rollout {
     // Where each part's lines and items start, file-wide.
     let mut bases = Vec::with_capacity(parts.len());
     let (mut line_base, mut item_base) = (0, 0);

@@ -2,6 +2,7 @@
 //! normalization of each step's history.
 
 use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex, plan};
+use crate::parallel::Threads;
 use crate::session::Session;
 use crate::test_support::{all_fixtures, real_samples, session};
 
@@ -140,7 +141,7 @@ fn unknown_components_are_named_not_hashed() {
             instructions: Some("Be brief.".into()),
             tools: Some(vec![r#"{"type":"function","name":"shell"}"#.into()]),
             estimate_tokens: false,
-            threads: 1,
+            threads: Threads::new(1),
         },
     );
     assert_eq!(p.fingerprints[0].unknown(), ["prompt_cache_key"]);
@@ -199,7 +200,7 @@ fn plans_do_not_depend_on_the_thread_count() {
                         &PlanOptions {
                             estimate_tokens,
                             instructions: instructions.clone(),
-                            threads,
+                            threads: Threads::new(threads),
                             ..PlanOptions::default()
                         },
                     )

@@ -1,6 +1,7 @@
 //! Loading: generations, exact bytes and line numbers, and bad lines.
 
 use crate::model::{Generation, RecordKind};
+use crate::parallel::Threads;
 use crate::parse::{LoadError, LoadOptions, load, turn_context, turn_context_fields};
 use serde_json::{Map, Value};
 
@@ -161,7 +162,7 @@ fn strict_mode_fails_on_the_first_skipped_line() {
         b"{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n{oops".to_vec(),
         LoadOptions {
             strict: true,
-            threads: 1,
+            threads: Threads::new(1),
         },
     );
     match result {
@@ -236,11 +237,25 @@ fn parallel_parts_load_exactly_like_one_thread() {
             let one = |threads| {
                 format!(
                     "{:?}",
-                    load(&name, bytes.clone(), LoadOptions { strict, threads })
+                    load(
+                        &name,
+                        bytes.clone(),
+                        LoadOptions {
+                            strict,
+                            threads: Threads::new(threads),
+                        },
+                    )
                 )
             };
             let expected = one(1);
-            if let Ok(rollout) = load(&name, bytes.clone(), LoadOptions { strict, threads: 1 }) {
+            if let Ok(rollout) = load(
+                &name,
+                bytes.clone(),
+                LoadOptions {
+                    strict,
+                    threads: Threads::new(1),
+                },
+            ) {
                 assert!(
                     rollout.notes.is_sorted_by_key(|(line, _)| *line),
                     "{name}: notes in line order"
@@ -274,7 +289,7 @@ fn item_digests_hash_what_is_sent() {
                 bytes.clone(),
                 LoadOptions {
                     strict: false,
-                    threads,
+                    threads: Threads::new(threads),
                 },
             ) else {
                 continue;

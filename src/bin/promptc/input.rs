@@ -107,7 +107,7 @@ fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Ve
     use std::io::{Seek, SeekFrom};
     let metadata = file.metadata()?;
     let threads = crate::commands::threads();
-    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES || threads < 2 {
+    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES || threads.count < 2 {
         return Ok(None);
     }
     match read_in_parts(file, metadata.len(), threads) {
@@ -122,9 +122,13 @@ fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Ve
     }
 }
 
-/// The first `len` bytes of `file`, each of `threads` parts read by its own thread.
+/// The first `len` bytes of `file`, each of `threads.count` parts read by its own thread.
 #[cfg(unix)]
-fn read_in_parts(file: &std::fs::File, len: u64, threads: usize) -> std::io::Result<Vec<u8>> {
+fn read_in_parts(
+    file: &std::fs::File,
+    len: u64,
+    threads: promptc::parallel::Threads,
+) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let len = usize::try_from(len).map_err(|_| std::io::Error::other("file too large"))?;
     // A size the memory cannot hold is an error to report, not the abort of `vec!`. The
@@ -133,14 +137,19 @@ fn read_in_parts(file: &std::fs::File, len: u64, threads: usize) -> std::io::Res
     // touch every page on this one first.
     Vec::<u8>::new().try_reserve_exact(len)?;
     let mut bytes = vec![0u8; len];
-    let part_len = len.div_ceil(threads.max(1)).max(1);
+    let part_len = len.div_ceil(threads.count.max(1)).max(1);
     std::thread::scope(|scope| {
+        let cpu = promptc::parallel::starter_cpu(threads);
         let mut parts = bytes.chunks_mut(part_len).enumerate();
         let Some((_, first)) = parts.next() else {
             return Ok(());
         };
         let others: Vec<_> = parts
-            .map(|(k, part)| scope.spawn(move || file.read_exact_at(part, (k * part_len) as u64)))
+            .map(|(k, part)| {
+                promptc::parallel::spawn(scope, threads, cpu, k, move || {
+                    file.read_exact_at(part, (k * part_len) as u64)
+                })
+            })
             .collect();
         file.read_exact_at(first, 0)?;
         for handle in others {
@@ -383,18 +392,23 @@ mod tests {
         let text: Vec<u8> = (0..100_003u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &text).unwrap();
         let file = std::fs::File::open(&path).unwrap();
-        for threads in [1, 2, 3, 7] {
+        // Helpers placed as promptc places them, so the placement is part of what is checked.
+        let threads = |count| promptc::parallel::Threads {
+            count,
+            placement: crate::placement::placement(),
+        };
+        for count in [1, 2, 3, 7] {
             let len = text.len() as u64;
             assert_eq!(
-                read_in_parts(&file, len, threads).unwrap(),
+                read_in_parts(&file, len, threads(count)).unwrap(),
                 text,
-                "{threads}"
+                "{count}"
             );
             // The file is shorter than its size said: the read says so.
-            let error = read_in_parts(&file, len + 10, threads).unwrap_err();
-            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof, "{threads}");
+            let error = read_in_parts(&file, len + 10, threads(count)).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof, "{count}");
         }
-        assert!(read_in_parts(&file, 0, 2).unwrap().is_empty());
+        assert!(read_in_parts(&file, 0, threads(2)).unwrap().is_empty());
     }
 
     #[cfg(unix)]

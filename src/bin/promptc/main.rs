@@ -5,6 +5,7 @@ mod commands;
 mod env;
 mod exit;
 mod input;
+mod placement;
 mod term;
 
 use std::process::ExitCode;

@@ -17,6 +17,7 @@ use crate::cli::{Cli, Command, InputArgs};
 use crate::exit::ExitStatus;
 use crate::term::{self, Stream};
 use promptc::Session;
+use promptc::parallel::Threads;
 use promptc::render::RenderOptions;
 
 /// What every command gets: rendering decisions for stdout and stderr.
@@ -56,11 +57,15 @@ pub fn warm_up_tokenizer() {
     std::thread::spawn(promptc::tokens::warm_up);
 }
 
-/// Threads the library may use: one per core. Asked once: std reads the cgroup's CPU quota
-/// from three files at every call.
-pub fn threads() -> usize {
+/// Threads the library may use: one per core, each helper moved off its starter's CPU
+/// ([`crate::placement`]). Asked once: std reads the cgroup's CPU quota from three files at
+/// every call.
+pub fn threads() -> Threads {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+    Threads {
+        count: *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from)),
+        placement: crate::placement::placement(),
+    }
 }
 
 /// Leave what a command built (sessions, plans) to the operating system, which takes it back
