@@ -167,7 +167,8 @@ pub enum RecordKind {
     /// A response item (a `response_item` line, a bare item, or a tagged `response` line).
     Item(ItemId),
     Compacted(Compacted),
-    TurnContext(Box<TurnContext>),
+    /// Shared: consecutive `turn_context` lines with the same payload read as one.
+    TurnContext(std::sync::Arc<TurnContext>),
     Event(Event),
     /// `{"record_type":"state"}` filler lines of the bare legacy format.
     State,

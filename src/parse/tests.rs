@@ -459,6 +459,124 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     }
 }
 
+/// A repeated `turn_context` is taken from the one before it. On every fixture and sample,
+/// each `turn_context` record is what its line gives when it is read alone, in a file of its
+/// own: same timestamp, same context. (Most of the samples' repeat the one before; the test
+/// says how many it saw.)
+#[test]
+fn repeated_turn_contexts_read_as_their_lines_alone() {
+    let (mut contexts, mut repeats) = (0, 0);
+    for (name, bytes) in crate::test_support::fixture_bytes()
+        .into_iter()
+        .chain(crate::test_support::real_sample_bytes())
+    {
+        let Ok(rollout) = load(&name, bytes.clone(), LoadOptions::default()) else {
+            continue;
+        };
+        let mut previous: Option<&std::sync::Arc<crate::model::TurnContext>> = None;
+        for record in &rollout.records {
+            let RecordKind::TurnContext(context) = &record.kind else {
+                continue;
+            };
+            contexts += 1;
+            if previous.is_some_and(|p| std::sync::Arc::ptr_eq(p, context)) {
+                repeats += 1;
+            }
+            previous = Some(context);
+            let line = bytes[record.span.clone()].to_vec();
+            let alone = load(&name, line.clone(), LoadOptions::default()).expect("loads alone");
+            let first = &alone.records[0];
+            let text = |r: &crate::model::Rollout, t: &Option<crate::model::Text>| {
+                t.as_ref().map(|t| t.get(&r.bytes).to_string())
+            };
+            assert_eq!(
+                text(&rollout, &record.timestamp),
+                text(&alone, &first.timestamp),
+                "{name}:{}",
+                record.line
+            );
+            assert_eq!(
+                format!("{:?}", record.kind),
+                format!("{:?}", first.kind),
+                "{name}:{}",
+                record.line
+            );
+        }
+    }
+    eprintln!("{contexts} turn contexts, {repeats} taken from the one before");
+    assert!(repeats > 0, "no fixture repeats a turn_context");
+}
+
+/// Only a line exactly in Codex's form, with the same payload and a plain timestamp, is taken
+/// as a repeat; anything else is read in full, and a bad line is still skipped.
+#[test]
+fn only_codex_form_lines_with_the_same_payload_are_repeats() {
+    let payload = r#"{"cwd":"/w","model":"gpt-5","sandbox_policy":{"type":"read-only"}}"#;
+    let line = |timestamp: &str, rest: &str| {
+        format!(r#"{{"timestamp":"{timestamp}","type":"turn_context","payload":{rest}"#)
+    };
+    let repeat = line("2025-01-01T00:00:00Z", &format!("{payload}}}"));
+    assert_eq!(
+        super::codex_turn_context_timestamp(&repeat, payload),
+        Some(14..34)
+    );
+    for other in [
+        line("2025\\u002d01", &format!("{payload}}}")),
+        line("2025\t01", &format!("{payload}}}")),
+        line("t", &format!("{payload} }}")),
+        line("t", &format!("{payload}}} ")),
+        line("t", &format!("{payload}}}x")),
+        line(
+            "t",
+            r#"{"cwd":"/w","model":"gpt-5","sandbox_policy":{"type":"read-only"},"x":1}}"#,
+        ),
+        format!(r#"{{"type":"turn_context","timestamp":"t","payload":{payload}}}"#),
+        format!(r#"{{"timestamp":"t","type":"turn_context","payload":{payload},"ordinal":1}}"#),
+    ] {
+        assert_eq!(
+            super::codex_turn_context_timestamp(&other, payload),
+            None,
+            "{other}"
+        );
+    }
+
+    // In a file: the repeats share the first line's context, the rest are read in full, and a
+    // line with the same payload that is not JSON is skipped.
+    let file = [
+        line("a", &format!("{payload}}}")),
+        line("b", &format!("{payload}}}")),
+        line("c", &format!("{payload} }}")),
+        line("d", &format!("{payload}}}}}")),
+        line("e", r#"{"cwd":"/x"}}"#),
+        line("f", &format!("{payload}}}")),
+    ]
+    .join("\n");
+    let rollout = load_text(&file).expect("loads");
+    assert_eq!(rollout.records.len(), 5);
+    assert_eq!(rollout.skipped.len(), 1);
+    assert_eq!(rollout.skipped[0].line, 4);
+    let contexts: Vec<_> = rollout
+        .records
+        .iter()
+        .map(|record| match &record.kind {
+            RecordKind::TurnContext(context) => context.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let timestamps: Vec<_> = rollout
+        .records
+        .iter()
+        .map(|r| r.timestamp.as_ref().unwrap().get(&rollout.bytes))
+        .collect();
+    assert_eq!(timestamps, ["a", "b", "c", "e", "f"]);
+    // Lines 2 and 3 repeat line 1 (line 3 by its payload alone); line 6 follows another one.
+    assert!(std::sync::Arc::ptr_eq(&contexts[0], &contexts[1]));
+    assert!(std::sync::Arc::ptr_eq(&contexts[0], &contexts[2]));
+    assert_eq!(contexts[3].cwd.as_deref(), Some("/x"));
+    assert!(!std::sync::Arc::ptr_eq(&contexts[0], &contexts[4]));
+    assert_eq!(contexts[4], contexts[0]);
+}
+
 /// The payload, as written, of every `event_msg` line of the fixtures and samples whose
 /// payload is an object (one that is not is an error whichever way it is read).
 fn recorded_event_payloads() -> Vec<String> {
