@@ -26,22 +26,31 @@ mod linux {
         sched_getcpu().ok()
     }
 
-    /// Move the calling thread to the `helper`-th CPU it may use other than `starter_cpu`
-    /// (helpers 1, 2, … on different CPUs), then give it back every CPU it may use: the kernel
-    /// leaves a running thread where it is, and may still move it if that CPU gets busy.
+    /// When the calling thread runs on `starter_cpu`, move it to the `helper`-th CPU it may
+    /// use after that one (helpers 1, 2, … on different CPUs, counting on from the starter's,
+    /// so that several promptc processes do not all pile onto CPU 0), then give it back every
+    /// CPU it may use: the kernel leaves a running thread where it is, and may still move it
+    /// if that CPU gets busy. A thread the kernel already put elsewhere stays there.
     pub fn leave_cpu(starter_cpu: usize, helper: usize) {
+        if current_cpu() != Some(starter_cpu) {
+            return;
+        }
         if let Some(allowed) = move_off(starter_cpu, helper) {
+            // If the allowed CPUs changed meanwhile this fails and the helper stays where it
+            // is, pinned: it ends with its stage.
             let _ = sched_setaffinity(Pid::from_raw(0), &allowed);
         }
     }
 
-    /// Pin the calling thread to the `helper`-th CPU it may use other than `starter_cpu`, and
+    /// Pin the calling thread to the `helper`-th CPU it may use after `starter_cpu`, and
     /// return the CPUs it was allowed before. `None`, with nothing changed, where it may use
     /// only one CPU or a call fails.
     fn move_off(starter_cpu: usize, helper: usize) -> Option<CpuSet> {
         let allowed = sched_getaffinity(Pid::from_raw(0)).ok()?;
-        let others: Vec<usize> = (0..CpuSet::count())
-            .filter(|&cpu| cpu != starter_cpu && allowed.is_set(cpu).unwrap_or(false))
+        let count = CpuSet::count();
+        let others: Vec<usize> = (1..count)
+            .map(|step| (starter_cpu + step) % count)
+            .filter(|&cpu| allowed.is_set(cpu).unwrap_or(false))
             .collect();
         if others.is_empty() {
             return None;
@@ -67,6 +76,10 @@ mod linux {
                 return;
             };
             let before = sched_getaffinity(Pid::from_raw(0)).unwrap();
+            if sched_setaffinity(Pid::from_raw(0), &before).is_err() {
+                eprintln!("skipped: sched_setaffinity is not allowed here");
+                return;
+            }
             let usable = (0..CpuSet::count())
                 .filter(|&cpu| before.is_set(cpu).unwrap())
                 .count();
@@ -88,6 +101,13 @@ mod linux {
                 if *moved {
                     assert_ne!(*cpu, Some(starter));
                 }
+            }
+            // Helper 1 takes the first usable CPU after the starter's, counting round.
+            let next = (1..CpuSet::count())
+                .map(|step| (starter + step) % CpuSet::count())
+                .find(|&cpu| before.is_set(cpu).unwrap());
+            if usable > 1 {
+                assert_eq!(landed[0].1, next, "starter on {starter}");
             }
             if usable >= 3 {
                 assert_ne!(
