@@ -459,13 +459,13 @@ fn turn_context_fields_read_as_the_map_reads_them() {
     }
 }
 
-/// A repeated `turn_context` is taken from the one before it. On every fixture and sample,
-/// each `turn_context` record is what its line gives when it is read alone, in a file of its
-/// own: same timestamp, same context. (Most of the samples' repeat the one before; the test
-/// says how many it saw.)
+/// Repeats are taken from the line before: a `turn_context` with the last one's payload, a
+/// `token_count` with the last one's `rate_limits`. On every fixture and sample, each such
+/// record is what its line gives when it is read alone, in a file of its own: same timestamp,
+/// same envelope, same kind. (The test says how many it saw.)
 #[test]
-fn repeated_turn_contexts_read_as_their_lines_alone() {
-    let (mut contexts, mut repeats) = (0, 0);
+fn repeated_turn_contexts_and_token_counts_read_as_their_lines_alone() {
+    let (mut contexts, mut shared, mut counts) = (0, 0, 0);
     for (name, bytes) in crate::test_support::fixture_bytes()
         .into_iter()
         .chain(crate::test_support::real_sample_bytes())
@@ -475,36 +475,131 @@ fn repeated_turn_contexts_read_as_their_lines_alone() {
         };
         let mut previous: Option<&std::sync::Arc<crate::model::TurnContext>> = None;
         for record in &rollout.records {
-            let RecordKind::TurnContext(context) = &record.kind else {
-                continue;
-            };
-            contexts += 1;
-            if previous.is_some_and(|p| std::sync::Arc::ptr_eq(p, context)) {
-                repeats += 1;
+            match &record.kind {
+                RecordKind::TurnContext(context) => {
+                    contexts += 1;
+                    if previous.is_some_and(|p| std::sync::Arc::ptr_eq(p, context)) {
+                        shared += 1;
+                    }
+                    previous = Some(context);
+                }
+                RecordKind::Event(event) if event.type_name == "token_count" => counts += 1,
+                _ => continue,
             }
-            previous = Some(context);
             let line = bytes[record.span.clone()].to_vec();
-            let alone = load(&name, line.clone(), LoadOptions::default()).expect("loads alone");
+            let alone = load(&name, line, LoadOptions::default()).expect("loads alone");
             let first = &alone.records[0];
-            let text = |r: &crate::model::Rollout, t: &Option<crate::model::Text>| {
-                t.as_ref().map(|t| t.get(&r.bytes).to_string())
+            // The timestamp as the same kind of text, at the same place in its line.
+            let text = |t: &Option<crate::model::Text>, line_start: usize| match t {
+                Some(crate::model::Text::Span(range)) => {
+                    format!(
+                        "span {:?}",
+                        range.start - line_start..range.end - line_start
+                    )
+                }
+                other => format!("{other:?}"),
             };
+            let at = format!("{name}:{}", record.line);
             assert_eq!(
-                text(&rollout, &record.timestamp),
-                text(&alone, &first.timestamp),
-                "{name}:{}",
-                record.line
+                text(&record.timestamp, record.span.start),
+                text(&first.timestamp, 0),
+                "{at}"
             );
+            assert_eq!(record.newer_envelope, first.newer_envelope, "{at}");
             assert_eq!(
                 format!("{:?}", record.kind),
                 format!("{:?}", first.kind),
-                "{name}:{}",
-                record.line
+                "{at}"
             );
         }
     }
-    eprintln!("{contexts} turn contexts, {repeats} taken from the one before");
-    assert!(repeats > 0, "no fixture repeats a turn_context");
+    eprintln!(
+        "{contexts} turn contexts ({shared} shared with the one before), {counts} token counts"
+    );
+    assert!(shared > 0 && counts > 0, "no fixture repeats a line");
+}
+
+/// A `token_count` line is a repeat only when it starts exactly as Codex writes them and ends as
+/// the last one read in full; that one's envelope and `turn_id` come with it, and a line that
+/// is not JSON is still skipped.
+#[test]
+fn token_counts_repeat_only_in_codex_form_after_the_same_rest() {
+    let usage = |n: &str| {
+        format!(
+            r#"{{"input_tokens":{n},"cached_input_tokens":0,"output_tokens":2,"reasoning_output_tokens":0,"total_tokens":3}}"#
+        )
+    };
+    let info = |n: &str| {
+        format!(
+            r#"{{"total_token_usage":{},"last_token_usage":{},"model_context_window":null}}"#,
+            usage(n),
+            usage("1")
+        )
+    };
+    let line = |timestamp: &str, info: &str, rest: &str| {
+        format!(
+            r#"{{"timestamp":"{timestamp}","type":"event_msg","payload":{{"type":"token_count","info":{info}{rest}"#
+        )
+    };
+    let rest = r#","rate_limits":{"primary":{"used_percent":1.5}},"turn_id":"t1"},"ordinal":7}"#;
+    let head = |text: &str| super::codex_token_count(text);
+    let read = head(&line("a", &info("10"), rest)).expect("Codex's form");
+    assert_eq!(read.timestamp, 14..15);
+    assert_eq!(read.info.map(|i| i.total.input_tokens), Some(10));
+    assert_eq!(head(&line("a", "null", rest)).map(|h| h.info), Some(None));
+    for other in [
+        line("a", &info("010"), rest),
+        line("a", &info("1e2"), rest),
+        line("a", &info("-1"), rest),
+        line("a", &info("1").replace(':', ": "), rest),
+        line("a", &info("1").replace("null", "0.5"), rest),
+        line("a\\u0030", &info("1"), rest),
+        line("a", "nul", rest),
+        line("a", &info("1"), rest).replace(r#""type":"event_msg","#, r#""type": "event_msg","#),
+    ] {
+        assert_eq!(head(&other), None, "{other}");
+    }
+
+    let file = [
+        line("a", &info("10"), rest),
+        line("b", &info("11"), rest),
+        line("c", "null", rest),
+        line("d", &info("010"), rest),
+        line("e", &info("12"), r#","rate_limits":null}}"#),
+        line("f", &info("13"), rest),
+        line("g", &info("14"), r#","rate_limits":null}}"#),
+    ]
+    .join("\n");
+    let rollout = load_text(&file).expect("loads");
+    assert_eq!(rollout.skipped.len(), 1);
+    assert_eq!(rollout.skipped[0].line, 4, "01 is not a JSON number");
+    let read: Vec<_> = rollout
+        .records
+        .iter()
+        .map(|record| match &record.kind {
+            RecordKind::Event(event) => match &event.kind {
+                crate::model::EventKind::TokenCount(info) => (
+                    record.timestamp.as_ref().unwrap().get(&rollout.bytes),
+                    info.as_ref().map(|i| i.total.input_tokens),
+                    event.turn_id.as_deref(),
+                    record.newer_envelope,
+                ),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("a", Some(10), Some("t1"), true),
+            ("b", Some(11), Some("t1"), true),
+            ("c", None, Some("t1"), true),
+            ("e", Some(12), None, false),
+            ("f", Some(13), Some("t1"), true),
+            ("g", Some(14), None, false),
+        ]
+    );
 }
 
 /// Only a line exactly in Codex's form, with the same payload and a plain timestamp, is taken
@@ -532,6 +627,7 @@ fn only_codex_form_lines_with_the_same_payload_are_repeats() {
         ),
         format!(r#"{{"type":"turn_context","timestamp":"t","payload":{payload}}}"#),
         format!(r#"{{"timestamp":"t","type":"turn_context","payload":{payload},"ordinal":1}}"#),
+        format!(r#"{{"timestamp":"t","type":"event_msg","payload":{payload}}}"#),
     ] {
         assert_eq!(
             super::codex_turn_context_timestamp(&other, payload),
