@@ -554,8 +554,8 @@ fn codex_timestamp(line: &str) -> Option<std::ops::Range<usize>> {
 
 /// The start of a `token_count` line as Codex writes it:
 /// `{"timestamp":"…","type":"event_msg","payload":{"type":"token_count","info":` then `null` or
-/// an `info` in Codex's form ([`token_info_as_codex_writes_it`]) with JSON's numbers (no
-/// leading zeros).
+/// an `info` in Codex's form ([`token_info_as_codex_writes_it`]; its counts, as JSON's
+/// numbers, have no leading zeros).
 #[derive(Debug, PartialEq)]
 struct CodexTokenCount {
     timestamp: std::ops::Range<usize>,
@@ -578,14 +578,6 @@ fn codex_token_count(line: &str) -> Option<CodexTokenCount> {
     }
     let mut cursor = InfoCursor::new(info);
     let read = cursor.info_as_codex_writes_it()?;
-    let written = &info.as_bytes()[..cursor.at];
-    // The count reader takes `01`; JSON does not.
-    if written
-        .windows(3)
-        .any(|w| w[0] == b':' && w[1] == b'0' && w[2].is_ascii_digit())
-    {
-        return None;
-    }
     Some(CodexTokenCount {
         timestamp,
         info: Some(read),
@@ -1356,8 +1348,14 @@ impl<'a> InfoCursor<'a> {
     }
 
     /// Digits alone that fit a `u64`: what serde_json reads as one without a doubt (it reads
-    /// `-0` and `1e2` its own way, and they go to it).
+    /// `-0` and `1e2` its own way, and they go to it). Never with a leading zero, which JSON
+    /// does not allow: [`codex_token_count`] reads counts of lines not yet checked.
     fn count(&mut self) -> Option<u64> {
+        if self.bytes.get(self.at) == Some(&b'0')
+            && self.bytes.get(self.at + 1).is_some_and(u8::is_ascii_digit)
+        {
+            return None;
+        }
         let mut value: u64 = 0;
         let start = self.at;
         while let Some(digit) = self.bytes.get(self.at).filter(|b| b.is_ascii_digit()) {
