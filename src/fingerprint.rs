@@ -464,8 +464,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let (views, headers) = if options.threads.count > 1 && replay.steps.len() >= HEADER_THREAD_STEPS
     {
         std::thread::scope(|scope| {
-            let cpu = crate::parallel::starter_cpu(options.threads);
-            let headers = crate::parallel::spawn(scope, options.threads, cpu, 1, || {
+            let headers = crate::parallel::spawn(scope, options.threads, 1, || {
                 step_headers(session, options)
             });
             let views = build_views(session, options);

@@ -39,29 +39,23 @@ pub struct Placement {
     pub leave_cpu: fn(starter_cpu: usize, helper: usize),
 }
 
-/// Start helper number `helper` (from 1) of a stage in `scope`, placed by `threads.placement`.
-/// `starter_cpu` is [`starter_cpu`]'s answer on the starting thread.
+/// Start helper number `helper` (from 1) of a stage in `scope`, placed by `threads.placement`
+/// off the CPU the calling thread runs on now.
 pub fn spawn<'scope, T: Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     threads: Threads,
-    starter_cpu: Option<usize>,
     helper: usize,
     work: impl FnOnce() -> T + Send + 'scope,
 ) -> ScopedJoinHandle<'scope, T> {
+    let starter_cpu = threads
+        .placement
+        .and_then(|placement| Some((placement, (placement.current_cpu)()?)));
     scope.spawn(move || {
-        if let (Some(placement), Some(cpu)) = (threads.placement, starter_cpu) {
+        if let Some((placement, cpu)) = starter_cpu {
             (placement.leave_cpu)(cpu, helper);
         }
         work()
     })
-}
-
-/// The CPU of the calling thread, for the helpers it is about to [`spawn`] (`None` without a
-/// placement).
-pub fn starter_cpu(threads: Threads) -> Option<usize> {
-    threads
-        .placement
-        .and_then(|placement| (placement.current_cpu)())
 }
 
 /// `task(0)`, …, `task(count - 1)` on up to `threads.count` threads (the calling one included).
@@ -85,9 +79,8 @@ pub fn map<T: Send>(count: usize, threads: Threads, task: impl Fn(usize) -> T + 
         }
     };
     let mut done = std::thread::scope(|scope| {
-        let cpu = starter_cpu(threads);
         let helpers: Vec<_> = (1..=helpers)
-            .map(|helper| spawn(scope, threads, cpu, helper, work))
+            .map(|helper| spawn(scope, threads, helper, work))
             .collect();
         let mut done = work();
         for helper in helpers {
@@ -120,11 +113,10 @@ pub fn for_each_mut<T: Send>(
         return run(0, values);
     }
     std::thread::scope(|scope| {
-        let cpu = starter_cpu(threads);
         let mut runs = values.chunks_mut(per_thread).enumerate();
         let own = runs.next();
         let helpers: Vec<_> = runs
-            .map(|(k, values)| spawn(scope, threads, cpu, k, move || run(k * per_thread, values)))
+            .map(|(k, values)| spawn(scope, threads, k, move || run(k * per_thread, values)))
             .collect();
         if let Some((_, values)) = own {
             run(0, values);

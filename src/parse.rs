@@ -158,14 +158,14 @@ fn split_at_newlines(
     parts
 }
 
-/// Join parts in file order: line numbers and item ids become file-wide, and the first
-/// `session_meta` decides the thread id. Each part's records and items are renumbered in place,
-/// the parts on `threads` threads, and then kept as they are, one list after the other
-/// ([`Chunked`]): nothing is copied.
 /// Records and items below which [`join`] renumbers on one thread (tests join on several
 /// threads from the first few).
 const JOIN_THREAD_ENTRIES: usize = if cfg!(test) { 4 } else { 32_768 };
 
+/// Join parts in file order: line numbers and item ids become file-wide, and the first
+/// `session_meta` decides the thread id. Each part's records and items are renumbered in place,
+/// the parts on `threads` threads, and then kept as they are, one list after the other
+/// ([`Chunked`]): nothing is copied.
 fn join(name: &str, mut parts: Vec<Loader>, threads: Threads) -> Rollout {
     // Where each part's lines and items start, file-wide.
     let mut bases = Vec::with_capacity(parts.len());
@@ -537,16 +537,13 @@ fn json_string(raw: &str) -> Option<Cow<'_, str>> {
     }
 }
 
-/// Where the timestamp's text is in `line` when the line is exactly
-/// `{"timestamp":"…","type":"turn_context","payload":` `payload` `}`, Codex's form, with a
-/// timestamp free of quotes, backslashes and control characters (so a JSON string as written);
-/// `None` otherwise.
-fn codex_turn_context_timestamp(line: &str, payload: &str) -> Option<std::ops::Range<usize>> {
-    let timestamp = codex_timestamp(line)?;
-    let tail = line[timestamp.end..]
-        .strip_prefix(r#"","type":"turn_context","payload":"#)?
-        .strip_prefix(payload)?;
-    (tail == "}").then_some(timestamp)
+/// Whether `line`, whose plain timestamp [`codex_timestamp`] found at `timestamp`, is
+/// exactly `{"timestamp":"…","type":"turn_context","payload":` `payload` `}`, Codex's form.
+fn is_codex_turn_context(line: &str, timestamp: &std::ops::Range<usize>, payload: &str) -> bool {
+    line[timestamp.end..]
+        .strip_prefix(r#"","type":"turn_context","payload":"#)
+        .and_then(|tail| tail.strip_prefix(payload))
+        == Some("}")
 }
 
 /// Where the timestamp's text is in a line that starts `{"timestamp":"`, as Codex's lines
@@ -576,8 +573,9 @@ struct CodexTokenCount {
     rest: usize,
 }
 
-fn codex_token_count(line: &str) -> Option<CodexTokenCount> {
-    let timestamp = codex_timestamp(line)?;
+/// The start of `line`, whose plain timestamp [`codex_timestamp`] found at `timestamp`, read
+/// as a [`CodexTokenCount`].
+fn codex_token_count(line: &str, timestamp: std::ops::Range<usize>) -> Option<CodexTokenCount> {
     let info = line[timestamp.end..]
         .strip_prefix(r#"","type":"event_msg","payload":{"type":"token_count","info":"#)?;
     let info_start = line.len() - info.len();
@@ -595,6 +593,26 @@ fn codex_token_count(line: &str) -> Option<CodexTokenCount> {
         info: Some(read),
         rest: info_start + cursor.at,
     })
+}
+
+/// The record of a line read as a repeat of an earlier one, with its own timestamp
+/// (`timestamp`: where its plain text is in the line).
+fn repeat_record(
+    line: usize,
+    span: &std::ops::Range<usize>,
+    timestamp: std::ops::Range<usize>,
+    newer_envelope: bool,
+    kind: RecordKind,
+) -> Record {
+    Record {
+        line,
+        span: span.clone(),
+        timestamp: Some(Text::Span(
+            span.start + timestamp.start..span.start + timestamp.end,
+        )),
+        newer_envelope,
+        kind,
+    }
 }
 
 /// See [`Loader::last_token_count`].
@@ -712,10 +730,13 @@ impl Loader {
             reason: "invalid UTF-8".into(),
             column: Some(e.valid_up_to() + 1),
         })?;
-        if let Some(record) = self.repeated_turn_context(text, line_number, &span) {
+        let timestamp = codex_timestamp(text);
+        if let Some(timestamp) = &timestamp
+            && let Some(record) = self.repeated_turn_context(text, timestamp, line_number, &span)
+        {
             return Ok(record);
         }
-        let token_count = codex_token_count(text);
+        let token_count = timestamp.and_then(|timestamp| codex_token_count(text, timestamp));
         if let Some(head) = &token_count
             && let Some(record) = self.repeated_token_count(head, text, line_number, &span)
         {
@@ -852,22 +873,23 @@ impl Loader {
     /// was checked as JSON with its own line, in the same place in the same envelope, so the
     /// line is JSON when its timestamp is a string, here one without escapes.
     fn repeated_turn_context(
-        &mut self,
+        &self,
         text: &str,
+        timestamp: &std::ops::Range<usize>,
         line_number: usize,
         span: &std::ops::Range<usize>,
     ) -> Option<Record> {
         let (payload, context) = self.last_turn_context.as_ref()?;
-        let timestamp = codex_turn_context_timestamp(text, payload)?;
-        Some(Record {
-            line: line_number,
-            span: span.clone(),
-            timestamp: Some(Text::Span(
-                span.start + timestamp.start..span.start + timestamp.end,
-            )),
-            newer_envelope: false,
-            kind: RecordKind::TurnContext(Arc::clone(context)),
-        })
+        if !is_codex_turn_context(text, timestamp, payload) {
+            return None;
+        }
+        Some(repeat_record(
+            line_number,
+            span,
+            timestamp.clone(),
+            false,
+            RecordKind::TurnContext(Arc::clone(context)),
+        ))
     }
 
     /// A `token_count` line that starts as Codex writes them ([`codex_token_count`]) and ends
@@ -885,19 +907,17 @@ impl Loader {
         if *last.rest != text[head.rest..] {
             return None;
         }
-        Some(Record {
-            line: line_number,
-            span: span.clone(),
-            timestamp: Some(Text::Span(
-                span.start + head.timestamp.start..span.start + head.timestamp.end,
-            )),
-            newer_envelope: last.newer_envelope,
-            kind: RecordKind::Event(Event {
+        Some(repeat_record(
+            line_number,
+            span,
+            head.timestamp.clone(),
+            last.newer_envelope,
+            RecordKind::Event(Event {
                 type_name: Cow::Borrowed("token_count"),
                 kind: EventKind::TokenCount(head.info.clone().map(Box::new)),
                 turn_id: last.turn_id.clone(),
             }),
-        })
+        ))
     }
 
     /// The `turn_context` read from `json`: the last one again when `json` repeats its payload.

@@ -542,7 +542,9 @@ fn token_counts_repeat_only_in_codex_form_after_the_same_rest() {
         )
     };
     let rest = r#","rate_limits":{"primary":{"used_percent":1.5}},"turn_id":"t1"},"ordinal":7}"#;
-    let head = |text: &str| super::codex_token_count(text);
+    let head = |text: &str| {
+        super::codex_timestamp(text).and_then(|timestamp| super::codex_token_count(text, timestamp))
+    };
     let read = head(&line("a", &info("10"), rest)).expect("Codex's form");
     assert_eq!(read.timestamp, 14..15);
     assert_eq!(read.info.map(|i| i.total.input_tokens), Some(10));
@@ -610,11 +612,13 @@ fn only_codex_form_lines_with_the_same_payload_are_repeats() {
     let line = |timestamp: &str, rest: &str| {
         format!(r#"{{"timestamp":"{timestamp}","type":"turn_context","payload":{rest}"#)
     };
+    // As loading asks: a plain timestamp first, then the rest of Codex's form.
+    let repeat_timestamp = |line: &str| {
+        super::codex_timestamp(line)
+            .filter(|timestamp| super::is_codex_turn_context(line, timestamp, payload))
+    };
     let repeat = line("2025-01-01T00:00:00Z", &format!("{payload}}}"));
-    assert_eq!(
-        super::codex_turn_context_timestamp(&repeat, payload),
-        Some(14..34)
-    );
+    assert_eq!(repeat_timestamp(&repeat), Some(14..34));
     for other in [
         line("2025\\u002d01", &format!("{payload}}}")),
         line("2025\t01", &format!("{payload}}}")),
@@ -629,11 +633,7 @@ fn only_codex_form_lines_with_the_same_payload_are_repeats() {
         format!(r#"{{"timestamp":"t","type":"turn_context","payload":{payload},"ordinal":1}}"#),
         format!(r#"{{"timestamp":"t","type":"event_msg","payload":{payload}}}"#),
     ] {
-        assert_eq!(
-            super::codex_turn_context_timestamp(&other, payload),
-            None,
-            "{other}"
-        );
+        assert_eq!(repeat_timestamp(&other), None, "{other}");
     }
 
     // In a file: the repeats share the first line's context, the rest are read in full, and a

@@ -139,14 +139,13 @@ fn read_in_parts(
     let mut bytes = vec![0u8; len];
     let part_len = len.div_ceil(threads.count.max(1)).max(1);
     std::thread::scope(|scope| {
-        let cpu = promptc::parallel::starter_cpu(threads);
         let mut parts = bytes.chunks_mut(part_len).enumerate();
         let Some((_, first)) = parts.next() else {
             return Ok(());
         };
         let others: Vec<_> = parts
             .map(|(k, part)| {
-                promptc::parallel::spawn(scope, threads, cpu, k, move || {
+                promptc::parallel::spawn(scope, threads, k, move || {
                     file.read_exact_at(part, (k * part_len) as u64)
                 })
             })
