@@ -71,15 +71,16 @@ static PRETOKENIZER: LazyLock<Regex> = LazyLock::new(|| {
 /// Which of [`PRETOKENIZER`]'s patterns match one look-ahead character past the piece.
 const LOOKAHEAD: [bool; 3] = [false, true, false];
 
-/// Pieces (the pre-tokenizer's words) up to this long are remembered per thread.
-const CACHED_PIECE_BYTES: usize = 24;
+/// Pieces (the pre-tokenizer's words) up to this long are remembered per thread: with their
+/// length in the last byte they fit a `u128`, which hashes and compares in a few instructions.
+const CACHED_PIECE_BYTES: usize = 15;
 /// At most this many pieces are remembered per thread (a few MB).
 const CACHED_PIECES: usize = 1 << 16;
 
 thread_local! {
-    /// Token counts of short pieces already seen. Logs and code repeat the same words, and
-    /// encoding a piece allocates; a lookup does not.
-    static PIECE_TOKENS: RefCell<HashMap<Box<[u8]>, usize>> = RefCell::new(HashMap::new());
+    /// Token counts of short pieces already seen, by [`piece_key`]. Logs and code repeat the
+    /// same words, and encoding a piece allocates; a lookup does not.
+    static PIECE_TOKENS: RefCell<HashMap<u128, u8>> = RefCell::new(HashMap::new());
     /// This thread's search cache for [`PRETOKENIZER`].
     static SEARCH_CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
 }
@@ -88,28 +89,37 @@ thread_local! {
 /// splits it: anchored matches one after the other, a look-ahead pattern's last character
 /// given back, and nothing more once no pattern matches.
 fn for_each_piece<'t>(text: &'t str, mut piece: impl FnMut(&'t str)) {
+    let mut start = 0;
+    while start < text.len() {
+        let end = match ascii::piece_end(&text.as_bytes()[start..]) {
+            Some(length) => start + length,
+            None => match regex_piece_end(&text[start..]) {
+                Some(length) => start + length,
+                None => break,
+            },
+        };
+        piece(&text[start..end]);
+        start = end;
+    }
+}
+
+/// The length of the piece that starts `text` as the regex finds it, or `None` where no
+/// pattern matches.
+fn regex_piece_end(text: &str) -> Option<usize> {
     let regex = &*PRETOKENIZER;
-    SEARCH_CACHE.with_borrow_mut(|cache| {
+    let found = SEARCH_CACHE.with_borrow_mut(|cache| {
         let cache = cache.get_or_insert_with(|| regex.create_cache());
-        let mut start = 0;
-        while let Some(found) =
-            regex.search_with(cache, &Input::new(&text[start..]).anchored(Anchored::Yes))
-        {
-            let mut end = start + found.end();
-            if LOOKAHEAD[found.pattern().as_usize()]
-                && let Some(last) = text[start..end].chars().next_back()
-            {
-                end -= last.len_utf8();
-            }
-            if end == start {
-                // bpe_openai asserts a look-ahead match is longer than its look-ahead
-                // character; the patterns make it so. Stop rather than loop.
-                break;
-            }
-            piece(&text[start..end]);
-            start = end;
-        }
-    });
+        regex.search_with(cache, &Input::new(text).anchored(Anchored::Yes))
+    })?;
+    let mut end = found.end();
+    if LOOKAHEAD[found.pattern().as_usize()]
+        && let Some(last) = text[..end].chars().next_back()
+    {
+        end -= last.len_utf8();
+    }
+    // bpe_openai asserts a look-ahead match is longer than its look-ahead character; the
+    // patterns make it so. Stop rather than loop.
+    (end > 0).then_some(end)
 }
 
 /// Exactly `o200k_base().count(text)`: the same pre-tokenizer split and per-piece encoding
@@ -119,20 +129,35 @@ fn count_exact(text: &str) -> usize {
     PIECE_TOKENS.with_borrow_mut(|remembered| {
         for_each_piece(text, |piece| {
             let piece = piece.as_bytes();
-            total += if piece.len() > CACHED_PIECE_BYTES {
-                o200k::count(piece)
-            } else if let Some(&tokens) = remembered.get(piece) {
-                tokens
-            } else {
-                let tokens = o200k::count(piece);
-                if remembered.len() < CACHED_PIECES {
-                    remembered.insert(piece.into(), tokens);
+            total += if let Some(key) = piece_key(piece) {
+                if let Some(&tokens) = remembered.get(&key) {
+                    usize::from(tokens)
+                } else {
+                    let tokens = o200k::count(piece);
+                    if remembered.len() < CACHED_PIECES {
+                        // At most one token a byte.
+                        remembered.insert(key, tokens as u8);
+                    }
+                    tokens
                 }
-                tokens
+            } else {
+                o200k::count(piece)
             };
         });
     });
     total
+}
+
+/// A piece of up to [`CACHED_PIECE_BYTES`] as one number: its bytes, then zeros, then its
+/// length in the last byte, so that no two pieces share a key.
+fn piece_key(piece: &[u8]) -> Option<u128> {
+    if piece.len() > CACHED_PIECE_BYTES {
+        return None;
+    }
+    let mut bytes = [0; 16];
+    bytes[..piece.len()].copy_from_slice(piece);
+    bytes[15] = piece.len() as u8;
+    Some(u128::from_le_bytes(bytes))
 }
 
 /// Estimated input tokens of an item: its model-visible text plus a per-item overhead.
@@ -191,6 +216,7 @@ pub fn item_tokens(item: &Item, json: &str) -> usize {
     total
 }
 
+mod ascii;
 mod o200k;
 
 #[cfg(test)]

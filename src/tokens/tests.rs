@@ -163,6 +163,81 @@ proptest::proptest! {
     }
 }
 
+/// One character of each kind the pre-tokenizer's ASCII path tells apart, and non-ASCII ones
+/// that it must leave to the regex: letters, a mark, digits, white space, `ſ` and the Kelvin
+/// sign (which fold to `s` and `k`).
+const SPLIT_ALPHABET: [&str; 44] = [
+    "A", "Z", "a", "s", "t", "r", "e", "v", "l", "m", "d", "k", "S", "T", "R", "E", "L", "D", "0",
+    "9", "\r", "\n", "\t", "\u{b}", "\u{c}", " ", "'", "/", "!", "\0", "\u{1f}", "\u{7f}", "é",
+    "É", "\u{301}", "ſ", "\u{212a}", "\u{661}", "²", "\u{a0}", "\u{85}", "\u{2028}", "日", "🎉",
+];
+
+/// The pieces of `text` as the ASCII path alone cuts them, `None` where it leaves one to the
+/// regex.
+fn ascii_pieces(text: &str) -> Option<Vec<&str>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = start + super::ascii::piece_end(&text.as_bytes()[start..])?;
+        out.push(&text[start..end]);
+        start = end;
+    }
+    Some(out)
+}
+
+#[test]
+fn every_short_text_splits_as_the_tokenizer_splits_it() {
+    // Every text of three characters of the alphabet, and of shorter ones, with any ASCII
+    // character in one of the three places: each way a piece can start, and what follows it,
+    // with the ASCII path and the regex meeting at every boundary.
+    let tokenizer = bpe_openai::o200k_base();
+    let ascii: Vec<String> = (0..128u8)
+        .map(|byte| char::from(byte).to_string())
+        .collect();
+    let alphabet: Vec<String> = SPLIT_ALPHABET.map(str::to_string).to_vec();
+    let or_none = |chars: &[String]| -> Vec<String> {
+        std::iter::once(String::new())
+            .chain(chars.iter().cloned())
+            .collect()
+    };
+    let places = [
+        [ascii.clone(), or_none(&alphabet), or_none(&alphabet)],
+        [alphabet.clone(), or_none(&ascii), or_none(&alphabet)],
+        [alphabet.clone(), alphabet.clone(), ascii.clone()],
+    ];
+    let mut text = String::new();
+    for [first, second, third] in &places {
+        for a in first {
+            for b in second {
+                for c in third {
+                    text.clear();
+                    text.extend([a.as_str(), b, c]);
+                    let expected: Vec<&str> = tokenizer.split(&text).collect();
+                    assert_eq!(pieces(&text), expected, "{text:?}");
+                    if text.is_ascii() {
+                        assert_eq!(ascii_pieces(&text), Some(expected), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+    #[test]
+    fn random_texts_of_every_kind_split_as_the_tokenizer_splits_them(
+        parts in proptest::collection::vec(proptest::sample::select(&SPLIT_ALPHABET[..]), 0..48),
+    ) {
+        let text: String = parts.concat();
+        let expected: Vec<&str> = bpe_openai::o200k_base().split(&text).collect();
+        proptest::prop_assert_eq!(pieces(&text), expected.clone(), "{:?}", text);
+        if text.is_ascii() {
+            proptest::prop_assert_eq!(ascii_pieces(&text), Some(expected), "{:?}", text);
+        }
+    }
+}
+
 #[test]
 fn every_token_counts_as_one_token() {
     // BPE encodes each vocabulary entry to itself: a wrong merge table, trie or prefix table

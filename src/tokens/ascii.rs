@@ -1,0 +1,147 @@
+//! o200k's pre-tokenizer on ASCII, by hand: the regex search was half of the token estimate's
+//! instructions, and logs, code and JSON are nearly all ASCII. [`piece_end`] follows the
+//! patterns of [`super::PRETOKENIZER`] one by one in their order, as the leftmost-first
+//! search does, and gives up on any byte above 0x7F that it would have to look at: what a
+//! non-ASCII character does there (a letter, a mark, a digit, a space or `ſ` folding to `s`)
+//! is left to the regex. `ascii_pieces_are_the_regexs_pieces` holds the two together.
+
+/// What the patterns see in an ASCII byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// `\p{Lu}`.
+    Upper,
+    /// `\p{Ll}`.
+    Lower,
+    /// `\p{N}`.
+    Digit,
+    /// `\r` and `\n`: white space that the word patterns' prefix refuses.
+    Newline,
+    /// The rest of `\s`: tab, vertical tab, form feed, space.
+    Space,
+    /// Neither a letter, a digit nor white space: punctuation, symbols, control characters.
+    Other,
+    /// Past the text's end.
+    End,
+}
+
+const fn class_of(byte: u8) -> Class {
+    match byte {
+        b'A'..=b'Z' => Class::Upper,
+        b'a'..=b'z' => Class::Lower,
+        b'0'..=b'9' => Class::Digit,
+        b'\r' | b'\n' => Class::Newline,
+        b'\t' | 0x0b | 0x0c | b' ' => Class::Space,
+        _ => Class::Other,
+    }
+}
+
+static CLASS: [Class; 128] = {
+    let mut table = [Class::Other; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = class_of(byte as u8);
+        byte += 1;
+    }
+    table
+};
+
+/// The class of `text[at]`, [`Class::End`] past the end, `None` for a non-ASCII byte.
+fn class(text: &[u8], at: usize) -> Option<Class> {
+    match text.get(at) {
+        None => Some(Class::End),
+        Some(&byte) => CLASS.get(usize::from(byte)).copied(),
+    }
+}
+
+/// The end of the piece that starts `text`, or `None` where the answer depends on a
+/// non-ASCII character. `text` is not empty.
+pub(super) fn piece_end(text: &[u8]) -> Option<usize> {
+    let first = class(text, 0)?;
+    // `[^\r\n\p{L}\p{N}]?` then letters: the two word patterns.
+    let letters_from = match first {
+        Class::Upper | Class::Lower => Some(0),
+        Class::Space | Class::Other => match class(text, 1)? {
+            Class::Upper | Class::Lower => Some(1),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(start) = letters_from {
+        let mut end = start;
+        while class(text, end)? == Class::Upper {
+            end += 1;
+        }
+        // `[\p{Lu}…]*[\p{Ll}…]+` and `[\p{Lu}…]+[\p{Ll}…]*`: the lower-case run either way.
+        while class(text, end)? == Class::Lower {
+            end += 1;
+        }
+        return Some(end + contraction(&text[end..])?);
+    }
+    match first {
+        // `\p{N}{1,3}`.
+        Class::Digit => {
+            let mut end = 1;
+            while end < 3 && class(text, end)? == Class::Digit {
+                end += 1;
+            }
+            Some(end)
+        }
+        // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`.
+        Class::Other => Some(punctuation_end(text, 0)?),
+        Class::Space if text[0] == b' ' && class(text, 1)? == Class::Other => {
+            Some(punctuation_end(text, 1)?)
+        }
+        _ => {
+            let mut end = 0;
+            let mut after_newline = None;
+            loop {
+                match class(text, end)? {
+                    Class::Newline => after_newline = Some(end + 1),
+                    Class::Space => {}
+                    _ => break,
+                }
+                end += 1;
+            }
+            Some(match after_newline {
+                // `\s*[\r\n]+`: white space up to its last line break.
+                Some(after_newline) => after_newline,
+                // `\s+$`.
+                None if end == text.len() => end,
+                // `\s+\s` less its look-ahead character, then `\s+`.
+                None => (end - 1).max(1),
+            })
+        }
+    }
+}
+
+/// `[^\s\p{L}\p{N}]+[\r\n/]*` from `start`, which is such a character.
+fn punctuation_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut end = start + 1;
+    while class(text, end)? == Class::Other {
+        end += 1;
+    }
+    while matches!(text.get(end), Some(b'\r' | b'\n' | b'/')) {
+        end += 1;
+    }
+    Some(end)
+}
+
+/// The length of `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` at the start of `text`.
+fn contraction(text: &[u8]) -> Option<usize> {
+    if text.first() != Some(&b'\'') {
+        return Some(0);
+    }
+    let lower = |at: usize| -> Option<Option<u8>> {
+        match text.get(at) {
+            None => Some(None),
+            Some(byte) if byte.is_ascii() => Some(Some(byte.to_ascii_lowercase())),
+            // `ſ` and `K` fold to `s` and `k`: which non-ASCII characters match is the regex's.
+            Some(_) => None,
+        }
+    };
+    Some(match (lower(1)?, lower(2)?) {
+        (Some(b's' | b't' | b'm' | b'd'), _) => 2,
+        (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => 3,
+        _ => 0,
+    })
+}
