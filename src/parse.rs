@@ -1798,5 +1798,9 @@ fn turn_context<'v>(field: impl Fn(&str) -> Option<Field<'v>>) -> Result<TurnCon
 mod head;
 mod scan;
 
+// For reading items' texts again (`tokens`): the same walk over checked JSON.
+pub(crate) use head::{for_each_element, for_each_member};
+pub(crate) use scan::{hex4, unescaped_len};
+
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,9 @@ use regex_automata::{Anchored, Input};
 use serde_json::Value;
 
 use crate::model::{Item, ItemKind};
+use crate::parse::{for_each_element, for_each_member, unescaped_len};
+
+use json_text::count_string;
 
 /// Tokens the server's template adds per input item (role and separators), an estimate.
 pub const ITEM_OVERHEAD: usize = 4;
@@ -28,19 +31,26 @@ pub fn count(text: &str) -> usize {
     if text.len() <= EXACT_LIMIT {
         return count_exact(text);
     }
+    count_samples(text.len(), text, text)
+}
+
+/// [`count`] of a text of `len` bytes, more than [`EXACT_LIMIT`], from `start`, a prefix of
+/// it longer than half the limit, and `end`, a suffix of at least half of it: what the
+/// estimate reads of a text is all that need be at hand.
+fn count_samples(len: usize, start: &str, end: &str) -> usize {
     let half = EXACT_LIMIT / 2;
-    let mut head_end = half;
-    while !text.is_char_boundary(head_end) {
+    let mut head_end = half.min(start.len());
+    while !start.is_char_boundary(head_end) {
         head_end -= 1;
     }
-    let mut tail_start = text.len() - half;
-    while !text.is_char_boundary(tail_start) {
+    let mut tail_start = end.len().saturating_sub(half);
+    while !end.is_char_boundary(tail_start) {
         tail_start += 1;
     }
-    let sampled = head_end + (text.len() - tail_start);
-    let tokens = count_exact(&text[..head_end]) + count_exact(&text[tail_start..]);
+    let sampled = head_end + (end.len() - tail_start);
+    let tokens = count_exact(&start[..head_end]) + count_exact(&end[tail_start..]);
     // Scale by bytes: tokens per byte of the samples times the whole length.
-    (tokens as u128 * text.len() as u128 / sampled.max(1) as u128) as usize
+    (tokens as u128 * len as u128 / sampled.max(1) as u128) as usize
 }
 
 /// Build the pre-tokenizer (about 5 ms) now, so that a thread can do it while the rollout
@@ -164,59 +174,163 @@ fn piece_key(piece: &[u8]) -> Option<u128> {
 /// Encrypted reasoning is decrypted by the provider; its size is estimated from the payload
 /// length (base64, about 3/4 bytes per character, about 4 bytes per token, less framing).
 pub fn item_tokens(item: &Item, json: &str) -> usize {
-    let Ok(value) = serde_json::from_str::<Value>(json) else {
-        return count(json);
-    };
+    walked_item_tokens(item, json).unwrap_or_else(|| parsed_item_tokens(item, json))
+}
+
+/// A rough fixed cost per image.
+fn image_tokens() -> usize {
+    count(&"x ".repeat(256))
+}
+
+/// The tokens of encrypted reasoning of `len` bytes.
+fn encrypted_tokens(len: usize) -> usize {
+    len * 3 / 4 / 4 / 2
+}
+
+/// The raw JSON of the last member of each of `keys` in the object `json`, as serde_json
+/// keeps the last of a repeated key. `None` when some key has escapes (unescaped it might be
+/// one of `keys`) or `json` is not an object.
+fn members<'a, const N: usize>(json: &'a str, keys: [&str; N]) -> Option<[Option<&'a str>; N]> {
+    let mut found = [None; N];
+    for_each_member(json, |key, value| {
+        if key.contains('\\') {
+            return Err(());
+        }
+        if let Some(k) = keys.iter().position(|wanted| *wanted == key) {
+            found[k] = Some(value);
+        }
+        Ok(())
+    })?
+    .ok()?;
+    Some(found)
+}
+
+/// The string value among `raw`, `None` for any other value or none.
+fn string_value(raw: Option<&str>) -> Option<&str> {
+    raw.filter(|raw| raw.starts_with('"'))
+}
+
+/// [`item_tokens`] from the raw JSON of the fields it counts, found by walking the item's
+/// members (the item is checked JSON): no `Value` is built, and a long text is unescaped only
+/// where [`count`] samples it. `None` where the walk is unsure (a key with escapes, an output
+/// that is not a string); the `Value` then decides.
+fn walked_item_tokens(item: &Item, json: &str) -> Option<usize> {
     let mut total = ITEM_OVERHEAD;
-    let mut add = |text: &str| total += count(text);
     match item.kind {
-        ItemKind::Message => match value.get("content") {
-            Some(Value::String(s)) => add(s),
-            Some(Value::Array(parts)) => {
-                for part in parts {
-                    if let Some(text) = part.get("text").and_then(Value::as_str) {
-                        add(text);
-                    } else if part.get("image_url").is_some() {
-                        // A rough fixed cost per image.
-                        add(&"x ".repeat(256));
+        ItemKind::Message => match members(json, ["content"])? {
+            [Some(content)] if content.starts_with('"') => total += count_string(content),
+            [Some(parts)] if parts.starts_with('[') => {
+                let mut unsure = false;
+                for_each_element(parts, |part| {
+                    if !part.starts_with('{') {
+                        return;
                     }
+                    match members(part, ["text", "image_url"]) {
+                        None => unsure = true,
+                        Some([Some(text), _]) if text.starts_with('"') => {
+                            total += count_string(text);
+                        }
+                        Some([_, Some(_)]) => total += image_tokens(),
+                        Some(_) => {}
+                    }
+                })?;
+                if unsure {
+                    return None;
                 }
             }
             _ => {}
         },
         ItemKind::Reasoning => {
-            if let Some(parts) = value.get("summary").and_then(Value::as_array) {
-                for part in parts {
-                    if let Some(text) = part.get("text").and_then(Value::as_str) {
-                        add(text);
+            let [summary, encrypted] = members(json, ["summary", "encrypted_content"])?;
+            if let Some(parts) = summary.filter(|raw| raw.starts_with('[')) {
+                let mut unsure = false;
+                for_each_element(parts, |part| {
+                    if !part.starts_with('{') {
+                        return;
                     }
+                    match members(part, ["text"]) {
+                        None => unsure = true,
+                        Some([text]) => total += string_value(text).map_or(0, count_string),
+                    }
+                })?;
+                if unsure {
+                    return None;
                 }
             }
-            if let Some(encrypted) = value.get("encrypted_content").and_then(Value::as_str) {
-                total += encrypted.len() * 3 / 4 / 4 / 2;
+            if let Some(encrypted) = string_value(encrypted) {
+                let content = &encrypted[1..encrypted.len() - 1];
+                total += encrypted_tokens(unescaped_len(content));
             }
         }
-        ItemKind::FunctionCall => {
-            add(item.name.as_deref().unwrap_or(""));
-            add(value.get("arguments").and_then(Value::as_str).unwrap_or(""));
-        }
-        ItemKind::CustomToolCall => {
-            add(item.name.as_deref().unwrap_or(""));
-            add(value.get("input").and_then(Value::as_str).unwrap_or(""));
+        ItemKind::FunctionCall | ItemKind::CustomToolCall => {
+            let key = if item.kind == ItemKind::FunctionCall {
+                "arguments"
+            } else {
+                "input"
+            };
+            let [text] = members(json, [key])?;
+            total += count(item.name.as_deref().unwrap_or(""));
+            total += string_value(text).map_or(0, count_string);
         }
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
-            match value.get("output") {
-                Some(Value::String(s)) => add(s),
-                Some(other) => add(&other.to_string()),
-                None => {}
+            match members(json, ["output"])? {
+                [Some(output)] if output.starts_with('"') => total += count_string(output),
+                // Counted as serde_json writes it.
+                [Some(_)] => return None,
+                [None] => {}
             }
         }
-        _ => add(json),
+        _ => total += count(json),
     }
-    total
+    Some(total)
+}
+
+/// [`item_tokens`] from the item's `Value`.
+fn parsed_item_tokens(item: &Item, json: &str) -> usize {
+    let Ok(value) = serde_json::from_str::<Value>(json) else {
+        return count(json);
+    };
+    let text = |key: &str| value.get(key).and_then(Value::as_str);
+    let part_texts = |key: &str| {
+        let parts = value.get(key).and_then(Value::as_array);
+        parts.into_iter().flatten()
+    };
+    let name = || count(item.name.as_deref().unwrap_or(""));
+    ITEM_OVERHEAD
+        + match item.kind {
+            ItemKind::Message => match value.get("content") {
+                Some(Value::String(s)) => count(s),
+                Some(Value::Array(_)) => part_texts("content")
+                    .map(|part| match part.get("text").and_then(Value::as_str) {
+                        Some(text) => count(text),
+                        None if part.get("image_url").is_some() => image_tokens(),
+                        None => 0,
+                    })
+                    .sum(),
+                _ => 0,
+            },
+            ItemKind::Reasoning => {
+                let summary: usize = part_texts("summary")
+                    .filter_map(|part| part.get("text").and_then(Value::as_str))
+                    .map(count)
+                    .sum();
+                summary + text("encrypted_content").map_or(0, |e| encrypted_tokens(e.len()))
+            }
+            ItemKind::FunctionCall => name() + count(text("arguments").unwrap_or("")),
+            ItemKind::CustomToolCall => name() + count(text("input").unwrap_or("")),
+            ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
+                match value.get("output") {
+                    Some(Value::String(s)) => count(s),
+                    Some(other) => count(&other.to_string()),
+                    None => 0,
+                }
+            }
+            _ => count(json),
+        }
 }
 
 mod ascii;
+mod json_text;
 mod o200k;
 
 #[cfg(test)]

@@ -143,6 +143,33 @@ pub fn for_each_member<'a, E>(
     Some(Ok(()))
 }
 
+/// Call `element` with the raw JSON of each element of `json`, a valid JSON array, in order.
+/// `None` when `json` is not an array.
+pub fn for_each_element<'a>(json: &'a str, mut element: impl FnMut(&'a str)) -> Option<()> {
+    let bytes = json.as_bytes();
+    let mut i = skip_ws(bytes, 0);
+    if bytes.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(bytes, i);
+        match bytes.get(i) {
+            Some(b']') | None => return Some(()),
+            Some(b',') => i += 1,
+            _ => {
+                let start = i;
+                i = skip_value(bytes, i);
+                if i == start {
+                    // Not JSON after all: stop rather than loop.
+                    return None;
+                }
+                element(&json[start..i]);
+            }
+        }
+    }
+}
+
 pub fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;

@@ -269,6 +269,36 @@ mod words;
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 use words::string_end;
 
+/// The length in bytes of the text of `content`, the inside of a valid JSON string, once its
+/// escapes are undone: what serde_json's unescaping gives, without making it. On other
+/// input the count is off, never a panic.
+pub fn unescaped_len(content: &str) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    return sse2::unescaped_len(content.as_bytes());
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    return words::unescaped_len(content.as_bytes());
+}
+
+/// The value of four hex digits, `None` unless `hex` is four of them.
+pub fn hex4(hex: &[u8]) -> Option<u32> {
+    let hex: &[u8; 4] = hex.try_into().ok()?;
+    hex.iter().try_fold(0, |value, &digit| {
+        Some(value << 4 | char::from(digit).to_digit(16)?)
+    })
+}
+
+/// The bytes of UTF-8 that a `\u` escape with these hex digits stands for. A surrogate pair
+/// is two escapes: the high one stands for all four bytes, the low one for none.
+fn unicode_escape_len(hex: Option<&[u8]>) -> usize {
+    match hex.and_then(hex4) {
+        Some(0..0x80) | None => 1,
+        Some(0x80..0x800) => 2,
+        Some(0xD800..0xDC00) => 4,
+        Some(0xDC00..0xE000) => 0,
+        Some(_) => 3,
+    }
+}
+
 /// `at` is a backslash inside a string: the index after its escape, or `None` when the escape
 /// is not one JSON allows, or is a UTF-16 surrogate (`\uD800`–`\uDFFF`). A surrogate must pair
 /// with the next escape, which serde_json checks; the line is left to it (they are rare: Codex

@@ -298,3 +298,156 @@ proptest::proptest! {
         );
     }
 }
+
+/// The JSON text of `text` with some characters written as escapes, as other writers do:
+/// `\uXXXX` for every `selector`-th non-ASCII character (surrogate pairs for those past the
+/// BMP), `\/` for slashes.
+fn escaped_json(text: &str, selector: usize) -> String {
+    let mut out = String::from("\"");
+    for (k, c) in text.chars().enumerate() {
+        match c {
+            '/' if k % 2 == 0 => out.push_str("\\/"),
+            c if !c.is_ascii() && k % selector.max(1) == 0 => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => {
+                let written = serde_json::to_string(&c.to_string()).unwrap();
+                out.push_str(&written[1..written.len() - 1]);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Characters of every kind an escape can stand for.
+const ESCAPE_ALPHABET: [&str; 17] = [
+    "a", "Z", " ", "\n", "\t", "\r", "\"", "\\", "/", "\u{1b}", "\u{0}", "é", "€", "日", "🎉",
+    "\u{7f}", "\u{8}",
+];
+
+proptest::proptest! {
+    #[test]
+    fn json_strings_unescape_as_serde_json_unescapes_them(
+        parts in proptest::collection::vec(proptest::sample::select(&ESCAPE_ALPHABET[..]), 0..200),
+        selector in 1usize..4,
+    ) {
+        let text: String = parts.concat();
+        let raw = escaped_json(&text, selector);
+        proptest::prop_assert_eq!(serde_json::from_str::<String>(&raw).unwrap(), text.clone());
+        let content = &raw[1..raw.len() - 1];
+        let mut unescaped = String::new();
+        super::json_text::unescape_into(content, &mut unescaped, usize::MAX);
+        proptest::prop_assert_eq!(&unescaped, &text);
+        proptest::prop_assert_eq!(crate::parse::unescaped_len(content), text.len());
+        // From every place the tail may start, the text read is the text's end.
+        for at in 0..=content.len() {
+            let start = super::json_text::boundary_at_or_before(content.as_bytes(), at);
+            proptest::prop_assert!(start <= at);
+            let mut rest = String::new();
+            super::json_text::unescape_into(&content[start..], &mut rest, usize::MAX);
+            proptest::prop_assert!(text.ends_with(&rest), "{:?} from {}", raw, start);
+        }
+        // A head stops at a character boundary once it holds enough, and is the text's start.
+        for stop_at in [1, 7, 64] {
+            let mut head = String::new();
+            super::json_text::unescape_into(content, &mut head, stop_at);
+            proptest::prop_assert!(text.starts_with(&head));
+            proptest::prop_assert!(head.len() >= stop_at.min(text.len()));
+        }
+    }
+}
+
+#[test]
+fn long_json_strings_count_as_their_text() {
+    // Texts past the exact limit, with escapes dense and sparse and a head or tail sample
+    // boundary falling inside characters and escapes: the estimate from the raw JSON is the
+    // estimate of the unescaped text.
+    let pieces = [
+        "line one of the log\n",
+        "\t\"quoted\" \\path\\to\\file\u{1b}[0m\n",
+        "日本語のテキスト🎉 ",
+        "plain text without any escapes at all, repeated to make a long run. ",
+    ];
+    for selector in 1..4 {
+        for shift in 0..8 {
+            for (k, piece) in pieces.iter().enumerate() {
+                let mut text = "é".repeat(shift);
+                while text.len() < 20 * 1024 {
+                    text.push_str(piece);
+                    text.push_str(pieces[(k + text.len()) % pieces.len()]);
+                }
+                let raw = escaped_json(&text, selector);
+                assert_eq!(
+                    super::json_text::count_string(&raw),
+                    super::count(&text),
+                    "selector {selector}, shift {shift}, piece {k}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn walking_an_item_counts_what_its_value_counts() {
+    let mut items = 0;
+    let mut walked = 0;
+    for (name, session) in crate::test_support::all_fixtures()
+        .into_iter()
+        .chain(real_samples())
+    {
+        let bytes = &session.rollout.bytes;
+        for item in &session.rollout.items {
+            let json = item.wire_json(bytes);
+            let parsed = super::parsed_item_tokens(item, json);
+            items += 1;
+            if let Some(tokens) = super::walked_item_tokens(item, json) {
+                walked += 1;
+                assert_eq!(tokens, parsed, "{name}: line {}", item.line);
+            }
+        }
+    }
+    assert!(
+        walked * 100 >= items * 99,
+        "{walked} of {items} items walked"
+    );
+}
+
+#[test]
+fn items_the_walk_is_unsure_of_are_counted_from_their_value() {
+    let session = crate::test_support::session(&[
+        // A key with an escape is `output` once unescaped.
+        r#"{"type":"function_call_output","call_id":"c1","out\u0070ut":"some text here"}"#,
+        // A repeated key: the last one counts.
+        r#"{"type":"function_call_output","call_id":"c2","output":"a","output":"the longer output wins"}"#,
+        // An output that is not a string is counted as serde_json writes it.
+        r#"{"type":"function_call_output","call_id":"c3","output":{"b": [1, 2], "a": "x"}}"#,
+        r#"{"type":"message","role":"user","content":[{"type":"input_image","image_url":null},{"type":"input_image","image_url":"data:,x"},{"type":"input_text","text":"hi \u00e9 \ud83c\udf89"}]}"#,
+        r#"{"type":"reasoning","summary":[{"text":"why"},{"text":null},"x"],"encrypted_content":"QUJD\/REVG"}"#,
+        r#"{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch","call_id":"c4"}"#,
+    ]);
+    let bytes = &session.rollout.bytes;
+    let walked: Vec<Option<usize>> = session
+        .rollout
+        .items
+        .iter()
+        .map(|item| super::walked_item_tokens(item, item.wire_json(bytes)))
+        .collect();
+    assert_eq!(walked.len(), 6);
+    assert_eq!(walked[0], None, "an escaped key");
+    assert_eq!(walked[2], None, "an object output");
+    for (item, walked) in session.rollout.items.iter().zip(&walked) {
+        let json = item.wire_json(bytes);
+        let parsed = super::parsed_item_tokens(item, json);
+        assert_eq!(super::item_tokens(item, json), parsed, "{json}");
+        if let Some(walked) = walked {
+            assert_eq!(*walked, parsed, "{json}");
+        }
+    }
+    // The repeated key: the last output's tokens, not the first's.
+    let last = super::ITEM_OVERHEAD + super::count("the longer output wins");
+    assert_eq!(walked[1], Some(last));
+}

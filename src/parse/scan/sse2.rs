@@ -3,7 +3,7 @@
 //! from arithmetic on its backslash mask (simdjson's escape scanner), not from stepping over
 //! each escape; each escaped byte is then only checked to be one JSON allows.
 
-use super::escape_end;
+use super::{escape_end, unicode_escape_len};
 
 /// Bytes the first look at a string takes: most strings (keys, names, ids) end within it.
 const WINDOW: usize = 16;
@@ -41,22 +41,49 @@ fn block_masks(block: &[u8; BLOCK]) -> [u64; 3] {
     masks
 }
 
-/// The block of `bytes` from `at`, padded with spaces past the end (a space is none of the
-/// bytes looked for).
+/// The masks of the block of `bytes` from `at`, padded with spaces past the end (a space is
+/// none of the bytes looked for).
 #[inline(always)]
 fn block_at(bytes: &[u8], at: usize) -> [u64; 3] {
+    with_block(bytes, at, block_masks)
+}
+
+/// `masks` of the block of `bytes` from `at`, padded with spaces past the end.
+#[inline(always)]
+fn with_block<const N: usize>(
+    bytes: &[u8],
+    at: usize,
+    masks: impl Fn(&[u8; BLOCK]) -> [u64; N],
+) -> [u64; N] {
     match bytes
         .get(at..at + BLOCK)
         .and_then(|block| block.try_into().ok())
     {
-        Some(block) => block_masks(block),
+        Some(block) => masks(block),
         None => {
             let rest = bytes.get(at..).unwrap_or_default();
             let mut padded = [b' '; BLOCK];
             padded[..rest.len()].copy_from_slice(rest);
-            block_masks(&padded)
+            masks(&padded)
         }
     }
+}
+
+/// Bit k is set when `block[k]` is a backslash, and when it is a `u`.
+#[inline(always)]
+fn backslash_and_u_masks(block: &[u8; BLOCK]) -> [u64; 2] {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let mut masks = [0u64; 2];
+    for (k, chunk) in block.as_chunks::<WINDOW>().0.iter().enumerate() {
+        let v = load_unaligned_m128i(chunk);
+        for (mask, byte) in masks.iter_mut().zip([b'\\', b'u']) {
+            let equal = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(i8::from_ne_bytes([byte])));
+            *mask |= u64::from(move_mask_i8_m128i(equal).cast_unsigned()) << (k * WINDOW);
+        }
+    }
+    masks
 }
 
 /// The bytes that make a two-byte escape after a backslash. A table, not a `match`: the match
@@ -151,4 +178,27 @@ fn string_end_in_blocks(bytes: &[u8], mut block: usize) -> Option<usize> {
             return None;
         }
     }
+}
+
+/// [`super::unescaped_len`] sixty-four bytes at a time: each block's escaped bytes come from
+/// its backslash mask as in the string scan, and only `\u` escapes are read one by one.
+pub(super) fn unescaped_len(content: &[u8]) -> usize {
+    let mut removed = 0;
+    let mut carry = 0;
+    let mut block = 0;
+    while block < content.len() {
+        let [backslash, u] = with_block(content, block, backslash_and_u_masks);
+        let escaped = escaped(backslash, &mut carry);
+        // An escape leaves its backslash out; a `\u` escape its `u` and four digits too,
+        // less the bytes of UTF-8 they stand for.
+        removed += escaped.count_ones() as usize;
+        let mut unicode = escaped & u;
+        while unicode != 0 {
+            let at = block + unicode.trailing_zeros() as usize;
+            removed += 5 - unicode_escape_len(content.get(at + 1..at + 5));
+            unicode &= unicode - 1;
+        }
+        block += BLOCK;
+    }
+    content.len().saturating_sub(removed)
 }

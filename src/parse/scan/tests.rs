@@ -369,3 +369,33 @@ fn surrogate_escapes_are_left_to_serde_json() {
         );
     }
 }
+
+/// Pieces of JSON string text: plain, escaped, and escapes that stand for 1 to 4 bytes.
+const STRING_PIECES: [&str; 14] = [
+    "a",
+    " ",
+    "é",
+    "日",
+    "🎉",
+    "\\n",
+    "\\\\",
+    "\\\"",
+    "\\/",
+    "\\u001b",
+    "\\u00e9",
+    "\\u20ac",
+    "\\ud83c\\udf89",
+    "\\\\u0041",
+];
+
+proptest! {
+    #[test]
+    fn unescaped_lengths_are_serde_jsons(
+        pieces in proptest::collection::vec(proptest::sample::select(&STRING_PIECES[..]), 0..160),
+    ) {
+        let content = pieces.concat();
+        let text: String = serde_json::from_str(&format!("\"{content}\"")).expect("valid string");
+        prop_assert_eq!(unescaped_len(&content), text.len(), "{}", content);
+        prop_assert_eq!(words::unescaped_len(content.as_bytes()), text.len(), "{}", content);
+    }
+}

@@ -1,7 +1,7 @@
 //! The string scan eight bytes at a time (SWAR), as serde_json does: for targets without
 //! SSE2, and in tests as a second reading of every string.
 
-use super::escape_end;
+use super::{escape_end, unicode_escape_len};
 
 /// Broadcast a byte to the 8 bytes of a word.
 const fn splat(byte: u8) -> u64 {
@@ -52,4 +52,20 @@ pub(super) fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
             _ => return None,
         }
     }
+}
+
+/// [`super::unescaped_len`] escape by escape.
+pub(super) fn unescaped_len(content: &[u8]) -> usize {
+    let mut removed = 0;
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr(b'\\', content.get(at..).unwrap_or_default()) {
+        let code = at + offset + 1;
+        removed += 1;
+        at = code + 1;
+        if content.get(code) == Some(&b'u') {
+            removed += 5 - unicode_escape_len(content.get(code + 1..code + 5));
+            at = code + 5;
+        }
+    }
+    content.len().saturating_sub(removed)
 }
