@@ -87,6 +87,51 @@ fn main() {
     write(&out, "edge_byte", &trie.edge_byte);
     write_u32s(&out, "edge_node", trie.edge_node.iter().copied());
     write_u32s(&out, "node_token", trie.token.iter().copied());
+    write_u32s(&out, "categories", categories().into_iter().flatten());
+}
+
+/// What o200k's pre-tokenizer patterns tell apart in a character, as ranges `[first, last,
+/// class]` in order, from the Unicode tables of regex-syntax, which its regex is compiled
+/// with. The class numbers are `src/tokens/pieces.rs`'s `Class`; a character in no range is
+/// `Other`.
+fn categories() -> Vec<[u32; 3]> {
+    use regex_syntax::hir::{Class, HirKind};
+    let classes = [
+        (r"\p{Lu}", 1),
+        (r"\p{Lt}", 1),
+        (r"\p{Ll}", 2),
+        (r"\p{Lm}", 3),
+        (r"\p{Lo}", 3),
+        (r"\p{M}", 4),
+        (r"\p{N}", 5),
+        (r"\s", 6),
+        (r"[\r\n]", 7),
+    ];
+    let mut class_of: BTreeMap<u32, u32> = BTreeMap::new();
+    for (pattern, class) in classes {
+        let hir = regex_syntax::parse(pattern).expect("the class parses");
+        let HirKind::Class(Class::Unicode(ranges)) = hir.kind() else {
+            panic!("{pattern} is a Unicode class");
+        };
+        for range in ranges.ranges() {
+            for c in u32::from(range.start())..=u32::from(range.end()) {
+                // `\s` holds `\r` and `\n`: the line breaks' own class comes last and wins.
+                let earlier = class_of.insert(c, class);
+                assert!(
+                    earlier.is_none() || (class == 7 && earlier == Some(6)),
+                    "{pattern} overlaps another class at U+{c:04X}"
+                );
+            }
+        }
+    }
+    let mut ranges: Vec<[u32; 3]> = Vec::new();
+    for (c, class) in class_of {
+        match ranges.last_mut() {
+            Some(last) if last[1] + 1 == c && last[2] == class => last[1] = c,
+            _ => ranges.push([c, c, class]),
+        }
+    }
+    ranges
 }
 
 /// bpe's `is_valid_token_pair`: `true` when BPE, merging by rank, leaves `first` and `second`

@@ -3,11 +3,8 @@
 //! the provider's count: the server wraps items in a template promptc does not know.
 
 use std::cell::RefCell;
-use std::sync::LazyLock;
 
 use foldhash::{HashMap, HashMapExt};
-use regex_automata::meta::{Cache, Regex};
-use regex_automata::{Anchored, Input};
 use serde_json::Value;
 
 use crate::model::{Item, ItemKind};
@@ -53,34 +50,6 @@ fn count_samples(len: usize, start: &str, end: &str) -> usize {
     (tokens as u128 * len as u128 / sampled.max(1) as u128) as usize
 }
 
-/// Build the pre-tokenizer (about 5 ms) now, so that a thread can do it while the rollout
-/// loads instead of the first count waiting for it. The counting tables need no loading.
-pub fn warm_up() {
-    LazyLock::force(&PRETOKENIZER);
-}
-
-/// o200k's pre-tokenizer, as `bpe_openai` 0.3 builds it (`BPE_O200K_BASE` in its lib.rs): the
-/// word patterns, then `\s+\s` whose match ends with one look-ahead character that is not
-/// part of the piece, then `\s+`. Built here rather than borrowed because `bpe_openai` searches
-/// with the regex's shared cache pool, which costs a lock per piece on every thread but one;
-/// here each thread keeps its own cache. `texts_split_as_the_tokenizer_splits_them` and
-/// `random_texts_split_as_the_tokenizer_splits_them` hold the two to the same pieces.
-static PRETOKENIZER: LazyLock<Regex> = LazyLock::new(|| {
-    let words = [
-        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        "\\p{N}{1,3}",
-        " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-        "\\s*[\\r\\n]+",
-        "\\s+$",
-    ]
-    .join("|");
-    Regex::new_many(&[words.as_str(), "\\s+\\s", "\\s+"]).expect("o200k's pre-tokenizer compiles")
-});
-
-/// Which of [`PRETOKENIZER`]'s patterns match one look-ahead character past the piece.
-const LOOKAHEAD: [bool; 3] = [false, true, false];
-
 /// Pieces (the pre-tokenizer's words) up to this long are remembered per thread: with their
 /// length in the last byte they fit a `u128`, which hashes and compares in a few instructions.
 const CACHED_PIECE_BYTES: usize = 15;
@@ -91,45 +60,19 @@ thread_local! {
     /// Token counts of short pieces already seen, by [`piece_key`]. Logs and code repeat the
     /// same words, and encoding a piece allocates; a lookup does not.
     static PIECE_TOKENS: RefCell<HashMap<u128, u8>> = RefCell::new(HashMap::new());
-    /// This thread's search cache for [`PRETOKENIZER`].
-    static SEARCH_CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
 }
 
 /// Call `piece` with each piece of `text` in order, split as `bpe_openai`'s `Tokenizer::split`
-/// splits it: anchored matches one after the other, a look-ahead pattern's last character
-/// given back, and nothing more once no pattern matches.
+/// splits it.
 fn for_each_piece<'t>(text: &'t str, mut piece: impl FnMut(&'t str)) {
     let mut start = 0;
     while start < text.len() {
-        let end = match ascii::piece_end(&text.as_bytes()[start..]) {
-            Some(length) => start + length,
-            None => match regex_piece_end(&text[start..]) {
-                Some(length) => start + length,
-                None => break,
-            },
-        };
+        let rest = &text[start..];
+        let end =
+            start + ascii::piece_end(rest.as_bytes()).unwrap_or_else(|| pieces::piece_end(rest));
         piece(&text[start..end]);
         start = end;
     }
-}
-
-/// The length of the piece that starts `text` as the regex finds it, or `None` where no
-/// pattern matches.
-fn regex_piece_end(text: &str) -> Option<usize> {
-    let regex = &*PRETOKENIZER;
-    let found = SEARCH_CACHE.with_borrow_mut(|cache| {
-        let cache = cache.get_or_insert_with(|| regex.create_cache());
-        regex.search_with(cache, &Input::new(text).anchored(Anchored::Yes))
-    })?;
-    let mut end = found.end();
-    if LOOKAHEAD[found.pattern().as_usize()]
-        && let Some(last) = text[..end].chars().next_back()
-    {
-        end -= last.len_utf8();
-    }
-    // bpe_openai asserts a look-ahead match is longer than its look-ahead character; the
-    // patterns make it so. Stop rather than loop.
-    (end > 0).then_some(end)
 }
 
 /// Exactly `o200k_base().count(text)`: the same pre-tokenizer split and per-piece encoding
@@ -332,6 +275,7 @@ fn parsed_item_tokens(item: &Item, json: &str) -> usize {
 mod ascii;
 mod json_text;
 mod o200k;
+mod pieces;
 
 #[cfg(test)]
 mod tests;

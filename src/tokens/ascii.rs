@@ -1,9 +1,9 @@
-//! o200k's pre-tokenizer on ASCII, by hand: the regex search was half of the token estimate's
-//! instructions, and logs, code and JSON are nearly all ASCII. [`piece_end`] follows the
-//! patterns of [`super::PRETOKENIZER`] one by one in their order, as the leftmost-first
-//! search does, and gives up on any byte above 0x7F that it would have to look at: what a
-//! non-ASCII character does there (a letter, a mark, a digit, a space or `ſ` folding to `s`)
-//! is left to the regex. `ascii_pieces_are_the_regexs_pieces` holds the two together.
+//! o200k's pre-tokenizer on ASCII, the fast path of `pieces.rs`: logs, code and JSON are nearly
+//! all ASCII, and a byte table with no backtracking to consider cuts their pieces in half the
+//! instructions of the general matcher. [`piece_end`] follows the same patterns in the same
+//! order, and gives up on any byte above 0x7F that it would have to look at: what a non-ASCII
+//! character does there (a letter, a mark, a digit, a space, or `ſ` folding to `s`) is left to
+//! `pieces::piece_end`. The split tests hold both to `bpe_openai`'s pieces.
 
 /// What the patterns see in an ASCII byte.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -135,7 +135,7 @@ fn contraction(text: &[u8]) -> Option<usize> {
         match text.get(at) {
             None => Some(None),
             Some(byte) if byte.is_ascii() => Some(Some(byte.to_ascii_lowercase())),
-            // `ſ` and `K` fold to `s` and `k`: which non-ASCII characters match is the regex's.
+            // `ſ` folds to `s`: non-ASCII is the general matcher's.
             Some(_) => None,
         }
     };

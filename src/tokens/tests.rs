@@ -100,7 +100,6 @@ fn pieces(text: &str) -> Vec<&str> {
 
 #[test]
 fn texts_split_as_the_tokenizer_splits_them() {
-    let tokenizer = bpe_openai::o200k_base();
     let mut texts: Vec<String> = [
         "",
         " ",
@@ -132,8 +131,7 @@ fn texts_split_as_the_tokenizer_splits_them() {
         );
     }
     for text in &texts {
-        let expected: Vec<&str> = tokenizer.split(text).collect();
-        assert_eq!(pieces(text), expected, "{text:?}");
+        assert_splits_as_the_tokenizer(text).unwrap();
     }
 }
 
@@ -163,17 +161,86 @@ proptest::proptest! {
     }
 }
 
-/// One character of each kind the pre-tokenizer's ASCII path tells apart, and non-ASCII ones
-/// that it must leave to the regex: letters, a mark, digits, white space, `ſ` and the Kelvin
-/// sign (which fold to `s` and `k`).
-const SPLIT_ALPHABET: [&str; 44] = [
-    "A", "Z", "a", "s", "t", "r", "e", "v", "l", "m", "d", "k", "S", "T", "R", "E", "L", "D", "0",
-    "9", "\r", "\n", "\t", "\u{b}", "\u{c}", " ", "'", "/", "!", "\0", "\u{1f}", "\u{7f}", "é",
-    "É", "\u{301}", "ſ", "\u{212a}", "\u{661}", "²", "\u{a0}", "\u{85}", "\u{2028}", "日", "🎉",
+/// One character of each kind the pre-tokenizer tells apart: ASCII letters (those of the
+/// contractions among them), digits, white space, punctuation and controls; and of each Unicode
+/// class: upper, title, lower, modifier and other letters, the three kinds of marks, numbers,
+/// white space, and others (symbols, a format character, an unassigned one), with `ſ` and the
+/// Kelvin sign, which fold to `s` and `k`.
+const SPLIT_ALPHABET: [&str; 58] = [
+    "A",
+    "Z",
+    "a",
+    "s",
+    "t",
+    "r",
+    "e",
+    "v",
+    "l",
+    "m",
+    "d",
+    "k",
+    "S",
+    "T",
+    "R",
+    "E",
+    "L",
+    "D",
+    "0",
+    "9",
+    "\r",
+    "\n",
+    "\t",
+    "\u{b}",
+    "\u{c}",
+    " ",
+    "'",
+    "/",
+    "!",
+    "\0",
+    "\u{1f}",
+    "\u{7f}",
+    "é",
+    "É",
+    "Ω",
+    "ǅ",
+    "ʰ",
+    "日",
+    "א",
+    "\u{301}",
+    "\u{903}",
+    "\u{20dd}",
+    "ſ",
+    "\u{212a}",
+    "\u{661}",
+    "²",
+    "Ⅻ",
+    "\u{a0}",
+    "\u{85}",
+    "\u{2028}",
+    "\u{3000}",
+    "\u{1680}",
+    "€",
+    "—",
+    "🎉",
+    "\u{200b}",
+    "\u{378}",
+    "\u{10ffff}",
 ];
 
+/// The pieces of `text` as the general matcher alone cuts them.
+fn general_pieces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = start + super::pieces::piece_end(&text[start..]);
+        out.push(&text[start..end]);
+        start = end;
+    }
+    out
+}
+
 /// The pieces of `text` as the ASCII path alone cuts them, `None` where it leaves one to the
-/// regex.
+/// general matcher.
 fn ascii_pieces(text: &str) -> Option<Vec<&str>> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -185,12 +252,22 @@ fn ascii_pieces(text: &str) -> Option<Vec<&str>> {
     Some(out)
 }
 
+/// `text` splits as bpe_openai splits it: with both matchers, with the general one alone, and
+/// (ASCII text) with the ASCII one alone.
+fn assert_splits_as_the_tokenizer(text: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+    let expected: Vec<&str> = bpe_openai::o200k_base().split(text).collect();
+    proptest::prop_assert_eq!(&pieces(text), &expected, "{:?}", text);
+    proptest::prop_assert_eq!(&general_pieces(text), &expected, "{:?}", text);
+    if text.is_ascii() {
+        proptest::prop_assert_eq!(ascii_pieces(text), Some(expected), "{:?}", text);
+    }
+    Ok(())
+}
+
 #[test]
 fn every_short_text_splits_as_the_tokenizer_splits_it() {
     // Every text of three characters of the alphabet, and of shorter ones, with any ASCII
-    // character in one of the three places: each way a piece can start, and what follows it,
-    // with the ASCII path and the regex meeting at every boundary.
-    let tokenizer = bpe_openai::o200k_base();
+    // character in one of the three places: each way a piece can start, and what follows it.
     let ascii: Vec<String> = (0..128u8)
         .map(|byte| char::from(byte).to_string())
         .collect();
@@ -212,11 +289,7 @@ fn every_short_text_splits_as_the_tokenizer_splits_it() {
                 for c in third {
                     text.clear();
                     text.extend([a.as_str(), b, c]);
-                    let expected: Vec<&str> = tokenizer.split(&text).collect();
-                    assert_eq!(pieces(&text), expected, "{text:?}");
-                    if text.is_ascii() {
-                        assert_eq!(ascii_pieces(&text), Some(expected), "{text:?}");
-                    }
+                    assert_splits_as_the_tokenizer(&text).unwrap();
                 }
             }
         }
@@ -224,18 +297,67 @@ fn every_short_text_splits_as_the_tokenizer_splits_it() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3_000))]
     #[test]
     fn random_texts_of_every_kind_split_as_the_tokenizer_splits_them(
-        parts in proptest::collection::vec(proptest::sample::select(&SPLIT_ALPHABET[..]), 0..48),
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                3 => proptest::strategy::Strategy::prop_map(
+                    proptest::sample::select(&SPLIT_ALPHABET[..]),
+                    str::to_string,
+                ),
+                1 => proptest::strategy::Strategy::prop_map(proptest::char::any(), String::from),
+            ],
+            0..48,
+        ),
     ) {
-        let text: String = parts.concat();
-        let expected: Vec<&str> = bpe_openai::o200k_base().split(&text).collect();
-        proptest::prop_assert_eq!(pieces(&text), expected.clone(), "{:?}", text);
-        if text.is_ascii() {
-            proptest::prop_assert_eq!(ascii_pieces(&text), Some(expected), "{:?}", text);
+        assert_splits_as_the_tokenizer(&parts.concat())?;
+    }
+}
+
+#[test]
+fn characters_are_in_the_classes_of_the_regexs_tables() {
+    use super::pieces::{Class, class_of};
+    use regex_syntax::hir::{Class as HirClass, HirKind};
+    let classes = [
+        (r"\p{Lu}", Class::Upper),
+        (r"\p{Lt}", Class::Upper),
+        (r"\p{Ll}", Class::Lower),
+        (r"\p{Lm}", Class::Both),
+        (r"\p{Lo}", Class::Both),
+        (r"\p{M}", Class::Mark),
+        (r"\p{N}", Class::Digit),
+        (r"\s", Class::Space),
+    ];
+    let mut classified = 0;
+    for (pattern, class) in classes {
+        let hir = regex_syntax::parse(pattern).expect("parses");
+        let HirKind::Class(HirClass::Unicode(ranges)) = hir.kind() else {
+            panic!("{pattern}");
+        };
+        for range in ranges.ranges() {
+            for c in range.start()..=range.end() {
+                let expected = if matches!(c, '\r' | '\n') {
+                    Class::Newline
+                } else {
+                    class
+                };
+                assert_eq!(class_of(c), expected, "{c:?} in {pattern}");
+                classified += 1;
+            }
         }
     }
+    // Every other character is `Other`. (Not std's `is_numeric` and `is_whitespace`: std's
+    // Unicode is newer than the regex's, and the regex's is what bpe_openai cuts with.)
+    let others = (0..=0x10FFFF)
+        .filter_map(char::from_u32)
+        .filter(|&c| class_of(c) == Class::Other)
+        .count();
+    assert_eq!(
+        classified + others,
+        0x10FFFF + 1 - 0x800,
+        "every scalar value in one class"
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `promptc diff`.
 
 use crate::cli::{DiffArgs, Format, InputArgs};
-use crate::commands::{Context, keep_until_exit, load, plan, warm_up_tokenizer, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::diff::{write_diff_json, write_diff_text};
 
@@ -10,9 +10,6 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         rollout: rollout.to_string(),
         strict: args.strict,
     };
-    if !args.no_tokens {
-        warm_up_tokenizer();
-    }
     let a = load(&input(&args.a), context)?;
     let b = load(&input(&args.b), context)?;
     let pa = plan(&a, &args.plan, !args.no_tokens)?;

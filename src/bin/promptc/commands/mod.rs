@@ -51,12 +51,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Build the tokenizer's pre-tokenizer on another thread, to overlap loading the rollout.
-pub fn warm_up_tokenizer() {
-    // Detached: if the command fails early, the process exits without waiting for it.
-    std::thread::spawn(promptc::tokens::warm_up);
-}
-
 /// Threads the library may use: one per core, each helper moved off its starter's CPU
 /// ([`crate::placement`]). Asked once: std reads the cgroup's CPU quota from three files at
 /// every call.

@@ -1,14 +1,11 @@
 //! `promptc steps`.
 
 use crate::cli::{Format, StepsArgs};
-use crate::commands::{Context, keep_until_exit, load, plan, warm_up_tokenizer, with_stdout};
+use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::request::write_steps;
 
 pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    if !args.no_tokens {
-        warm_up_tokenizer();
-    }
     let session = load(&args.input, context)?;
     let plan = plan(&session, &args.plan, !args.no_tokens)?;
     let rows = promptc::cache::analyze(&session, &plan);
