@@ -88,6 +88,24 @@ fn plan(bencher: Bencher) {
         .bench(|| promptc::fingerprint::plan(&session, &options));
 }
 
+/// `fingerprint::plan` with token estimates, on one thread: what `promptc steps` adds, since
+/// each distinct item is counted once (the pre-tokenizer, the BPE, and reading each item's
+/// texts from its JSON). The thread's remembered pieces stay from one sample to the next, so
+/// samples after the first count with a warm memo.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn plan_with_tokens(bencher: Bencher) {
+    let session = load_session();
+    let options = promptc::fingerprint::PlanOptions {
+        instructions: None,
+        tools: None,
+        estimate_tokens: true,
+        threads: promptc::parallel::Threads::new(1),
+    };
+    bencher
+        .counter(ItemsCount::new(session.rollout.items.len()))
+        .bench(|| promptc::fingerprint::plan(&session, &options));
+}
+
 /// `Session::model_view` of the history after the whole file.
 #[divan::bench(sample_count = 20)]
 fn model_view(bencher: Bencher) {
