@@ -72,37 +72,22 @@ fn session_load(bencher: Bencher) {
         });
 }
 
-/// `fingerprint::plan` without token estimates: every step's request, compiled and hashed
-/// (what `promptc fingerprint` and `promptc steps --no-tokens` do after loading).
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn plan(bencher: Bencher) {
+/// `fingerprint::plan` on one thread: every step's request, compiled and hashed (what
+/// `promptc fingerprint` and `promptc steps --no-tokens` do after loading), and with token
+/// estimates what `promptc steps` adds: each distinct item counted once. The thread's
+/// remembered pieces stay from one sample to the next, so samples after the first count with
+/// a warm memo.
+#[divan::bench(sample_count = 10, sample_size = 1, args = [false, true])]
+fn plan(bencher: Bencher, estimate_tokens: bool) {
     let session = load_session();
     let options = promptc::fingerprint::PlanOptions {
         instructions: None,
         tools: None,
-        estimate_tokens: false,
+        estimate_tokens,
         threads: promptc::parallel::Threads::new(1),
     };
     bencher
         .counter(ItemsCount::new(session.replay.steps.len()))
-        .bench(|| promptc::fingerprint::plan(&session, &options));
-}
-
-/// `fingerprint::plan` with token estimates, on one thread: what `promptc steps` adds, since
-/// each distinct item is counted once (the pre-tokenizer, the BPE, and reading each item's
-/// texts from its JSON). The thread's remembered pieces stay from one sample to the next, so
-/// samples after the first count with a warm memo.
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn plan_with_tokens(bencher: Bencher) {
-    let session = load_session();
-    let options = promptc::fingerprint::PlanOptions {
-        instructions: None,
-        tools: None,
-        estimate_tokens: true,
-        threads: promptc::parallel::Threads::new(1),
-    };
-    bencher
-        .counter(ItemsCount::new(session.rollout.items.len()))
         .bench(|| promptc::fingerprint::plan(&session, &options));
 }
 

@@ -5,51 +5,13 @@
 //! character does there (a letter, a mark, a digit, a space, or `ſ` folding to `s`) is left to
 //! `pieces::piece_end`. The split tests hold both to `bpe_openai`'s pieces.
 
-/// What the patterns see in an ASCII byte.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    /// `\p{Lu}`.
-    Upper,
-    /// `\p{Ll}`.
-    Lower,
-    /// `\p{N}`.
-    Digit,
-    /// `\r` and `\n`: white space that the word patterns' prefix refuses.
-    Newline,
-    /// The rest of `\s`: tab, vertical tab, form feed, space.
-    Space,
-    /// Neither a letter, a digit nor white space: punctuation, symbols, control characters.
-    Other,
-    /// Past the text's end.
-    End,
-}
-
-const fn class_of(byte: u8) -> Class {
-    match byte {
-        b'A'..=b'Z' => Class::Upper,
-        b'a'..=b'z' => Class::Lower,
-        b'0'..=b'9' => Class::Digit,
-        b'\r' | b'\n' => Class::Newline,
-        b'\t' | 0x0b | 0x0c | b' ' => Class::Space,
-        _ => Class::Other,
-    }
-}
-
-static CLASS: [Class; 128] = {
-    let mut table = [Class::Other; 128];
-    let mut byte = 0;
-    while byte < 128 {
-        table[byte] = class_of(byte as u8);
-        byte += 1;
-    }
-    table
-};
+use super::pieces::{ASCII, Class};
 
 /// The class of `text[at]`, [`Class::End`] past the end, `None` for a non-ASCII byte.
 fn class(text: &[u8], at: usize) -> Option<Class> {
     match text.get(at) {
         None => Some(Class::End),
-        Some(&byte) => CLASS.get(usize::from(byte)).copied(),
+        Some(&byte) => ASCII.get(usize::from(byte)).copied(),
     }
 }
 

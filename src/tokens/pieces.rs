@@ -104,8 +104,8 @@ pub(super) fn class_of(c: char) -> Class {
     }
 }
 
-/// The classes of ASCII, so that most characters take no search.
-static ASCII: [Class; 128] = {
+/// The classes of ASCII, so that most characters take no search (and `ascii.rs` none at all).
+pub(super) static ASCII: [Class; 128] = {
     let mut table = [Class::Other; 128];
     let mut byte = 0;
     while byte < 128 {
@@ -221,13 +221,7 @@ fn word(text: &str, start: usize) -> Word {
         }
     }
     let upper_end = end;
-    loop {
-        let (class, len) = class_at(text, end);
-        if !class.lower() {
-            break;
-        }
-        end += len;
-    }
+    let end = run_end(text, upper_end, Class::lower);
     Word {
         lower: if end > upper_end {
             Some(end)
@@ -238,16 +232,20 @@ fn word(text: &str, start: usize) -> Word {
     }
 }
 
-/// `[^\s\p{L}\p{N}]+[\r\n/]*` from `start`, which is such a character.
-fn punctuation_end(text: &str, start: usize) -> usize {
-    let mut end = start;
+/// The end of the run of characters of `text` from `start` that are `in_run`.
+fn run_end(text: &str, mut end: usize, in_run: impl Fn(Class) -> bool) -> usize {
     loop {
         let (class, len) = class_at(text, end);
-        if !class.punctuation() {
-            break;
+        if !in_run(class) {
+            return end;
         }
         end += len;
     }
+}
+
+/// `[^\s\p{L}\p{N}]+[\r\n/]*` from `start`, which is such a character.
+fn punctuation_end(text: &str, start: usize) -> usize {
+    let end = run_end(text, start, Class::punctuation);
     end + text.as_bytes()[end..]
         .iter()
         .take_while(|&&b| matches!(b, b'\r' | b'\n' | b'/'))
