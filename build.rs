@@ -6,6 +6,9 @@
 //! `bpe::BytePairEncoding::from_dictionary` (bpe 0.2.3) derives it, so counts stay equal to
 //! `bpe_openai::o200k_base().count`. The tests in `src/tokens/tests.rs` hold them equal.
 //!
+//! It also writes the character classes that `src/tokens/pieces.rs` cuts text into pieces by
+//! (`categories`), from regex-syntax's Unicode tables.
+//!
 //! Every table is a flat array of little-endian integers, one file each, in `$OUT_DIR/o200k/`.
 
 use std::collections::{BTreeMap, HashMap};

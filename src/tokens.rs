@@ -130,13 +130,18 @@ fn encrypted_tokens(len: usize) -> usize {
     len * 3 / 4 / 4 / 2
 }
 
+/// serde_json reads an object whose first key is this as the JSON text of its value (the
+/// `raw_value` feature's private wrapper), so a `Value` may hold a string where the walk sees
+/// an object.
+const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
+
 /// The raw JSON of the last member of each of `keys` in the object `json`, as serde_json
 /// keeps the last of a repeated key. `None` when some key has escapes (unescaped it might be
-/// one of `keys`) or `json` is not an object.
+/// one of `keys`) or is serde_json's raw-value key, or `json` is not an object.
 fn members<'a, const N: usize>(json: &'a str, keys: [&str; N]) -> Option<[Option<&'a str>; N]> {
     let mut found = [None; N];
     for_each_member(json, |key, value| {
-        if key.contains('\\') {
+        if key.contains('\\') || key == RAW_VALUE_KEY {
             return Err(());
         }
         if let Some(k) = keys.iter().position(|wanted| *wanted == key) {
@@ -148,61 +153,96 @@ fn members<'a, const N: usize>(json: &'a str, keys: [&str; N]) -> Option<[Option
     Some(found)
 }
 
-/// The string value among `raw`, `None` for any other value or none.
-fn string_value(raw: Option<&str>) -> Option<&str> {
-    raw.filter(|raw| raw.starts_with('"'))
+/// What a counted field holds, from its raw JSON.
+enum Field<'a> {
+    /// A JSON string, quotes included.
+    Text(&'a str),
+    /// An object: counted or not as its `Value` says (see [`RAW_VALUE_KEY`]).
+    Unsure,
+    /// Absent, or any other value: counted as no text.
+    Nothing,
+}
+
+fn field(raw: Option<&str>) -> Field<'_> {
+    match raw {
+        Some(raw) if raw.starts_with('"') => Field::Text(raw),
+        Some(raw) if raw.starts_with('{') => Field::Unsure,
+        _ => Field::Nothing,
+    }
+}
+
+/// The tokens of a counted field's text, `None` when unsure.
+fn field_tokens(raw: Option<&str>) -> Option<usize> {
+    match field(raw) {
+        Field::Text(text) => Some(count_string(text)),
+        Field::Unsure => None,
+        Field::Nothing => Some(0),
+    }
 }
 
 /// [`item_tokens`] from the raw JSON of the fields it counts, found by walking the item's
 /// members (the item is checked JSON): no `Value` is built, and a long text is unescaped only
-/// where [`count`] samples it. `None` where the walk is unsure (a key with escapes, an output
-/// that is not a string); the `Value` then decides.
+/// where [`count`] samples it. `None` where the walk is unsure (a key with escapes, an object
+/// where a text is counted, an output that is not a string); the `Value` then decides.
+///
+/// One difference on purpose: an item that serde_json cannot make a `Value` of (a number out
+/// of `f64`'s range, nesting deeper than 128), which the loader accepts, counts its texts like
+/// any other item, not its whole JSON.
 fn walked_item_tokens(item: &Item, json: &str) -> Option<usize> {
     let mut total = ITEM_OVERHEAD;
     match item.kind {
-        ItemKind::Message => match members(json, ["content"])? {
-            [Some(content)] if content.starts_with('"') => total += count_string(content),
-            [Some(parts)] if parts.starts_with('[') => {
-                let mut unsure = false;
-                for_each_element(parts, |part| {
-                    if !part.starts_with('{') {
-                        return;
-                    }
-                    match members(part, ["text", "image_url"]) {
-                        None => unsure = true,
-                        Some([Some(text), _]) if text.starts_with('"') => {
-                            total += count_string(text);
+        ItemKind::Message => {
+            let [content] = members(json, ["content"])?;
+            match content {
+                Some(parts) if parts.starts_with('[') => {
+                    let mut unsure = false;
+                    for_each_element(parts, |part| {
+                        if !part.starts_with('{') {
+                            return;
                         }
-                        Some([_, Some(_)]) => total += image_tokens(),
-                        Some(_) => {}
+                        match members(part, ["text", "image_url"])
+                            .map(|[text, image]| (field(text), image))
+                        {
+                            Some((Field::Text(text), _)) => total += count_string(text),
+                            None | Some((Field::Unsure, _)) => unsure = true,
+                            Some((Field::Nothing, Some(_))) => total += image_tokens(),
+                            Some((Field::Nothing, None)) => {}
+                        }
+                    })?;
+                    if unsure {
+                        return None;
                     }
-                })?;
-                if unsure {
-                    return None;
                 }
+                content => total += field_tokens(content)?,
             }
-            _ => {}
-        },
+        }
         ItemKind::Reasoning => {
             let [summary, encrypted] = members(json, ["summary", "encrypted_content"])?;
-            if let Some(parts) = summary.filter(|raw| raw.starts_with('[')) {
-                let mut unsure = false;
-                for_each_element(parts, |part| {
-                    if !part.starts_with('{') {
-                        return;
+            match summary {
+                Some(parts) if parts.starts_with('[') => {
+                    let mut unsure = false;
+                    for_each_element(parts, |part| {
+                        if !part.starts_with('{') {
+                            return;
+                        }
+                        match members(part, ["text"]).and_then(|[text]| field_tokens(text)) {
+                            Some(tokens) => total += tokens,
+                            None => unsure = true,
+                        }
+                    })?;
+                    if unsure {
+                        return None;
                     }
-                    match members(part, ["text"]) {
-                        None => unsure = true,
-                        Some([text]) => total += string_value(text).map_or(0, count_string),
-                    }
-                })?;
-                if unsure {
-                    return None;
                 }
+                Some(summary) if summary.starts_with('{') => return None,
+                _ => {}
             }
-            if let Some(encrypted) = string_value(encrypted) {
-                let content = &encrypted[1..encrypted.len() - 1];
-                total += encrypted_tokens(unescaped_len(content));
+            match field(encrypted) {
+                Field::Text(encrypted) => {
+                    total += encrypted_tokens(unescaped_len(json_text::content(encrypted)));
+                }
+                Field::Unsure => return None,
+                Field::Nothing => {}
             }
         }
         ItemKind::FunctionCall | ItemKind::CustomToolCall => {
@@ -213,7 +253,7 @@ fn walked_item_tokens(item: &Item, json: &str) -> Option<usize> {
             };
             let [text] = members(json, [key])?;
             total += count(item.name.as_deref().unwrap_or(""));
-            total += string_value(text).map_or(0, count_string);
+            total += field_tokens(text)?;
         }
         ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
             match members(json, ["output"])? {

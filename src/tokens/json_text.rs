@@ -6,9 +6,14 @@ use crate::parse::{hex4, unescaped_len};
 
 use super::{EXACT_LIMIT, count, count_samples};
 
+/// What is between the quotes of `raw`, a JSON string (empty if it is not one).
+pub(super) fn content(raw: &str) -> &str {
+    raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default()
+}
+
 /// [`count`] of the text of `raw`, a JSON string of a checked item (quotes included).
 pub(super) fn count_string(raw: &str) -> usize {
-    let content = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+    let content = content(raw);
     if memchr::memchr(b'\\', content.as_bytes()).is_none() {
         return count(content);
     }
@@ -97,6 +102,10 @@ pub(super) fn unescape_into(content: &str, out: &mut String, stop_at: usize) {
         at = run_end;
         if at < bytes.len() {
             at = push_escape(bytes, at, out);
+            // After an escape JSON refuses (`\é`), what follows may start inside a character.
+            while !content.is_char_boundary(at.min(bytes.len())) {
+                at += 1;
+            }
         }
     }
 }

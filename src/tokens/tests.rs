@@ -550,6 +550,10 @@ fn items_the_walk_is_unsure_of_are_counted_from_their_value() {
         r#"{"type":"message","role":"user","content":[{"type":"input_image","image_url":null},{"type":"input_image","image_url":"data:,x"},{"type":"input_text","text":"hi \u00e9 \ud83c\udf89"}]}"#,
         r#"{"type":"reasoning","summary":[{"text":"why"},{"text":null},"x"],"encrypted_content":"QUJD\/REVG"}"#,
         r#"{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch","call_id":"c4"}"#,
+        // serde_json's raw-value wrapper: its `Value` is the JSON inside the string.
+        r#"{"type":"message","role":"user","content":[{"$serde_json::private::RawValue":"{\"text\":\"hello there\"}"}]}"#,
+        r#"{"type":"function_call","name":"shell","call_id":"c5","arguments":{"$serde_json::private::RawValue":"\"ls -la\""}}"#,
+        r#"{"type":"function_call_output","call_id":"c5","output":"listing"}"#,
     ]);
     let bytes = &session.rollout.bytes;
     let walked: Vec<Option<usize>> = session
@@ -558,9 +562,14 @@ fn items_the_walk_is_unsure_of_are_counted_from_their_value() {
         .iter()
         .map(|item| super::walked_item_tokens(item, item.wire_json(bytes)))
         .collect();
-    assert_eq!(walked.len(), 6);
+    assert_eq!(walked.len(), 9);
     assert_eq!(walked[0], None, "an escaped key");
     assert_eq!(walked[2], None, "an object output");
+    assert_eq!(walked[6], None, "a raw-value part");
+    assert_eq!(walked[7], None, "raw-value arguments");
+    for k in [1, 3, 4, 5, 8] {
+        assert!(walked[k].is_some(), "item {k} is walked");
+    }
     for (item, walked) in session.rollout.items.iter().zip(&walked) {
         let json = item.wire_json(bytes);
         let parsed = super::parsed_item_tokens(item, json);
@@ -572,4 +581,55 @@ fn items_the_walk_is_unsure_of_are_counted_from_their_value() {
     // The repeated key: the last output's tokens, not the first's.
     let last = super::ITEM_OVERHEAD + super::count("the longer output wins");
     assert_eq!(walked[1], Some(last));
+    // The wrapped texts are counted, as the `Value` reads them.
+    let wrapped = |k: usize| {
+        super::item_tokens(
+            &session.rollout.items[k],
+            session.rollout.items[k].wire_json(bytes),
+        )
+    };
+    assert_eq!(
+        wrapped(6),
+        super::ITEM_OVERHEAD + super::count("hello there")
+    );
+    assert_eq!(
+        wrapped(7),
+        super::ITEM_OVERHEAD + super::count("shell") + super::count("ls -la")
+    );
+}
+
+#[test]
+fn items_serde_json_cannot_hold_as_a_value_count_their_texts() {
+    // The loader takes a number out of `f64`'s range in a field it does not read; a `Value`
+    // cannot hold it, and the `Value` reading counted the whole JSON instead.
+    let session = crate::test_support::session(&[
+        r#"{"type":"function_call","name":"shell","call_id":"c1","arguments":"ls"}"#,
+        r#"{"type":"function_call_output","call_id":"c1","output":"ok","n":1e400}"#,
+    ]);
+    let item = &session.rollout.items[1];
+    let json = item.wire_json(&session.rollout.bytes);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(json).is_err(),
+        "{json}"
+    );
+    assert_eq!(
+        super::item_tokens(item, json),
+        super::ITEM_OVERHEAD + super::count("ok")
+    );
+}
+
+#[test]
+fn escapes_json_refuses_do_not_break_the_unescaping() {
+    // Not reachable from a checked item, but the reading must not panic: each bad escape is
+    // one U+FFFD, and the text goes on at the next character.
+    for (content, expected) in [
+        ("a\\éb", "a\u{fffd}b"),
+        ("\\u12é3", "\u{fffd}3"),
+        ("end\\", "end\u{fffd}"),
+        ("\\ud83d", "\u{fffd}"),
+    ] {
+        let mut out = String::new();
+        super::json_text::unescape_into(content, &mut out, usize::MAX);
+        assert_eq!(out, expected, "{content:?}");
+    }
 }
