@@ -180,6 +180,18 @@ fn field_tokens(raw: Option<&str>) -> Option<usize> {
     }
 }
 
+/// The sum of `tokens` over the objects among the elements of `parts`, a JSON array (its
+/// other elements count nothing, as in the `Value` reading); `None` when one is unsure.
+fn parts_tokens(parts: &str, mut tokens: impl FnMut(&str) -> Option<usize>) -> Option<usize> {
+    let mut total = Some(0);
+    for_each_element(parts, |part| {
+        if let (true, Some(sum)) = (part.starts_with('{'), total) {
+            total = tokens(part).map(|more| sum + more);
+        }
+    })?;
+    total
+}
+
 /// [`item_tokens`] from the raw JSON of the fields it counts, found by walking the item's
 /// members (the item is checked JSON): no `Value` is built, and a long text is unescaped only
 /// where [`count`] samples it. `None` where the walk is unsure (a key with escapes, an object
@@ -195,23 +207,14 @@ fn walked_item_tokens(item: &Item, json: &str) -> Option<usize> {
             let [content] = members(json, ["content"])?;
             match content {
                 Some(parts) if parts.starts_with('[') => {
-                    let mut unsure = false;
-                    for_each_element(parts, |part| {
-                        if !part.starts_with('{') {
-                            return;
-                        }
-                        match members(part, ["text", "image_url"])
-                            .map(|[text, image]| (field(text), image))
-                        {
-                            Some((Field::Text(text), _)) => total += count_string(text),
-                            None | Some((Field::Unsure, _)) => unsure = true,
-                            Some((Field::Nothing, Some(_))) => total += image_tokens(),
-                            Some((Field::Nothing, None)) => {}
+                    total += parts_tokens(parts, |part| {
+                        let [text, image] = members(part, ["text", "image_url"])?;
+                        match field(text) {
+                            Field::Text(text) => Some(count_string(text)),
+                            Field::Unsure => None,
+                            Field::Nothing => Some(image.map_or(0, |_| image_tokens())),
                         }
                     })?;
-                    if unsure {
-                        return None;
-                    }
                 }
                 content => total += field_tokens(content)?,
             }
@@ -220,19 +223,10 @@ fn walked_item_tokens(item: &Item, json: &str) -> Option<usize> {
             let [summary, encrypted] = members(json, ["summary", "encrypted_content"])?;
             match summary {
                 Some(parts) if parts.starts_with('[') => {
-                    let mut unsure = false;
-                    for_each_element(parts, |part| {
-                        if !part.starts_with('{') {
-                            return;
-                        }
-                        match members(part, ["text"]).and_then(|[text]| field_tokens(text)) {
-                            Some(tokens) => total += tokens,
-                            None => unsure = true,
-                        }
+                    total += parts_tokens(parts, |part| {
+                        let [text] = members(part, ["text"])?;
+                        field_tokens(text)
                     })?;
-                    if unsure {
-                        return None;
-                    }
                 }
                 Some(summary) if summary.starts_with('{') => return None,
                 _ => {}
