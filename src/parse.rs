@@ -1799,7 +1799,7 @@ mod head;
 mod scan;
 
 // For reading items' texts again (`tokens`): the same walk over checked JSON.
-pub(crate) use head::{for_each_element, for_each_member};
+pub(crate) use head::{escaped_at, for_each_element, for_each_member};
 pub(crate) use scan::{hex4, unescaped_len};
 
 #[cfg(test)]

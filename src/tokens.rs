@@ -68,8 +68,7 @@ fn for_each_piece<'t>(text: &'t str, mut piece: impl FnMut(&'t str)) {
     let mut start = 0;
     while start < text.len() {
         let rest = &text[start..];
-        let end =
-            start + ascii::piece_end(rest.as_bytes()).unwrap_or_else(|| pieces::piece_end(rest));
+        let end = start + ascii::piece_end(rest).unwrap_or_else(|| pieces::piece_end(rest));
         piece(&text[start..end]);
         start = end;
     }

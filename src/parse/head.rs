@@ -184,17 +184,23 @@ fn skip_string(bytes: &[u8], i: usize) -> usize {
     let mut at = i + 1;
     while let Some(offset) = memchr::memchr(b'"', &bytes[at.min(bytes.len())..]) {
         let quote = at + offset;
-        let backslashes = bytes[..quote]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
+        if !escaped_at(bytes, quote) {
             return quote + 1;
         }
         at = quote + 1;
     }
     bytes.len()
+}
+
+/// Whether `bytes[at]`, inside a JSON string, is escaped: whether an odd run of backslashes
+/// comes right before it.
+pub fn escaped_at(bytes: &[u8], at: usize) -> bool {
+    let backslashes = bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    backslashes % 2 == 1
 }
 
 /// How deeply `raw`, a valid JSON value, nests arrays and objects (0 for a scalar).

@@ -1,11 +1,12 @@
 //! o200k's pre-tokenizer on ASCII, the fast path of `pieces.rs`: logs, code and JSON are nearly
 //! all ASCII, and a byte table with no backtracking to consider cuts their pieces in half the
 //! instructions of the general matcher. [`piece_end`] follows the same patterns in the same
-//! order, and gives up on any byte above 0x7F that it would have to look at: what a non-ASCII
-//! character does there (a letter, a mark, a digit, a space, or `ſ` folding to `s`) is left to
-//! `pieces::piece_end`. The split tests hold both to `bpe_openai`'s pieces.
+//! order, and gives up on any byte above 0x7F that it would have to classify: what a
+//! non-ASCII character does there (a letter, a mark, a digit, a space) is left to
+//! `pieces::piece_end`. Contractions, `ſ` among them, are `pieces::contraction`'s. The split
+//! tests hold both to `bpe_openai`'s pieces.
 
-use super::pieces::{ASCII, Class};
+use super::pieces::{ASCII, Class, contraction};
 
 /// The class of `text[at]`, [`Class::End`] past the end, `None` for a non-ASCII byte.
 fn class(text: &[u8], at: usize) -> Option<Class> {
@@ -17,7 +18,8 @@ fn class(text: &[u8], at: usize) -> Option<Class> {
 
 /// The end of the piece that starts `text`, or `None` where the answer depends on a
 /// non-ASCII character. `text` is not empty.
-pub(super) fn piece_end(text: &[u8]) -> Option<usize> {
+pub(super) fn piece_end(text: &str) -> Option<usize> {
+    let (text, whole) = (text.as_bytes(), text);
     let first = class(text, 0)?;
     // `[^\r\n\p{L}\p{N}]?` then letters: the two word patterns.
     let letters_from = match first {
@@ -37,7 +39,8 @@ pub(super) fn piece_end(text: &[u8]) -> Option<usize> {
         while class(text, end)? == Class::Lower {
             end += 1;
         }
-        return Some(end + contraction(&text[end..])?);
+        // After ASCII, so on a character boundary.
+        return Some(end + contraction(&whole[end..]));
     }
     match first {
         // `\p{N}{1,3}`.
@@ -86,24 +89,4 @@ fn punctuation_end(text: &[u8], start: usize) -> Option<usize> {
         end += 1;
     }
     Some(end)
-}
-
-/// The length of `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` at the start of `text`.
-fn contraction(text: &[u8]) -> Option<usize> {
-    if text.first() != Some(&b'\'') {
-        return Some(0);
-    }
-    let lower = |at: usize| -> Option<Option<u8>> {
-        match text.get(at) {
-            None => Some(None),
-            Some(byte) if byte.is_ascii() => Some(Some(byte.to_ascii_lowercase())),
-            // `ſ` folds to `s`: non-ASCII is the general matcher's.
-            Some(_) => None,
-        }
-    };
-    Some(match (lower(1)?, lower(2)?) {
-        (Some(b's' | b't' | b'm' | b'd'), _) => 2,
-        (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => 3,
-        _ => 0,
-    })
 }

@@ -2,7 +2,7 @@
 //! reads them: a tool output of 100 KB is counted from its first and last 4 KB, and building
 //! a `serde_json::Value` of the item unescaped all of it (a third of `steps`' instructions).
 
-use crate::parse::{hex4, unescaped_len};
+use crate::parse::{escaped_at, hex4, unescaped_len};
 
 use super::{EXACT_LIMIT, count, count_samples};
 
@@ -56,19 +56,12 @@ fn tail(content: &str, least: usize) -> String {
 /// be read from: not inside a UTF-8 character or an escape, and not between the two escapes
 /// of a surrogate pair. Each check that fails steps back one byte.
 pub(super) fn boundary_at_or_before(content: &[u8], mut at: usize) -> usize {
-    let escapes_next = |at: usize| {
-        let backslashes = content[..at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        backslashes % 2 == 1
-    };
     while at > 0 {
         let inside_character = content.get(at).is_some_and(|&b| b & 0xC0 == 0x80);
         // `content[at]` is escaped, or one of a `\u` escape's four digits.
-        let inside_escape = escapes_next(at)
-            || (1..=at.min(4)).any(|back| content[at - back] == b'u' && escapes_next(at - back));
+        let inside_escape = escaped_at(content, at)
+            || (1..=at.min(4))
+                .any(|back| content[at - back] == b'u' && escaped_at(content, at - back));
         let low_surrogate = content[at..].starts_with(b"\\u")
             && hex4(content.get(at + 2..at + 6).unwrap_or_default())
                 .is_some_and(|value| (0xDC00..0xE000).contains(&value));

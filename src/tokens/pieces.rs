@@ -254,7 +254,7 @@ fn punctuation_end(text: &str, start: usize) -> usize {
 
 /// The length of `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` at the start of `text`. Case folding makes
 /// `ſ` (U+017F) an `s`; no other non-ASCII character folds to one of these letters.
-fn contraction(text: &str) -> usize {
+pub(super) fn contraction(text: &str) -> usize {
     let Some(rest) = text.strip_prefix('\'') else {
         return 0;
     };

@@ -245,7 +245,7 @@ fn ascii_pieces(text: &str) -> Option<Vec<&str>> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < text.len() {
-        let end = start + super::ascii::piece_end(&text.as_bytes()[start..])?;
+        let end = start + super::ascii::piece_end(&text[start..])?;
         out.push(&text[start..end]);
         start = end;
     }

@@ -32,9 +32,18 @@ fn window_masks(chunk: &[u8; WINDOW]) -> [u32; 3] {
 /// The three masks of a block, from its four windows.
 #[inline(always)]
 fn block_masks(block: &[u8; BLOCK]) -> [u64; 3] {
-    let mut masks = [0u64; 3];
+    from_windows(block, window_masks)
+}
+
+/// A block's masks, each from the masks `window` gives of its four windows.
+#[inline(always)]
+fn from_windows<const N: usize>(
+    block: &[u8; BLOCK],
+    window: impl Fn(&[u8; WINDOW]) -> [u32; N],
+) -> [u64; N] {
+    let mut masks = [0u64; N];
     for (k, chunk) in block.as_chunks::<WINDOW>().0.iter().enumerate() {
-        for (mask, bits) in masks.iter_mut().zip(window_masks(chunk)) {
+        for (mask, bits) in masks.iter_mut().zip(window(chunk)) {
             *mask |= u64::from(bits) << (k * WINDOW);
         }
     }
@@ -75,15 +84,13 @@ fn backslash_and_u_masks(block: &[u8; BLOCK]) -> [u64; 2] {
     use safe_arch::{
         cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
     };
-    let mut masks = [0u64; 2];
-    for (k, chunk) in block.as_chunks::<WINDOW>().0.iter().enumerate() {
+    from_windows(block, |chunk| {
         let v = load_unaligned_m128i(chunk);
-        for (mask, byte) in masks.iter_mut().zip([b'\\', b'u']) {
+        [b'\\', b'u'].map(|byte| {
             let equal = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(i8::from_ne_bytes([byte])));
-            *mask |= u64::from(move_mask_i8_m128i(equal).cast_unsigned()) << (k * WINDOW);
-        }
-    }
-    masks
+            move_mask_i8_m128i(equal).cast_unsigned()
+        })
+    })
 }
 
 /// The bytes that make a two-byte escape after a backslash. A table, not a `match`: the match
