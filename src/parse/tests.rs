@@ -272,6 +272,47 @@ fn parallel_parts_load_exactly_like_one_thread() {
     }
 }
 
+/// Parts cover the range exactly, each ending just after a newline, and the last one per
+/// thread is about a quarter of the others.
+#[test]
+fn parts_end_at_newlines_and_the_last_ones_are_smaller() {
+    // Lines of 10 bytes: a part of the test's 64-byte minimum holds about six.
+    let bytes: Vec<u8> = (0..400)
+        .flat_map(|k| format!("line {k:04}\n").into_bytes())
+        .collect();
+    for (threads, count) in [(1, 1), (2, 32), (3, 12), (2, 2), (4, 2)] {
+        let parts = super::split_at_newlines(&bytes, 0..bytes.len(), count, threads);
+        assert_eq!(parts[0].start, 0);
+        assert_eq!(parts.last().unwrap().end, bytes.len());
+        for pair in parts.windows(2) {
+            assert_eq!(pair[0].end, pair[1].start, "{threads} threads: parts join");
+            assert_eq!(
+                bytes[pair[0].end - 1],
+                b'\n',
+                "{threads} threads: part ends a line"
+            );
+        }
+        let tail = if count > 1 { threads.min(count) } else { 0 };
+        assert_eq!(
+            parts.len(),
+            count - tail + tail * super::TAIL_CUTS,
+            "{threads} threads, {count} parts"
+        );
+        let whole = bytes.len() / count;
+        let (first, last) = (&parts[0], &parts[parts.len() - 1]);
+        if tail > 0 {
+            // Within a line of a quarter part.
+            assert!(
+                last.len() <= whole / super::TAIL_CUTS + 10,
+                "{last:?} of {whole}"
+            );
+            if count > tail {
+                assert!(first.len() >= whole, "{first:?} of {whole}");
+            }
+        }
+    }
+}
+
 /// Each item's digest, made while loading, is the hash fingerprinting would make of the bytes
 /// it sends, on every fixture (era A items among them, sent without their server ids) and
 /// sample, read on one thread and on several.
