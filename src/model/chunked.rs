@@ -13,7 +13,16 @@ pub struct Chunked<T> {
     /// `starts[k]`: the index of `chunks[k][0]` in the whole list.
     starts: Vec<usize>,
     len: usize,
+    /// `first_chunk[b]`: the list that holds index `b << shift`. Buckets are smaller than
+    /// the lists, so an index's list is its bucket's or one of the next few. The parts of a
+    /// file are not all the same size (the last ones are quarters), so a guess from an even
+    /// split missed most indices of the last lists.
+    first_chunk: Vec<usize>,
+    shift: u32,
 }
+
+/// About this many buckets, whatever the length: at most two lists end in most of them.
+const BUCKETS: usize = 64;
 
 impl<T> Default for Chunked<T> {
     fn default() -> Self {
@@ -21,6 +30,8 @@ impl<T> Default for Chunked<T> {
             chunks: Vec::new(),
             starts: Vec::new(),
             len: 0,
+            first_chunk: Vec::new(),
+            shift: 0,
         }
     }
 }
@@ -36,6 +47,15 @@ impl<T> Chunked<T> {
                 joined.chunks.push(list);
             }
         }
+        joined.shift = (joined.len / BUCKETS).max(1).ilog2();
+        let buckets = joined.len.div_ceil(1 << joined.shift);
+        let mut chunk = 0;
+        joined.first_chunk = (0..buckets)
+            .map(|bucket| {
+                chunk = list_holding(&joined.starts, chunk, bucket << joined.shift);
+                chunk
+            })
+            .collect();
         joined
     }
 
@@ -52,17 +72,7 @@ impl<T> Chunked<T> {
         if index >= self.len {
             return None;
         }
-        // The parts of a file are about the same size, so the list an even split would put
-        // the index in nearly always holds it; when it does not, search the starts.
-        let guess = (index.saturating_mul(self.starts.len()) / self.len).min(self.starts.len() - 1);
-        let holds = |k: usize| {
-            self.starts[k] <= index && self.starts.get(k + 1).is_none_or(|&next| index < next)
-        };
-        let chunk = if holds(guess) {
-            guess
-        } else {
-            self.starts.partition_point(|&start| start <= index) - 1
-        };
+        let chunk = list_holding(&self.starts, self.first_chunk[index >> self.shift], index);
         Some((chunk, index - self.starts[chunk]))
     }
 
@@ -105,6 +115,17 @@ impl<T> Chunked<T> {
 }
 
 /// As a `Vec` of the same elements: how the list is cut does not show.
+/// The list that holds `index` (which the lists hold), searched from list `from`, which starts
+/// at or before it.
+#[inline]
+fn list_holding(starts: &[usize], from: usize, index: usize) -> usize {
+    let mut chunk = from;
+    while starts.get(chunk + 1).is_some_and(|&next| next <= index) {
+        chunk += 1;
+    }
+    chunk
+}
+
 impl<T: std::fmt::Debug> std::fmt::Debug for Chunked<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -173,10 +194,25 @@ mod tests {
         }
     }
 
-    /// Lists of very different lengths, where an even split guesses the wrong list.
+    /// Lists of very different lengths: many in one bucket, a bucket inside one list, a
+    /// file's parts with their quartered tail.
     #[test]
     fn finds_every_index_in_uneven_lists() {
-        let lengths = [1, 40, 2, 2, 300, 1, 7, 64, 3];
+        let mut tail = vec![4000; 15];
+        tail.extend([1000; 8]);
+        for lengths in [
+            vec![1, 40, 2, 2, 300, 1, 7, 64, 3],
+            (1..300)
+                .map(|k| k % 7 + (k % 50 == 0) as usize * 500)
+                .collect(),
+            tail,
+            vec![5],
+        ] {
+            check_every_index(&lengths);
+        }
+    }
+
+    fn check_every_index(lengths: &[usize]) {
         let mut next = 0;
         let lists: Vec<Vec<usize>> = lengths
             .iter()
