@@ -983,6 +983,12 @@ impl Plan {
 /// Length of the longest common prefix of two inputs, from their chains (binary search).
 pub fn common_prefix(a: &Plan, step_a: usize, b: &Plan, step_b: usize) -> usize {
     let max = a.views[step_a].1.min(b.views[step_b].1);
+    // Most often one input starts with the whole other (the next step of a session): one
+    // look instead of a search, which read ~24 chain values all over the views for each
+    // step of `steps`.
+    if a.chain(step_a, max) == b.chain(step_b, max) {
+        return max;
+    }
     // chain(k) equal implies entries 0..k equal; find the largest such k.
     let (mut low, mut high) = (0usize, max);
     while low < high {
