@@ -152,148 +152,159 @@ fn epoch_seconds(timestamp: &str) -> Option<i64> {
     Some(days * 86_400 + hour * 3600 + minute * 60 + second)
 }
 
-/// Analyse every step against the one before it.
+/// Analyse every step against the one before it, in blocks of steps on the plan's threads
+/// (each step needs only itself and the one before).
 pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
+    // Blocks of steps: one step is less work than taking a task. Tests use short blocks, so
+    // that their small sessions span several.
+    const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
+    let steps = session.replay.steps.len();
+    let blocks = crate::parallel::map(steps.div_ceil(BLOCK), plan.threads, |block| {
+        (block * BLOCK..((block + 1) * BLOCK).min(steps))
+            .map(|k| analyze_step(session, plan, k))
+            .collect::<Vec<_>>()
+    });
+    blocks.into_iter().flatten().collect()
+}
+
+/// Step `k` against the one before it.
+pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCache {
     let replay = &session.replay;
-    let mut out: Vec<StepCache> = Vec::with_capacity(replay.steps.len());
-    for (k, step) in replay.steps.iter().enumerate() {
-        let fingerprint = &plan.fingerprints[k];
-        let estimated_input = plan.request_tokens(k);
-        let usage = step.usage.as_ref().map(|o| &o.usage);
-        let observed_input = usage.map(|u| u.input_tokens);
-        let observed_cached = usage.map(|u| u.cached_input_tokens);
-        let observed_cache_write = usage.and_then(|u| u.cache_write_input_tokens);
-        let base = plan.instruction_tokens[k] + plan.tool_tokens;
-        let Some(previous) = k.checked_sub(1) else {
-            out.push(StepCache {
-                step: k,
-                estimated_input,
-                shared_items: 0,
-                shared_tokens: 0,
-                predicted_cached: 0,
-                observed_input,
-                observed_cached,
-                observed_cache_write,
-                verdict: if usage.is_some() {
-                    Verdict::First
-                } else {
-                    Verdict::NoUsage
-                },
-                incremental: false,
-                chain_break: Some("first request".into()),
-                lost_tokens: 0,
-            });
-            continue;
-        };
-        let prev_step = &replay.steps[previous];
-        let prev_fp = &plan.fingerprints[previous];
-        let component = if prev_fp.instructions != fingerprint.instructions {
-            Some("instructions")
-        } else if prev_fp.tools != fingerprint.tools {
-            Some("tools")
-        } else if prev_fp.params != fingerprint.params {
-            Some("params")
-        } else if prev_fp.prompt_cache_key != fingerprint.prompt_cache_key {
-            Some("prompt_cache_key")
-        } else {
-            None
-        };
-        let shared_items = if component.is_none() {
-            common_prefix(plan, previous, plan, k)
-        } else {
-            0
-        };
-        let prev_len = plan.views[previous].1;
-        let shared_tokens = if component.is_none() {
-            base + plan.input_tokens(k, shared_items)
-        } else {
-            0
-        };
-        // What the estimate cannot see (unrecorded instructions and tools, the provider's
-        // template) is the gap between the previous request's observed and estimated size;
-        // it sits in the shared prefix too when nothing before the input changed.
-        let unseen = prev_step
-            .usage
-            .as_ref()
-            .map(|o| (o.usage.input_tokens as usize).saturating_sub(plan.request_tokens(previous)))
-            .unwrap_or(0);
-        let predicted_cached = if component.is_none() && plan.estimate_tokens {
-            cacheable(shared_tokens + unseen)
-        } else {
-            cacheable(shared_tokens)
-        };
-        let reset = if step.epoch != prev_step.epoch {
-            let line = step.line;
-            let compaction = replay
-                .checkpoints
-                .iter()
-                .any(|c| c.epoch > prev_step.epoch && c.epoch <= step.epoch && c.line <= line);
-            Some(if compaction {
-                Verdict::Compaction
-            } else {
-                Verdict::Rollback
-            })
-        } else {
-            None
-        };
-        let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
-        // Only a miss asks how long the session was idle: reading two timestamps of the file
-        // for every step was a tenth of `steps`' own time on a long session.
-        let gap = || match (&prev_step.timestamp, &step.timestamp) {
-            (Some(a), Some(b)) => {
-                let bytes = &session.rollout.bytes;
-                seconds_between(a.get(bytes), b.get(bytes))
-            }
-            _ => None,
-        };
-        let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
-        let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
-        let verdict = if let Some(reset) = &reset {
-            reset.clone()
-        } else if let Some(component) = component {
-            Verdict::ComponentChanged(component)
-        } else if shared_items < prev_len {
-            Verdict::HistoryRewritten(shared_items)
-        } else if let Some(cached) = observed_cached {
-            match floor {
-                Some(floor) if cached < floor => match gap() {
-                    Some(g) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
-                    _ => Verdict::ProviderMiss,
-                },
-                _ => Verdict::Hit,
-            }
-        } else {
-            Verdict::NoUsage
-        };
-        let lost_tokens = match (floor, observed_cached) {
-            (Some(floor), Some(cached)) => floor.saturating_sub(cached),
-            _ => 0,
-        };
-        let chain_break = chain_break(
-            session,
-            plan,
-            previous,
-            k,
-            component,
-            reset.as_ref(),
-            prefix_intact,
-        );
-        out.push(StepCache {
+    let step = &replay.steps[k];
+    let fingerprint = &plan.fingerprints[k];
+    let estimated_input = plan.request_tokens(k);
+    let usage = step.usage.as_ref().map(|o| &o.usage);
+    let observed_input = usage.map(|u| u.input_tokens);
+    let observed_cached = usage.map(|u| u.cached_input_tokens);
+    let observed_cache_write = usage.and_then(|u| u.cache_write_input_tokens);
+    let base = plan.instruction_tokens[k] + plan.tool_tokens;
+    let Some(previous) = k.checked_sub(1) else {
+        return StepCache {
             step: k,
             estimated_input,
-            shared_items,
-            shared_tokens,
-            predicted_cached,
+            shared_items: 0,
+            shared_tokens: 0,
+            predicted_cached: 0,
             observed_input,
             observed_cached,
             observed_cache_write,
-            verdict,
-            incremental: chain_break.is_none(),
-            chain_break,
-            lost_tokens,
-        });
+            verdict: if usage.is_some() {
+                Verdict::First
+            } else {
+                Verdict::NoUsage
+            },
+            incremental: false,
+            chain_break: Some("first request".into()),
+            lost_tokens: 0,
+        };
+    };
+    let prev_step = &replay.steps[previous];
+    let prev_fp = &plan.fingerprints[previous];
+    let component = if prev_fp.instructions != fingerprint.instructions {
+        Some("instructions")
+    } else if prev_fp.tools != fingerprint.tools {
+        Some("tools")
+    } else if prev_fp.params != fingerprint.params {
+        Some("params")
+    } else if prev_fp.prompt_cache_key != fingerprint.prompt_cache_key {
+        Some("prompt_cache_key")
+    } else {
+        None
+    };
+    let shared_items = if component.is_none() {
+        common_prefix(plan, previous, plan, k)
+    } else {
+        0
+    };
+    let prev_len = plan.views[previous].1;
+    let shared_tokens = if component.is_none() {
+        base + plan.input_tokens(k, shared_items)
+    } else {
+        0
+    };
+    // What the estimate cannot see (unrecorded instructions and tools, the provider's
+    // template) is the gap between the previous request's observed and estimated size;
+    // it sits in the shared prefix too when nothing before the input changed.
+    let unseen = prev_step
+        .usage
+        .as_ref()
+        .map(|o| (o.usage.input_tokens as usize).saturating_sub(plan.request_tokens(previous)))
+        .unwrap_or(0);
+    let predicted_cached = if component.is_none() && plan.estimate_tokens {
+        cacheable(shared_tokens + unseen)
+    } else {
+        cacheable(shared_tokens)
+    };
+    let reset = if step.epoch != prev_step.epoch {
+        let line = step.line;
+        let compaction = replay
+            .checkpoints
+            .iter()
+            .any(|c| c.epoch > prev_step.epoch && c.epoch <= step.epoch && c.line <= line);
+        Some(if compaction {
+            Verdict::Compaction
+        } else {
+            Verdict::Rollback
+        })
+    } else {
+        None
+    };
+    let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
+    // Only a miss asks how long the session was idle: reading two timestamps of the file
+    // for every step was a tenth of `steps`' own time on a long session.
+    let gap = || match (&prev_step.timestamp, &step.timestamp) {
+        (Some(a), Some(b)) => {
+            let bytes = &session.rollout.bytes;
+            seconds_between(a.get(bytes), b.get(bytes))
+        }
+        _ => None,
+    };
+    let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
+    let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
+    let verdict = if let Some(reset) = &reset {
+        reset.clone()
+    } else if let Some(component) = component {
+        Verdict::ComponentChanged(component)
+    } else if shared_items < prev_len {
+        Verdict::HistoryRewritten(shared_items)
+    } else if let Some(cached) = observed_cached {
+        match floor {
+            Some(floor) if cached < floor => match gap() {
+                Some(g) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
+                _ => Verdict::ProviderMiss,
+            },
+            _ => Verdict::Hit,
+        }
+    } else {
+        Verdict::NoUsage
+    };
+    let lost_tokens = match (floor, observed_cached) {
+        (Some(floor), Some(cached)) => floor.saturating_sub(cached),
+        _ => 0,
+    };
+    let chain_break = chain_break(
+        session,
+        plan,
+        previous,
+        k,
+        component,
+        reset.as_ref(),
+        prefix_intact,
+    );
+    StepCache {
+        step: k,
+        estimated_input,
+        shared_items,
+        shared_tokens,
+        predicted_cached,
+        observed_input,
+        observed_cached,
+        observed_cache_write,
+        verdict,
+        incremental: chain_break.is_none(),
+        chain_break,
+        lost_tokens,
     }
-    out
 }
 
 /// Codex sends `previous_response_id` plus only the new items when every non-input field is the

@@ -25,7 +25,7 @@
 //! and says so in `unknown`.
 
 use std::collections::hash_map::Entry;
-use std::rc::Rc;
+use std::sync::Arc;
 
 // Keys are call ids from the session: foldhash is several times faster than SipHash on them
 // and still seeded per process.
@@ -175,7 +175,7 @@ pub struct Plan {
     pub views: Vec<(ListId, usize)>,
     pub fingerprints: Vec<Fingerprint>,
     /// Per step: the instructions used and their source.
-    pub instructions: Vec<(Option<Rc<str>>, InstructionsSource)>,
+    pub instructions: Vec<(Option<Arc<str>>, InstructionsSource)>,
     pub tools: ToolPlan,
     /// Estimated tokens of the instructions of each step and of the tools.
     pub instruction_tokens: Vec<usize>,
@@ -183,8 +183,11 @@ pub struct Plan {
     pub estimate_tokens: bool,
     /// Per stored view entry, the first position on its list of an equal item; built on first
     /// use (diff asks it for many steps).
-    first_seen: std::cell::OnceCell<Vec<Vec<usize>>>,
+    first_seen: std::sync::OnceLock<Vec<Vec<usize>>>,
     chain_start: Hash,
+    /// The threads the plan was made on; the stages that go over its steps afterwards (cache
+    /// analysis, the text tables) use them too.
+    pub threads: Threads,
 }
 
 /// Options of the plan.
@@ -480,10 +483,10 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         )
     };
 
-    let file_instructions: Option<Rc<str>> = options.instructions.as_deref().map(Rc::from);
-    let meta_instructions: Option<Rc<str>> = meta
+    let file_instructions: Option<Arc<str>> = options.instructions.as_deref().map(Arc::from);
+    let meta_instructions: Option<Arc<str>> = meta
         .and_then(|m| m.base_instructions.as_deref())
-        .map(Rc::from);
+        .map(Arc::from);
     let instructions = headers
         .iter()
         .enumerate()
@@ -493,7 +496,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
                 InstructionsSource::TurnContext => session
                     .step_context(step)
                     .and_then(|c| c.base_instructions.as_deref())
-                    .map(Rc::from),
+                    .map(Arc::from),
                 InstructionsSource::SessionMeta => meta_instructions.clone(),
                 InstructionsSource::Unknown => None,
             };
@@ -553,8 +556,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         instruction_tokens,
         tool_tokens,
         estimate_tokens: options.estimate_tokens,
-        first_seen: std::cell::OnceCell::new(),
+        first_seen: std::sync::OnceLock::new(),
         chain_start: chain_start(),
+        threads: options.threads,
     }
 }
 
@@ -863,7 +867,7 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
                             &mut tail,
                             ViewEntry {
                                 origin: Origin::Synthetic { call: raw },
-                                item: ViewItem::Synthetic(Rc::new(output)),
+                                item: ViewItem::Synthetic(Arc::new(output)),
                             },
                             h,
                             t,

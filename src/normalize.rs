@@ -5,7 +5,7 @@
 //! (`ensure_call_outputs_present`), outputs without a call are dropped (`remove_orphan_outputs`),
 //! and `ghost_snapshot` items are dropped.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use foldhash::HashSet;
 use uuid::Uuid;
@@ -31,7 +31,7 @@ pub enum Origin {
 #[derive(Debug, Clone)]
 pub enum ViewItem {
     History(ItemId),
-    Synthetic(Rc<Item>),
+    Synthetic(Arc<Item>),
 }
 
 /// One entry of the model view.
@@ -253,7 +253,7 @@ pub fn normalize<'a>(
         {
             view.entries.push(ViewEntry {
                 origin: Origin::Synthetic { call: raw_index },
-                item: ViewItem::Synthetic(Rc::new(output)),
+                item: ViewItem::Synthetic(Arc::new(output)),
             });
         }
     }
