@@ -984,7 +984,8 @@ impl Plan {
     }
 }
 
-/// Length of the longest common prefix of two inputs, from their chains (binary search).
+/// Length of the longest common prefix of two inputs, from their chains: one comparison when
+/// one input starts with the other, else a binary search.
 pub fn common_prefix(a: &Plan, step_a: usize, b: &Plan, step_b: usize) -> usize {
     let max = a.views[step_a].1.min(b.views[step_b].1);
     // Most often one input starts with the whole other (the next step of a session): one

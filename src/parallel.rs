@@ -1,5 +1,6 @@
-//! Independent tasks run on several threads, their results in task order. Loading and the plan
-//! use it; no result depends on the thread count or on where the threads run.
+//! Independent tasks run on several threads, their results in task order. Loading, the plan,
+//! the cache analysis and the text tables use it; no result depends on the thread count or on
+//! where the threads run.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};

@@ -52,8 +52,9 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// Parts per thread: more parts than threads balance uneven parts.
 const PARTS_PER_THREAD: usize = 16;
 
-/// A part of the input smaller than this is not worth a thread of its own. Tests cut parts a
-/// few lines long, to check that parts join exactly.
+/// A part of the input smaller than this is not worth a thread of its own (but for the
+/// quarters of [`TAIL_CUTS`], cut to even out the end). Tests cut parts a few lines long, to
+/// check that parts join exactly.
 const MIN_PART_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
 
 /// Load a rollout from its bytes. `name` is used in records and messages.
@@ -138,8 +139,9 @@ pub fn load(
 const TAIL_CUTS: usize = 4;
 
 /// Cut `range` (which starts at a line start) into at most `count` parts of at least
-/// [`MIN_PART_BYTES`], of which the last `threads` are cut again in [`TAIL_CUTS`]. Each part
-/// ends just after a newline except the last.
+/// [`MIN_PART_BYTES`], of which the last `threads` (all of them, when there are no more) are
+/// cut again in [`TAIL_CUTS`]: up to `count + threads * (TAIL_CUTS - 1)` parts. Each part ends
+/// just after a newline except the last.
 fn split_at_newlines(
     bytes: &[u8],
     range: std::ops::Range<usize>,

@@ -13,15 +13,15 @@ pub struct Chunked<T> {
     /// `starts[k]`: the index of `chunks[k][0]` in the whole list.
     starts: Vec<usize>,
     len: usize,
-    /// `first_chunk[b]`: the list that holds index `b << shift`. Buckets are smaller than
-    /// the lists, so an index's list is its bucket's or one of the next few. The parts of a
-    /// file are not all the same size (the last ones are quarters), so a guess from an even
-    /// split missed most indices of the last lists.
+    /// `first_chunk[b]`: the list that holds index `b << shift`. An index's list is its
+    /// bucket's or one that starts inside the bucket, and there are at least twice as many
+    /// buckets as lists. The parts of a file are not all the same size (the last ones are
+    /// quarters), so a guess from an even split missed most indices of the last lists.
     first_chunk: Vec<usize>,
     shift: u32,
 }
 
-/// About this many buckets, whatever the length: at most two lists end in most of them.
+/// At least this many buckets, and twice as many as lists: few lists start inside a bucket.
 const BUCKETS: usize = 64;
 
 impl<T> Default for Chunked<T> {
@@ -47,7 +47,8 @@ impl<T> Chunked<T> {
                 joined.chunks.push(list);
             }
         }
-        joined.shift = (joined.len / BUCKETS).max(1).ilog2();
+        let buckets = BUCKETS.max(2 * joined.chunks.len());
+        joined.shift = (joined.len / buckets).max(1).ilog2();
         let buckets = joined.len.div_ceil(1 << joined.shift);
         let mut chunk = 0;
         joined.first_chunk = (0..buckets)
@@ -114,7 +115,6 @@ impl<T> Chunked<T> {
     }
 }
 
-/// As a `Vec` of the same elements: how the list is cut does not show.
 /// The list that holds `index` (which the lists hold), searched from list `from`, which starts
 /// at or before it.
 #[inline]
@@ -126,6 +126,7 @@ fn list_holding(starts: &[usize], from: usize, index: usize) -> usize {
     chunk
 }
 
+/// As a `Vec` of the same elements: how the list is cut does not show.
 impl<T: std::fmt::Debug> std::fmt::Debug for Chunked<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()

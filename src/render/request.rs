@@ -446,11 +446,13 @@ fn push_left(row: &mut String, text: &str, width: usize) {
 }
 
 /// `rate` as `{:>4.0}%` writes it, then a space. Rounding to an integer, ties to even, is
-/// what `{:.0}` prints of a finite value; the float formatter cost a quarter of a row.
+/// what `{:.0}` prints of a finite value that is not negative (a hit rate is a ratio of
+/// counts); the float formatter cost a quarter of a row.
 fn push_percent(row: &mut String, rate: f64) {
     let percent = (rate * 100.0).round_ties_even();
-    // Within u64 and exact as an integer; beyond, the formatter writes what it writes.
-    if (0.0..1e15).contains(&percent) {
+    // Within u64 and exact as an integer; beyond, and for -0, the formatter writes what it
+    // writes.
+    if percent.is_sign_positive() && percent < 1e15 {
         let mut digits = itoa::Buffer::new();
         let text = digits.format(percent as u64);
         push_spaces(row, 4usize.saturating_sub(text.len()));
@@ -693,7 +695,22 @@ mod tests {
     #[test]
     fn percentages_are_what_the_formatter_writes() {
         let mut rates: Vec<f64> = vec![
-            0.0, 0.005, 0.015, 0.025, 0.125, 0.5, 0.995, 1.0, 7.5, 1e13, 1e30,
+            -0.0,
+            -0.004,
+            f64::NAN,
+            f64::INFINITY,
+            99.995,
+            0.0,
+            0.005,
+            0.015,
+            0.025,
+            0.125,
+            0.5,
+            0.995,
+            1.0,
+            7.5,
+            1e13,
+            1e30,
         ];
         for input in 1u64..400 {
             for cached in 0..=input + 3 {
