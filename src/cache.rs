@@ -159,12 +159,12 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
     // that their small sessions span several.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let steps = session.replay.steps.len();
-    let blocks = crate::parallel::map(steps.div_ceil(BLOCK), plan.threads, |block| {
-        (block * BLOCK..((block + 1) * BLOCK).min(steps))
+    crate::parallel::map_blocks(steps, BLOCK, plan.threads, |block| {
+        block
             .map(|k| analyze_step(session, plan, k))
             .collect::<Vec<_>>()
-    });
-    blocks.into_iter().flatten().collect()
+    })
+    .concat()
 }
 
 /// Step `k` against the one before it.

@@ -223,10 +223,8 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     } else {
         options.threads
     };
-    crate::parallel::map(total.div_ceil(BLOCK), threads, |block| {
-        (block * BLOCK..((block + 1) * BLOCK).min(total))
-            .map(digest)
-            .collect::<Vec<_>>()
+    crate::parallel::map_blocks(total, BLOCK, threads, |block| {
+        block.map(digest).collect::<Vec<_>>()
     })
     .concat()
 }
@@ -512,9 +510,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     // that their small sessions span several.
     const BLOCK: usize = if cfg!(test) { 4 } else { 256 };
     let steps = replay.steps.len();
-    let fingerprints = crate::parallel::map(steps.div_ceil(BLOCK), options.threads, |block| {
+    let fingerprints = crate::parallel::map_blocks(steps, BLOCK, options.threads, |block| {
         let mut request = String::new();
-        (block * BLOCK..((block + 1) * BLOCK).min(steps))
+        block
             .map(|step| {
                 let header = &headers[step];
                 let instructions = header.instructions.map(|(hash, _)| hash);

@@ -103,6 +103,21 @@ pub fn map<T: Send>(count: usize, threads: Threads, task: impl Fn(usize) -> T + 
     done.into_iter().map(|(_, result)| result).collect()
 }
 
+/// [`map`] over blocks of `0..len`: `task(0..block)`, `task(block..2 * block)`, …, the last
+/// block shorter. For work on many small items (steps, item ids), where taking a task per item
+/// would cost more than the item.
+pub fn map_blocks<T: Send>(
+    len: usize,
+    block: usize,
+    threads: Threads,
+    task: impl Fn(std::ops::Range<usize>) -> T + Sync,
+) -> Vec<T> {
+    let block = block.max(1);
+    map(len.div_ceil(block), threads, |k| {
+        task(k * block..((k + 1) * block).min(len))
+    })
+}
+
 /// `task(i, &mut values[i])` for every value, on up to `threads.count` threads (the calling one
 /// included), each taking a run of consecutive values. For work that changes values in place.
 pub fn for_each_mut<T: Send>(
@@ -156,6 +171,26 @@ mod tests {
             assert_eq!(squares, expected, "{threads} threads");
         }
         assert!(super::map(0, Threads::new(4), |i| i).is_empty());
+    }
+
+    #[test]
+    fn blocks_cover_the_range_in_order_whatever_the_thread_count() {
+        for threads in [1, 2, 5] {
+            for (len, block) in [(0, 4), (1, 4), (8, 4), (9, 4), (10, 3), (5, 0)] {
+                let blocks = super::map_blocks(len, block, Threads::new(threads), |range| range);
+                assert_eq!(
+                    blocks.iter().cloned().flatten().collect::<Vec<_>>(),
+                    (0..len).collect::<Vec<_>>(),
+                    "{len} by {block}, {threads} threads"
+                );
+                assert!(
+                    blocks
+                        .iter()
+                        .all(|r| !r.is_empty() && r.len() <= block.max(1)),
+                    "{blocks:?}"
+                );
+            }
+        }
     }
 
     #[test]
