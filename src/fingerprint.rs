@@ -148,9 +148,9 @@ struct ViewLists {
 }
 
 impl ViewLists {
-    fn new_list(&mut self) -> ListId {
-        let id = self.entries.new_list();
-        let same = self.data.new_list();
+    fn new_list(&mut self, capacity: usize) -> ListId {
+        let id = self.entries.new_list_from(Vec::with_capacity(capacity));
+        let same = self.data.new_list_from(Vec::with_capacity(capacity));
         debug_assert_eq!(id, same);
         id
     }
@@ -686,12 +686,14 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
     for (step_index, step) in replay.steps.iter().enumerate() {
         let epoch = step.epoch;
         let target = step.prefix_len;
+        // Room for the first epoch's whole history, which is usually all of it (see
+        // `replay::replay`).
         let live = live.get_or_insert_with(|| Live {
             epoch,
-            slots: Vec::new(),
+            slots: Vec::with_capacity(replay.epochs.list_len(epoch)),
             first_call: HashMap::new(),
             first_output: HashMap::new(),
-            array: arrays.new_list(),
+            array: arrays.new_list(replay.epochs.list_len(epoch)),
             len: 0,
             chain: chain_start(),
             tokens: 0,
