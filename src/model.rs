@@ -274,9 +274,10 @@ pub enum EventKind {
     TaskComplete,
     TurnAborted,
     ThreadRolledBack { num_turns: u64 },
-    // Boxed: token_count lines are a third of a rollout, and the counts would double every
-    // record's size.
-    TokenCount(Option<Box<TokenInfo>>),
+    // Behind a pointer: token_count lines are a third of a rollout, and the counts would
+    // double every record's size. Shared: half of them repeat the counts of the one before
+    // (2 086 of the samples' 4 212), and those share its allocation.
+    TokenCount(Option<std::sync::Arc<TokenInfo>>),
     ContextCompacted,
     UserMessage,
     Other,

@@ -407,6 +407,8 @@ struct Loader {
     /// nearly every step (2 090 of the 2 107 in the 25 samples repeat the one before), and a
     /// repeat is taken from here instead of being read again.
     last_turn_context: Option<(Box<str>, Arc<TurnContext>)>,
+    /// The counts of the last `token_count` with counts, which a repeat shares.
+    last_token_info: Option<Arc<TokenInfo>>,
 }
 
 /// Where [`Loader::read_lines`] stops.
@@ -653,6 +655,7 @@ impl Loader {
             strict,
             last_turn_context: None,
             last_token_count: None,
+            last_token_info: None,
         }
     }
 
@@ -722,7 +725,10 @@ impl Loader {
 
     fn line(&mut self, line_number: usize, span: std::ops::Range<usize>, line: &[u8]) {
         match self.record(line_number, span.clone(), line) {
-            Ok(record) => self.records.push(record),
+            Ok(mut record) => {
+                self.share_token_info(&mut record);
+                self.records.push(record)
+            }
             Err(err) => {
                 let excerpt = excerpt(line, err.column);
                 self.skipped.push(SkippedLine {
@@ -731,6 +737,20 @@ impl Loader {
                     reason: err.reason,
                     excerpt,
                 })
+            }
+        }
+    }
+
+    /// A `token_count` whose counts are the last one's takes them from it.
+    fn share_token_info(&mut self, record: &mut Record) {
+        if let RecordKind::Event(Event {
+            kind: EventKind::TokenCount(Some(info)),
+            ..
+        }) = &mut record.kind
+        {
+            match &self.last_token_info {
+                Some(last) if **last == **info => *info = Arc::clone(last),
+                _ => self.last_token_info = Some(Arc::clone(info)),
             }
         }
     }
@@ -929,7 +949,7 @@ impl Loader {
             last.newer_envelope,
             RecordKind::Event(Event {
                 type_name: Cow::Borrowed("token_count"),
-                kind: EventKind::TokenCount(head.info.clone().map(Box::new)),
+                kind: EventKind::TokenCount(head.info.clone().map(Arc::new)),
                 turn_id: last.turn_id.clone(),
             }),
         ))
@@ -1265,7 +1285,7 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
         "user_message" => EventKind::UserMessage,
         "token_count" => {
             let info = match head.info {
-                Some(raw) => Some(Box::new(match token_info_plain(raw) {
+                Some(raw) => Some(Arc::new(match token_info_plain(raw) {
                     Some(info) => info,
                     None => serde_json::from_str::<TokenInfoPayload>(raw)
                         .map_err(|e| {

@@ -645,6 +645,65 @@ fn token_counts_repeat_only_in_codex_form_after_the_same_rest() {
     );
 }
 
+/// A `token_count` with the counts of the one before shares them, whichever way either was
+/// read (Codex's form, a repeat of the line before, or serde_json); other counts do not.
+#[test]
+fn repeated_token_counts_share_their_counts() {
+    let info = |input: u64| {
+        format!(
+            r#"{{"total_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":{}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":{}}},"model_context_window":100}}"#,
+            input + 1,
+            input + 1
+        )
+    };
+    let line = |timestamp: &str, info: &str| {
+        format!(
+            r#"{{"timestamp":"{timestamp}","type":"event_msg","payload":{{"type":"token_count","info":{info},"rate_limits":null}}}}"#
+        )
+    };
+    let file = [
+        // The first line is read alone, until the generation is known; the rest is one part
+        // on one thread.
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}"#.to_string(),
+        line("a", &info(10)),
+        line("b", &info(10)),
+        // Not Codex's form: serde_json reads it.
+        line("c", &info(10)).replace(r#""type":"event_msg""#, r#""type": "event_msg""#),
+        line("d", &info(20)),
+        line("e", "null"),
+        line("f", &info(20)),
+        line("g", &info(10)),
+    ]
+    .join("\n");
+    let rollout = load_text(&file).expect("loads");
+    let infos: Vec<_> = rollout
+        .records
+        .iter()
+        .skip(1)
+        .map(|record| match &record.kind {
+            RecordKind::Event(event) => match &event.kind {
+                crate::model::EventKind::TokenCount(info) => info.clone(),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let inputs: Vec<_> = infos
+        .iter()
+        .map(|info| info.as_ref().map(|i| i.total.input_tokens))
+        .collect();
+    assert_eq!(
+        inputs,
+        [Some(10), Some(10), Some(10), Some(20), None, Some(20), Some(10)]
+    );
+    let counts = |k: usize| infos[k].as_ref().expect("counts");
+    let shared = |a: usize, b: usize| std::sync::Arc::ptr_eq(counts(a), counts(b));
+    assert!(shared(0, 1) && shared(1, 2), "the same counts, read three ways");
+    assert!(!shared(2, 3), "other counts");
+    assert!(shared(3, 5), "a token_count without counts between");
+    assert!(!shared(0, 6), "only the last counts are shared");
+}
+
 /// Only a line exactly in Codex's form, with the same payload and a plain timestamp, is taken
 /// as a repeat; anything else is read in full, and a bad line is still skipped.
 #[test]
