@@ -694,11 +694,22 @@ fn repeated_token_counts_share_their_counts() {
         .collect();
     assert_eq!(
         inputs,
-        [Some(10), Some(10), Some(10), Some(20), None, Some(20), Some(10)]
+        [
+            Some(10),
+            Some(10),
+            Some(10),
+            Some(20),
+            None,
+            Some(20),
+            Some(10)
+        ]
     );
     let counts = |k: usize| infos[k].as_ref().expect("counts");
     let shared = |a: usize, b: usize| std::sync::Arc::ptr_eq(counts(a), counts(b));
-    assert!(shared(0, 1) && shared(1, 2), "the same counts, read three ways");
+    assert!(
+        shared(0, 1) && shared(1, 2),
+        "the same counts, read three ways"
+    );
     assert!(!shared(2, 3), "other counts");
     assert!(shared(3, 5), "a token_count without counts between");
     assert!(!shared(0, 6), "only the last counts are shared");
