@@ -671,10 +671,13 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
     // expensive part and items are independent: it is spread over the available cores. Without
     // it, an item's hash (made while loading, or here for items promptc made) is taken as the
     // item is reached.
+    let memo_len = rollout.items.len() + replay.extra_items.len();
     let mut item_hash_memo = if options.estimate_tokens {
         digest_items(session, options)
     } else {
-        vec![None; rollout.items.len() + replay.extra_items.len()]
+        // Filled only for items without a hash of their own (promptc made them): most items
+        // have one, and a memo of every item was 32 bytes each to write on this thread.
+        Vec::new()
     };
     let mut arrays = ViewLists::default();
     let mut live: Option<Live> = None;
@@ -832,9 +835,17 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
                     pos += 1;
                     tail = None;
                 } else {
-                    let (item_hash, item_tokens) = *item_hash_memo[id].get_or_insert_with(|| {
-                        digest_item(session.item(id), &rollout.bytes, options)
-                    });
+                    let (item_hash, item_tokens) = match session.item(id).digest {
+                        Some(digest) if !options.estimate_tokens => (digest, 0),
+                        _ => {
+                            if item_hash_memo.len() < memo_len {
+                                item_hash_memo.resize(memo_len, None);
+                            }
+                            *item_hash_memo[id].get_or_insert_with(|| {
+                                digest_item(session.item(id), &rollout.bytes, options)
+                            })
+                        }
+                    };
                     push_entry(
                         &mut arrays,
                         &mut list,
