@@ -671,14 +671,15 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
     // expensive part and items are independent: it is spread over the available cores. Without
     // it, an item's hash (made while loading, or here for items promptc made) is taken as the
     // item is reached.
-    let memo_len = rollout.items.len() + replay.extra_items.len();
     let mut item_hash_memo = if options.estimate_tokens {
         digest_items(session, options)
     } else {
-        // Filled only for items without a hash of their own (promptc made them): most items
-        // have one, and a memo of every item was 32 bytes each to write on this thread.
         Vec::new()
     };
+    // Without token estimates an item's hash is its own, made while loading; only items
+    // promptc made have none, and are hashed once here. (A memo of every item was 32 bytes an
+    // item to write on this thread.)
+    let mut made_item_hashes: HashMap<usize, (Hash, usize)> = HashMap::new();
     let mut arrays = ViewLists::default();
     let mut live: Option<Live> = None;
     let mut changes = ChangeLog::default();
@@ -835,15 +836,13 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
                     pos += 1;
                     tail = None;
                 } else {
-                    let (item_hash, item_tokens) = match session.item(id).digest {
-                        Some(digest) if !options.estimate_tokens => (digest, 0),
-                        _ => {
-                            if item_hash_memo.len() < memo_len {
-                                item_hash_memo.resize(memo_len, None);
-                            }
-                            *item_hash_memo[id].get_or_insert_with(|| {
-                                digest_item(session.item(id), &rollout.bytes, options)
-                            })
+                    let digest = || digest_item(session.item(id), &rollout.bytes, options);
+                    let (item_hash, item_tokens) = if options.estimate_tokens {
+                        *item_hash_memo[id].get_or_insert_with(digest)
+                    } else {
+                        match session.item(id).digest {
+                            Some(own) => (own, 0),
+                            None => *made_item_hashes.entry(id).or_insert_with(digest),
                         }
                     };
                     push_entry(

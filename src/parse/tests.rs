@@ -646,7 +646,8 @@ fn token_counts_repeat_only_in_codex_form_after_the_same_rest() {
 }
 
 /// A `token_count` with the counts of the one before shares them, whichever way either was
-/// read (Codex's form, a repeat of the line before, or serde_json); other counts do not.
+/// read (in full in Codex's form, as a repeat of the line before, or in full in another form);
+/// other counts do not.
 #[test]
 fn repeated_token_counts_share_their_counts() {
     let info = |input: u64| {
@@ -667,7 +668,7 @@ fn repeated_token_counts_share_their_counts() {
         r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}"#.to_string(),
         line("a", &info(10)),
         line("b", &info(10)),
-        // Not Codex's form: serde_json reads it.
+        // Not in Codex's form: read in full, not as a repeat.
         line("c", &info(10)).replace(r#""type":"event_msg""#, r#""type": "event_msg""#),
         line("d", &info(20)),
         line("e", "null"),
