@@ -159,12 +159,9 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
     // that their small sessions span several.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let steps = session.replay.steps.len();
-    crate::parallel::map_blocks(steps, BLOCK, plan.threads, |block| {
-        block
-            .map(|k| analyze_step(session, plan, k))
-            .collect::<Vec<_>>()
+    crate::parallel::map_each(steps, BLOCK, plan.threads, |k| {
+        analyze_step(session, plan, k)
     })
-    .concat()
 }
 
 /// Step `k` against the one before it.

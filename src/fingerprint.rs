@@ -223,10 +223,7 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     } else {
         options.threads
     };
-    crate::parallel::map_blocks(total, BLOCK, threads, |block| {
-        block.map(digest).collect::<Vec<_>>()
-    })
-    .concat()
+    crate::parallel::map_each(total, BLOCK, threads, digest)
 }
 
 /// An item's hash and token estimate, as sent.
@@ -667,19 +664,15 @@ struct Views {
 fn build_views(session: &Session, options: &PlanOptions) -> Views {
     let replay = &session.replay;
     let rollout = &session.rollout;
-    // Indexed by item id: each item is hashed (and counted) once. Token counting is the
-    // expensive part and items are independent: it is spread over the available cores. Without
-    // it, an item's hash (made while loading, or here for items promptc made) is taken as the
-    // item is reached.
+    // Indexed by item id: each item is counted once. Token counting is the expensive part and
+    // items are independent: it is spread over the available cores. Without it there is no
+    // memo: every item has its own hash (made by the loader or by replay), taken as the item
+    // is reached, and a memo of every item was 32 bytes an item to write on this thread.
     let mut item_hash_memo = if options.estimate_tokens {
         digest_items(session, options)
     } else {
         Vec::new()
     };
-    // Without token estimates an item's hash is its own, made while loading; only items
-    // promptc made have none, and are hashed once here. (A memo of every item was 32 bytes an
-    // item to write on this thread.)
-    let mut made_item_hashes: HashMap<usize, (Hash, usize)> = HashMap::new();
     let mut arrays = ViewLists::default();
     let mut live: Option<Live> = None;
     let mut changes = ChangeLog::default();
@@ -840,10 +833,7 @@ fn build_views(session: &Session, options: &PlanOptions) -> Views {
                     let (item_hash, item_tokens) = if options.estimate_tokens {
                         *item_hash_memo[id].get_or_insert_with(digest)
                     } else {
-                        match session.item(id).digest {
-                            Some(own) => (own, 0),
-                            None => *made_item_hashes.entry(id).or_insert_with(digest),
-                        }
+                        digest()
                     };
                     push_entry(
                         &mut arrays,

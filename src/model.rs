@@ -323,7 +323,8 @@ pub struct Item {
     pub wire: Option<Box<str>>,
     /// `hash("item", wire bytes)`, made when the item was read, while its line was in cache:
     /// fingerprinting every item afterwards read the whole file from memory a second time.
-    /// `None` for items promptc made (fingerprinting hashes those).
+    /// Replay's rebuilt history items get theirs when made; `None` only for normalization's
+    /// synthetic outputs (fingerprinting hashes those).
     pub digest: Option<crate::hash::Hash>,
 }
 

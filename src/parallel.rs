@@ -118,6 +118,24 @@ pub fn map_blocks<T: Send>(
     })
 }
 
+/// `task(0)`, …, `task(len - 1)` in one list, run in blocks of `block` indices as
+/// [`map_blocks`] runs them.
+pub fn map_each<T: Send>(
+    len: usize,
+    block: usize,
+    threads: Threads,
+    task: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let blocks = map_blocks(len, block, threads, |range| {
+        range.map(&task).collect::<Vec<_>>()
+    });
+    let mut all = Vec::with_capacity(len);
+    for block in blocks {
+        all.extend(block);
+    }
+    all
+}
+
 /// `task(i, &mut values[i])` for every value, on up to `threads.count` threads (the calling one
 /// included), each taking a run of consecutive values. For work that changes values in place.
 pub fn for_each_mut<T: Send>(
@@ -189,6 +207,8 @@ mod tests {
                         .all(|r| !r.is_empty() && r.len() <= block.max(1)),
                     "{blocks:?}"
                 );
+                let each = super::map_each(len, block, Threads::new(threads), |i| 3 * i + 1);
+                assert_eq!(each, (0..len).map(|i| 3 * i + 1).collect::<Vec<_>>());
             }
         }
     }

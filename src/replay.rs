@@ -682,6 +682,7 @@ impl State<'_> {
                 "content": [{"type": "input_text", "text": text}],
             })
             .to_string();
+            let digest = Some(crate::hash::hash("item", json.as_bytes()));
             let item = Item {
                 text: Text::Owned(json.into_boxed_str()),
                 kind: ItemKind::Message,
@@ -693,7 +694,7 @@ impl State<'_> {
                 execution: None,
                 line,
                 wire: None,
-                digest: None,
+                digest,
             };
             self.replay.extra_items.push(item);
             let id = self.rollout.items.len() + self.replay.extra_items.len() - 1;
