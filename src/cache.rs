@@ -128,30 +128,6 @@ impl StepCache {
     }
 }
 
-/// Seconds between two RFC 3339 UTC timestamps (`2025-11-17T21:32:46.911Z`), if both parse.
-pub fn seconds_between(earlier: &str, later: &str) -> Option<i64> {
-    Some(epoch_seconds(later)? - epoch_seconds(earlier)?)
-}
-
-fn epoch_seconds(timestamp: &str) -> Option<i64> {
-    let b = timestamp.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let num = |range: std::ops::Range<usize>| -> Option<i64> { timestamp.get(range)?.parse().ok() };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
-}
-
 /// Analyse every step against the one before it, in blocks of steps on the plan's threads
 /// (each step needs only itself and the one before).
 pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
@@ -249,13 +225,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
     // Only a miss asks how long the session was idle: reading two timestamps of the file
     // for every step was a tenth of `steps`' own time on a long session.
-    let gap = || match (&prev_step.timestamp, &step.timestamp) {
-        (Some(a), Some(b)) => {
-            let bytes = &session.rollout.bytes;
-            seconds_between(a.get(bytes), b.get(bytes))
-        }
-        _ => None,
-    };
+    let gap = || Some(step.unix_seconds? - prev_step.unix_seconds?);
     let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
     let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
     let verdict = if let Some(reset) = &reset {
@@ -352,4 +322,50 @@ fn chain_break(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two steps whose second request found nothing cached though its prefix was intact:
+    /// the idle time between the steps' first outputs decides whether retention explains it.
+    /// 660 s is more than [`IDLE_GAP_SECONDS`] (600); 300 s is not, so the provider missed.
+    #[test]
+    fn a_miss_after_a_long_pause_is_an_idle_gap() {
+        let usage = |input: u64, total: u64| {
+            format!(
+                r#"{{"timestamp":"2025-11-20T15:00:00.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":{total}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":{input}}},"model_context_window":272000}}}}}}"#
+            )
+        };
+        let message = |time: &str, role: &str, text: &str| {
+            format!(
+                r#"{{"timestamp":"2025-11-20T{time}.000Z","type":"response_item","payload":{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"{text}"}}]}}}}"#
+            )
+        };
+        for (second_output, expected) in [
+            ("14:11:01", Verdict::IdleGap(660)),
+            ("14:05:01", Verdict::ProviderMiss),
+        ] {
+            let lines = [
+                message("14:00:00", "user", "hi"),
+                message("14:00:01", "assistant", "a"),
+                usage(5000, 5000),
+                message("14:04:00", "user", "next"),
+                message(second_output, "assistant", "b"),
+                usage(5200, 10200),
+            ];
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let s = crate::test_support::session(&lines);
+            let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
+            let cache = analyze(&s, &plan);
+            assert_eq!(cache.len(), 2);
+            // The prefix was intact: 5000 tokens were cacheable, in granules of 128.
+            assert_eq!(cache[1].lost_tokens, 39 * 128);
+            assert_eq!(
+                cache[1].verdict, expected,
+                "second output at {second_output}"
+            );
+        }
+    }
 }

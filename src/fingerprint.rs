@@ -223,7 +223,14 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     } else {
         options.threads
     };
-    crate::parallel::map_each(total, BLOCK, threads, digest)
+    // Counting reads the items' bytes again: let the input's owner release them after each
+    // block, as the loader did after each part.
+    let release = |ids: std::ops::Range<usize>| {
+        if options.estimate_tokens {
+            session.rollout.release_items(ids);
+        }
+    };
+    crate::parallel::map_each_then(total, BLOCK, threads, digest, release)
 }
 
 /// An item's hash and token estimate, as sent.

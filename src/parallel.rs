@@ -126,8 +126,22 @@ pub fn map_each<T: Send>(
     threads: Threads,
     task: impl Fn(usize) -> T + Sync,
 ) -> Vec<T> {
+    map_each_then(len, block, threads, task, |_| {})
+}
+
+/// [`map_each`], calling `done(block)` on the thread that ran each block once its tasks are
+/// done: to let go of what the block read.
+pub fn map_each_then<T: Send>(
+    len: usize,
+    block: usize,
+    threads: Threads,
+    task: impl Fn(usize) -> T + Sync,
+    done: impl Fn(std::ops::Range<usize>) + Sync,
+) -> Vec<T> {
     let blocks = map_blocks(len, block, threads, |range| {
-        range.map(&task).collect::<Vec<_>>()
+        let block = range.clone().map(&task).collect::<Vec<_>>();
+        done(range);
+        block
     });
     let mut all = Vec::with_capacity(len);
     for block in blocks {

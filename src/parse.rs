@@ -49,6 +49,10 @@ pub enum LoadError {
 /// Zstandard frame magic, for a friendly message when a compressed file reaches the parser.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// How much a loader reads between releases of what it read: a map's pages are given back a
+/// few hundred at a time, each release one system call.
+const RELEASE_BYTES: usize = if cfg!(test) { 256 } else { 1 << 20 };
+
 /// Parts per thread: more parts than threads balance uneven parts.
 const PARTS_PER_THREAD: usize = 16;
 
@@ -612,11 +616,33 @@ fn codex_token_count(line: &str, timestamp: std::ops::Range<usize>) -> Option<Co
     })
 }
 
+/// Whole seconds since the Unix epoch of an RFC 3339 timestamp as Codex writes them
+/// (`2025-11-17T21:32:46.911Z`): the date and the time to the second, read as UTC.
+pub fn unix_seconds(timestamp: &str) -> Option<i64> {
+    let b = timestamp.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| -> Option<i64> { timestamp.get(range)?.parse().ok() };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
 /// The record of a line read as a repeat of an earlier one, with its own timestamp
 /// (`timestamp`: where its plain text is in the line).
 fn repeat_record(
     line: usize,
     span: &std::ops::Range<usize>,
+    text: &str,
     timestamp: std::ops::Range<usize>,
     newer_envelope: bool,
     kind: RecordKind,
@@ -624,6 +650,7 @@ fn repeat_record(
     Record {
         line,
         span: span.clone(),
+        unix_seconds: text.get(timestamp.clone()).and_then(unix_seconds),
         timestamp: Some(Text::Span(
             span.start + timestamp.start..span.start + timestamp.end,
         )),
@@ -636,7 +663,7 @@ fn repeat_record(
 struct LastTokenCount {
     rest: Box<str>,
     newer_envelope: bool,
-    turn_id: Option<String>,
+    turn_id: Option<Box<str>>,
 }
 
 fn value_str(map: &Map<String, Value>, key: &str) -> Option<String> {
@@ -700,10 +727,17 @@ impl Loader {
     }
 
     /// Read the lines of `bytes[range]`; `range` starts at a line start and ends at the end of
-    /// the input or just after a newline. Returns where reading stopped.
-    fn read_lines(&mut self, bytes: &[u8], range: std::ops::Range<usize>, until: Until) -> usize {
+    /// the input or just after a newline. Returns where reading stopped. Releases what it has
+    /// read ([`Bytes::with_release`]) every [`RELEASE_BYTES`] and at the end.
+    fn read_lines(&mut self, input: &Bytes, range: std::ops::Range<usize>, until: Until) -> usize {
+        let bytes: &[u8] = input;
         let mut start = range.start;
+        let mut unreleased = range.start;
         while start < range.end {
+            if start - unreleased >= RELEASE_BYTES {
+                input.release(unreleased..start);
+                unreleased = start;
+            }
             if until == Until::GenerationKnown && self.first_kind.is_some()
                 || self.strict && self.failed()
             {
@@ -720,6 +754,7 @@ impl Loader {
             }
             start = (end + 1).min(range.end);
         }
+        input.release(unreleased..start);
         start
     }
 
@@ -832,13 +867,12 @@ impl Loader {
             let start = base + (raw.as_ptr() as usize - text.as_ptr() as usize);
             start..start + raw.len()
         };
-        let timestamp = envelope
-            .timestamp
-            .and_then(json_string)
-            .map(|timestamp| match timestamp {
-                Cow::Borrowed(within) => Text::Span(offset_of(within)),
-                Cow::Owned(unescaped) => Text::Owned(unescaped.into_boxed_str()),
-            });
+        let timestamp = envelope.timestamp.and_then(json_string);
+        let seconds = timestamp.as_deref().and_then(unix_seconds);
+        let timestamp = timestamp.map(|timestamp| match timestamp {
+            Cow::Borrowed(within) => Text::Span(offset_of(within)),
+            Cow::Owned(unescaped) => Text::Owned(unescaped.into_boxed_str()),
+        });
 
         let kind = if let (Some(type_raw), Some(payload)) = (envelope.type_, envelope.payload) {
             let type_name =
@@ -898,6 +932,7 @@ impl Loader {
             line: line_number,
             span,
             timestamp,
+            unix_seconds: seconds,
             newer_envelope,
             kind,
         })
@@ -921,6 +956,7 @@ impl Loader {
         Some(repeat_record(
             line_number,
             span,
+            text,
             timestamp.clone(),
             false,
             RecordKind::TurnContext(Arc::clone(context)),
@@ -945,6 +981,7 @@ impl Loader {
         Some(repeat_record(
             line_number,
             span,
+            text,
             head.timestamp.clone(),
             last.newer_envelope,
             RecordKind::Event(Event {
@@ -1302,7 +1339,7 @@ fn event<'a>(json: &'a str, head: Option<head::Head<'a>>) -> Result<Event, LineE
     Ok(Event {
         type_name: name(head.type_, EVENT_TYPES),
         kind,
-        turn_id: head.turn_id.map(Cow::into_owned),
+        turn_id: head.turn_id.map(|id| id.into_owned().into_boxed_str()),
     })
 }
 

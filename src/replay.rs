@@ -67,8 +67,8 @@ pub struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub line: usize,
-    /// The event line's timestamp (read with [`Text::get`] from the rollout's bytes).
-    pub timestamp: Option<Text>,
+    /// The event line's timestamp in Unix seconds ([`crate::model::Record::unix_seconds`]).
+    pub unix_seconds: Option<i64>,
     /// `last_token_usage`: the usage of this one request.
     pub usage: Usage,
 }
@@ -88,8 +88,8 @@ pub struct Step {
     pub usage: Option<Observation>,
     /// Line of the step's first model output, or of the last line for a pending step.
     pub line: usize,
-    /// That line's timestamp (read with [`Text::get`] from the rollout's bytes).
-    pub timestamp: Option<Text>,
+    /// That line's timestamp in Unix seconds ([`crate::model::Record::unix_seconds`]).
+    pub unix_seconds: Option<i64>,
     /// No output was recorded: the request a resume would send next.
     pub pending: bool,
 }
@@ -394,7 +394,7 @@ impl State<'_> {
             }
             RecordKind::Event(event) => match &event.kind {
                 EventKind::TaskStarted => {
-                    self.start_turn(event.turn_id.clone(), line);
+                    self.start_turn(event.turn_id.as_deref().map(String::from), line);
                     self.open_slot();
                     Effect::TurnLifecycle
                 }
@@ -440,7 +440,7 @@ impl State<'_> {
         self.last_total = Some(info.total.clone());
         let observation = Observation {
             line: record.line,
-            timestamp: record.timestamp.clone(),
+            unix_seconds: record.unix_seconds,
             usage: info.last.clone(),
         };
         if self.slot_open && self.slot_step.is_none() {
@@ -510,7 +510,7 @@ impl State<'_> {
             .current_turn
             .expect("invariant: a turn was just started");
         let usage = self.slot_usage.take().or_else(|| self.carried_usage.take());
-        let timestamp = self.rollout.records[self.current_record].timestamp.clone();
+        let unix_seconds = self.rollout.records[self.current_record].unix_seconds;
         let step = Step {
             turn,
             number: self.replay.turns[turn].steps.len() + 1,
@@ -519,7 +519,7 @@ impl State<'_> {
             context: self.current_context,
             usage,
             line,
-            timestamp,
+            unix_seconds,
             pending,
         };
         self.replay.steps.push(step);

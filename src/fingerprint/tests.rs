@@ -365,3 +365,59 @@ fn rewrites_in_the_middle_of_the_history_reuse_earlier_views() {
         "{stored} view entries stored for {cycles} cycles"
     );
 }
+
+/// Counting tokens reads the items' bytes again, after the loader released them: it releases
+/// them too, every item of a history within a released range. Without counting, planning
+/// reads no item's bytes and releases nothing.
+#[test]
+fn counting_tokens_releases_the_items_it_read() {
+    use std::sync::{Arc, Mutex};
+    let name = "fixtures/rollouts/era_b_steps.jsonl";
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/rollouts/era_b_steps.jsonl"
+    ))
+    .expect("fixture");
+    let log: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
+    let owner_log = Arc::clone(&log);
+    let s = Session::load(
+        name,
+        crate::model::Bytes::with_release(bytes, move |range| {
+            owner_log.lock().unwrap().push(range)
+        }),
+        crate::parse::LoadOptions::default(),
+    )
+    .expect("loads");
+    for (estimate_tokens, threads) in [(false, 1), (true, 1), (true, 3)] {
+        log.lock().unwrap().clear();
+        let options = PlanOptions {
+            estimate_tokens,
+            threads: Threads::new(threads),
+            ..PlanOptions::default()
+        };
+        plan(&s, &options);
+        let released = log.lock().unwrap().clone();
+        if !estimate_tokens {
+            assert!(
+                released.is_empty(),
+                "released without counting: {released:?}"
+            );
+            continue;
+        }
+        let mut counted = 0;
+        for entry in s.replay.epochs.stored_items() {
+            let crate::model::Text::Span(span) = &s.item(entry.item).text else {
+                continue;
+            };
+            counted += 1;
+            assert!(
+                released
+                    .iter()
+                    .any(|r| r.start <= span.start && span.end <= r.end),
+                "item {} ({span:?}) not released: {released:?}",
+                entry.item
+            );
+        }
+        assert!(counted > 4, "{counted} items");
+    }
+}

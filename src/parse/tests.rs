@@ -272,6 +272,46 @@ fn parallel_parts_load_exactly_like_one_thread() {
     }
 }
 
+/// What the loader reads it releases to the input's owner once, while it reads (every
+/// `RELEASE_BYTES` of a part, not only at its end), and releasing changes nothing loaded.
+#[test]
+fn the_loader_releases_every_byte_once_as_it_reads() {
+    use std::sync::{Arc, Mutex};
+    let mut inputs = crate::test_support::fixture_bytes();
+    inputs.extend(crate::test_support::real_sample_bytes());
+    let mut released_midway = false;
+    for (name, bytes) in inputs {
+        for threads in [1, 3] {
+            let options = || LoadOptions {
+                strict: false,
+                threads: Threads::new(threads),
+            };
+            let log = Arc::new(Mutex::new(Vec::new()));
+            let owner_log = Arc::clone(&log);
+            let released = load(
+                &name,
+                crate::model::Bytes::with_release(bytes.clone(), move |range| {
+                    owner_log.lock().unwrap().push(range)
+                }),
+                options(),
+            );
+            let kept = load(&name, bytes.clone(), options());
+            assert_eq!(format!("{released:?}"), format!("{kept:?}"), "{name}");
+            let mut ranges = log.lock().unwrap().clone();
+            ranges.sort_by_key(|range| range.start);
+            ranges.retain(|range| !range.is_empty());
+            let mut end = 0;
+            for range in &ranges {
+                assert_eq!(range.start, end, "{name}, {threads} threads: {ranges:?}");
+                end = range.end;
+            }
+            assert_eq!(end, bytes.len(), "{name}, {threads} threads");
+            released_midway |= threads == 1 && ranges.len() > 2;
+        }
+    }
+    assert!(released_midway, "one thread released only at the end");
+}
+
 /// Parts cover the range exactly, each ending just after a newline, and the last one per
 /// thread is about a quarter of the others.
 #[test]
@@ -1105,4 +1145,43 @@ fn token_info_in_codex_form_is_read_by_whole_keys_and_anything_else_member_by_me
         assert_eq!(token_info_as_codex_writes_it(&raw), None, "{raw}");
         assert_eq!(token_info_plain(&raw), None, "left to serde_json: {raw}");
     }
+}
+
+/// Expected values from Python's `datetime` (`datetime.fromisoformat(t[:19])` in UTC, then
+/// `.timestamp()`), not from this code.
+#[test]
+fn timestamps_read_as_unix_seconds() {
+    let cases = [
+        ("2025-11-17T21:32:46.911Z", Some(1_763_415_166)),
+        ("1970-01-01T00:00:00Z", Some(0)),
+        ("2024-02-29T23:59:59.999999Z", Some(1_709_251_199)),
+        ("1969-12-31T23:59:59Z", Some(-1)),
+        ("2025-11-17 21:32:46Z", None),
+        ("2025-11-17", None),
+        ("t", None),
+    ];
+    for (text, seconds) in cases {
+        assert_eq!(super::unix_seconds(text), seconds, "{text}");
+    }
+    // Every way a line is read keeps its line's own seconds: a full read, a repeated
+    // `turn_context` and a repeated `token_count` (both read without their payload).
+    let context = r#""type":"turn_context","payload":{"cwd":"/w","model":"m"}}"#;
+    let count =
+        r#""type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}"#;
+    let lines: Vec<String> = [
+        (0, context),
+        (1, context),
+        (2, count),
+        (3, count),
+        (4, count),
+    ]
+    .iter()
+    .map(|(s, rest)| format!(r#"{{"timestamp":"2025-11-17T21:32:4{s}.000Z",{rest}"#))
+    .collect();
+    let rollout = load_text(&lines.join("\n")).expect("loads");
+    let read: Vec<_> = rollout.records.iter().map(|r| r.unix_seconds).collect();
+    assert_eq!(
+        read,
+        (0..5).map(|s| Some(1_763_415_160 + s)).collect::<Vec<_>>()
+    );
 }

@@ -119,7 +119,8 @@ fn promptc_never_writes_to_the_input_or_its_folder() {
 
 /// A file big enough to be mapped (or, with `--no-mmap`, read in parts) and parsed in parts on
 /// several threads gives the same output as the same bytes read from standard input in one
-/// piece: the parts join exactly.
+/// piece: the parts join exactly, and the pages of the map that the parse gave back read the
+/// same when printing items (`view`) or counting their tokens (`steps`) reads them again.
 #[test]
 fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
     if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
@@ -153,7 +154,7 @@ fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
                 .split_once('\n')
                 .map_or(0, |(_, b)| b.lines().count())
         + 1;
-    for command in ["view", "fingerprint"] {
+    for command in ["view", "fingerprint", "steps"] {
         // Mapped (the default for a file this big), read in parts (`--no-mmap`), and from stdin.
         let mapped = promptc()
             .args([command, "--format", "json", path])

@@ -96,7 +96,40 @@ fn map_big_file(file: &std::fs::File) -> std::io::Result<Option<Bytes>> {
     // ripgrep's maps; the README says so, and `--no-mmap` reads instead.
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(file) };
-    Ok(map.ok().map(Bytes::new))
+    Ok(map.ok().map(|map| {
+        let map = std::sync::Arc::new(map);
+        Bytes::with_release(SharedMap(map.clone()), move |range| {
+            release_pages(&map, range)
+        })
+    }))
+}
+
+/// A map shared between the bytes and their release.
+struct SharedMap(std::sync::Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Give the whole pages of `range` back to the page cache once the loader has read them: a
+/// mapped page counts in the process's memory until then, and the parse touches every page
+/// once. Whatever reads the bytes again (printing an item, counting its tokens) maps them
+/// again from the page cache.
+fn release_pages(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    const PAGE: usize = 4096;
+    let start = range.start.next_multiple_of(PAGE);
+    let end = range.end / PAGE * PAGE;
+    if start < end {
+        // SAFETY: MADV_DONTNEED on a read-only shared file map drops the process's mapping of
+        // those pages, not their content: the next read maps the same page-cache pages (or
+        // reads them from the file) again, so every `&[u8]` into the map reads the same.
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+        };
+    }
 }
 
 /// A regular file of [`BIG_FILE_BYTES`] or more, read with one thread per core, then
@@ -420,6 +453,31 @@ mod tests {
         for map in [false, true] {
             assert_eq!(&*read_file(&path, map).unwrap(), text, "map: {map}");
         }
+    }
+
+    /// The pages a release gives back read the same afterwards: the map is of the file, so
+    /// they come back from the page cache, not as zeros. Ranges that hold no whole page, or
+    /// that run to the map's end, are fine too.
+    #[cfg(unix)]
+    #[test]
+    fn released_pages_of_a_map_read_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl");
+        let text: Vec<u8> = (0..BIG_FILE_BYTES as usize + 5_000)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&path, &text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the test's own file, which nothing else writes.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+        assert_eq!(&map[..], text);
+        for range in [10..4_000, 4_097..8_000, 100..text.len(), 0..text.len()] {
+            release_pages(&map, range.clone());
+            assert!(map[..] == text[..], "after releasing {range:?}");
+        }
+        let bytes = read_file(&path, true).unwrap();
+        assert_eq!(&*bytes, text);
     }
 
     #[test]
