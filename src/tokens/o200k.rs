@@ -25,19 +25,24 @@ static PAIR_START: &[u8] = table!("pair_start");
 static PAIR_SECOND: &[u8] = table!("pair_second");
 static PAIR_MERGED: &[u8] = table!("pair_merged");
 /// The trie of tokens: node `n`'s edges are `NODE_EDGES[n]..NODE_EDGES[n + 1]` of
-/// [`EDGE_BYTE`] (sorted) and [`EDGE_NODE`]; the root's 256 edges come first, in byte order.
+/// [`EDGE_BYTE`] (sorted), and edge `k` leads to node `k + 1` (nodes are numbered breadth
+/// first); the root's 256 edges come first, in byte order.
 static NODE_EDGES: &[u8] = table!("node_edges");
 static EDGE_BYTE: &[u8] = table!("edge_byte");
-static EDGE_NODE: &[u8] = table!("edge_node");
 /// The token a node spells, or [`NONE`].
 static NODE_TOKEN: &[u8] = table!("node_token");
 
-const NONE: u32 = u32::MAX;
+/// How the tables write "no token", "no node" (`build.rs`'s `write_u24s`).
+const NONE: u32 = 0xFF_FFFF;
 
-/// Entry `index` of a table of little-endian `u32`s.
+/// Entry `index` of a table of little-endian 3-byte numbers (with one byte after the last, so
+/// that each reads as a `u32`).
 fn at(table: &[u8], index: usize) -> u32 {
-    let (words, _) = table.as_chunks::<4>();
-    u32::from_le_bytes(words[index])
+    let start = 3 * index;
+    let word: [u8; 4] = table[start..start + 4]
+        .try_into()
+        .expect("a slice of 4 bytes");
+    u32::from_le_bytes(word) & 0xFF_FFFF
 }
 
 fn token_len(token: u32) -> usize {
@@ -47,14 +52,14 @@ fn token_len(token: u32) -> usize {
 /// The longest token `text` starts with; `None` only for empty text (every byte is a token).
 fn longest_token(text: &[u8]) -> Option<u32> {
     let (&first, rest) = text.split_first()?;
-    let mut node = at(EDGE_NODE, usize::from(first)) as usize;
+    let mut node = usize::from(first) + 1;
     let mut found = at(NODE_TOKEN, node);
     for &byte in rest {
         let edges = at(NODE_EDGES, node) as usize..at(NODE_EDGES, node + 1) as usize;
         let Ok(offset) = EDGE_BYTE[edges.clone()].binary_search(&byte) else {
             break;
         };
-        node = at(EDGE_NODE, edges.start + offset) as usize;
+        node = edges.start + offset + 1;
         let token = at(NODE_TOKEN, node);
         if token != NONE {
             found = token;
@@ -66,12 +71,17 @@ fn longest_token(text: &[u8]) -> Option<u32> {
 /// The token `first` and `second` merge into, if BPE has that merge.
 fn merged(first: u32, second: u32) -> Option<u32> {
     let first = first as usize;
-    let pairs = at(PAIR_START, first) as usize..at(PAIR_START, first + 1) as usize;
-    let (seconds, _) = PAIR_SECOND[pairs.start * 4..pairs.end * 4].as_chunks::<4>();
-    let offset = seconds
-        .binary_search_by_key(&second, |word| u32::from_le_bytes(*word))
-        .ok()?;
-    Some(at(PAIR_MERGED, pairs.start + offset))
+    // A binary search of `PAIR_SECOND[pairs]`, sorted, each second once.
+    let mut pairs = at(PAIR_START, first) as usize..at(PAIR_START, first + 1) as usize;
+    while !pairs.is_empty() {
+        let middle = pairs.start + pairs.len() / 2;
+        match at(PAIR_SECOND, middle).cmp(&second) {
+            std::cmp::Ordering::Less => pairs.start = middle + 1,
+            std::cmp::Ordering::Greater => pairs.end = middle,
+            std::cmp::Ordering::Equal => return Some(at(PAIR_MERGED, middle)),
+        }
+    }
+    None
 }
 
 /// Whether BPE, merging by rank, would leave `first` and `second` side by side rather than
