@@ -254,11 +254,11 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
 fn write_u24s(dir: &Path, name: &str, values: impl Iterator<Item = u32>) {
     let mut bytes: Vec<u8> = values
         .flat_map(|value| {
-            let value = if value == NONE { 0xFF_FFFF } else { value };
             assert!(
-                value <= 0xFF_FFFF,
+                value == NONE || value < 0xFF_FFFF,
                 "{name}: {value} needs more than 3 bytes"
             );
+            let value = if value == NONE { 0xFF_FFFF } else { value };
             let [a, b, c, _] = value.to_le_bytes();
             [a, b, c]
         })

@@ -223,8 +223,8 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         None
     };
     let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
-    // Only a miss asks how long the session was idle: reading two timestamps of the file
-    // for every step was a tenth of `steps`' own time on a long session.
+    // Only a miss asks how long the session was idle (from seconds read with the lines: the
+    // input's bytes may be released by now).
     let gap = || Some(step.unix_seconds? - prev_step.unix_seconds?);
     let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
     let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
@@ -330,7 +330,8 @@ mod tests {
 
     /// Two steps whose second request found nothing cached though its prefix was intact:
     /// the idle time between the steps' first outputs decides whether retention explains it.
-    /// 660 s is more than [`IDLE_GAP_SECONDS`] (600); 300 s is not, so the provider missed.
+    /// 660 s is more than [`IDLE_GAP_SECONDS`] (600); 600 s and 300 s are not, so the
+    /// provider missed.
     #[test]
     fn a_miss_after_a_long_pause_is_an_idle_gap() {
         let usage = |input: u64, total: u64| {
@@ -345,6 +346,7 @@ mod tests {
         };
         for (second_output, expected) in [
             ("14:11:01", Verdict::IdleGap(660)),
+            ("14:10:01", Verdict::ProviderMiss),
             ("14:05:01", Verdict::ProviderMiss),
         ] {
             let lines = [

@@ -341,7 +341,9 @@ impl State<'_> {
         let new = self.replay.epochs.slice(epoch, self.scanned..len);
         for (offset, entry) in new.iter().enumerate() {
             let item = self.replay.item(rollout, entry.item);
-            if is_turn_boundary(item, item.json(&rollout.bytes)) {
+            // Only a user message can be a boundary: reading the others' text would read
+            // their pages of the input again (they may be released after the parse).
+            if item.is_user_message() && is_turn_boundary(item, item.json(&rollout.bytes)) {
                 self.boundaries.push(self.scanned + offset);
             }
         }
@@ -583,7 +585,9 @@ impl State<'_> {
                 let item = self
                     .replay
                     .item(rollout, self.replay.epochs.get(epoch, cut - 1).item);
-                if is_context_message(item, item.json(&rollout.bytes)) {
+                if item.kind == ItemKind::Message
+                    && is_context_message(item, item.json(&rollout.bytes))
+                {
                     cut -= 1;
                 } else {
                     break;
@@ -632,7 +636,9 @@ impl State<'_> {
         let mut entries = Vec::new();
         for entry in history.iter() {
             let item = self.replay.item(rollout, entry.item);
-            if !is_context_message(item, item.json(&rollout.bytes)) {
+            if item.kind != ItemKind::Message
+                || !is_context_message(item, item.json(&rollout.bytes))
+            {
                 break;
             }
             entries.push(HistoryEntry {
@@ -644,6 +650,9 @@ impl State<'_> {
         let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
         for entry in history.iter().rev() {
             let item = self.replay.item(rollout, entry.item);
+            if !item.is_user_message() {
+                continue;
+            }
             let json = item.json(&rollout.bytes);
             if !is_turn_boundary(item, json) {
                 continue;

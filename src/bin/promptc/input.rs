@@ -96,32 +96,57 @@ fn map_big_file(file: &std::fs::File) -> std::io::Result<Option<Bytes>> {
     // ripgrep's maps; the README says so, and `--no-mmap` reads instead.
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(file) };
-    Ok(map.ok().map(|map| {
-        let map = std::sync::Arc::new(map);
-        Bytes::with_release(SharedMap(map.clone()), move |range| {
-            release_pages(&map, range)
-        })
-    }))
+    Ok(map.ok().map(releasable))
+}
+
+/// The bytes of a map, which give back the pages the library has read.
+#[cfg(unix)]
+fn releasable(map: memmap2::Mmap) -> Bytes {
+    let map = std::sync::Arc::new(map);
+    let page = page_size();
+    Bytes::with_release(SharedMap(map.clone()), move |range| {
+        release_pages(&map, range, page)
+    })
+}
+
+#[cfg(not(unix))]
+fn releasable(map: memmap2::Mmap) -> Bytes {
+    Bytes::new(map)
+}
+
+/// The system's page size; where it cannot be asked, 16 KiB (Apple's arm64 pages; rounding
+/// to more than the real size only keeps a little more of the map).
+#[cfg(unix)]
+fn page_size() -> usize {
+    #[cfg(target_os = "linux")]
+    if let Ok(Some(size)) = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
+        return usize::try_from(size).unwrap_or(16 << 10).max(1);
+    }
+    16 << 10
 }
 
 /// A map shared between the bytes and their release.
+#[cfg(unix)]
 struct SharedMap(std::sync::Arc<memmap2::Mmap>);
 
+#[cfg(unix)]
 impl AsRef<[u8]> for SharedMap {
     fn as_ref(&self) -> &[u8] {
         &self.0
     }
 }
 
-/// Give the whole pages of `range` back to the page cache once the loader has read them: a
-/// mapped page counts in the process's memory until then, and the parse touches every page
-/// once. Whatever reads the bytes again (printing an item, counting its tokens) maps them
-/// again from the page cache.
-fn release_pages(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
-    const PAGE: usize = 4096;
-    let start = range.start.next_multiple_of(PAGE);
-    let end = range.end / PAGE * PAGE;
+/// Give the whole pages (of `page` bytes) of `range` back to the page cache once the library
+/// has read them: a mapped page counts in the process's memory until then, and the parse
+/// touches every page once. Whatever reads the bytes again (printing an item, counting its
+/// tokens) maps them again from the page cache. Only pages wholly inside `range` and the
+/// map: the map starts on a page, and memmap2 checks neither that nor the range's end.
+#[cfg(unix)]
+fn release_pages(map: &memmap2::Mmap, range: std::ops::Range<usize>, page: usize) {
+    let start = range.start.next_multiple_of(page);
+    let end = range.end.min(map.len()) / page * page;
     if start < end {
+        // A release that fails keeps the pages: more memory, the same bytes.
         // SAFETY: MADV_DONTNEED on a read-only shared file map drops the process's mapping of
         // those pages, not their content: the next read maps the same page-cache pages (or
         // reads them from the file) again, so every `&[u8]` into the map reads the same.
@@ -456,8 +481,9 @@ mod tests {
     }
 
     /// The pages a release gives back read the same afterwards: the map is of the file, so
-    /// they come back from the page cache, not as zeros. Ranges that hold no whole page, or
-    /// that run to the map's end, are fine too.
+    /// they come back from the page cache, not as zeros. A range that holds no whole page
+    /// releases nothing, and one past the map's end stops at it. On Linux, the map's resident
+    /// size shows what was given back.
     #[cfg(unix)]
     #[test]
     fn released_pages_of_a_map_read_the_same() {
@@ -471,13 +497,39 @@ mod tests {
         // SAFETY: the test's own file, which nothing else writes.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+        let page = page_size();
+        let resident = || resident_kib(map.as_ptr());
         assert_eq!(&map[..], text);
-        for range in [10..4_000, 4_097..8_000, 100..text.len(), 0..text.len()] {
-            release_pages(&map, range.clone());
-            assert!(map[..] == text[..], "after releasing {range:?}");
+        let whole = resident();
+        // Less than a page, then a page's worth that straddles two pages: nothing to give back.
+        release_pages(&map, 10..page - 10, page);
+        release_pages(&map, page + 1..2 * page + 1, page);
+        assert_eq!(resident(), whole);
+        assert!(map[..] == text[..]);
+        // Past the end: everything but the last, partial page.
+        release_pages(&map, 100..text.len() + (1 << 20), page);
+        if let (Some(before), Some(after)) = (whole, resident()) {
+            assert!(before >= 8 << 10, "{before} KiB resident");
+            assert!(after <= 2 * page as u64 / 1024, "{after} KiB resident");
         }
-        let bytes = read_file(&path, true).unwrap();
-        assert_eq!(&*bytes, text);
+        assert!(map[..] == text[..], "the released pages read the same");
+        assert_eq!(&*read_file(&path, true).unwrap(), text);
+    }
+
+    /// Resident KiB of the mapping that starts at `start`, where `/proc/self/smaps` says.
+    #[cfg(unix)]
+    fn resident_kib(start: *const u8) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let header = format!("{:x}-", start as usize);
+        let block = smaps.split_once(&format!("\n{header}"))?.1;
+        block
+            .lines()
+            .find_map(|line| line.strip_prefix("Rss:"))?
+            .trim()
+            .strip_suffix("kB")?
+            .trim()
+            .parse()
+            .ok()
     }
 
     #[test]
