@@ -51,7 +51,7 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// How much a loader reads between releases of what it read: a map's pages are given back a
 /// few hundred at a time, each release one system call.
-const RELEASE_BYTES: usize = if cfg!(test) { 256 } else { 1 << 20 };
+pub(crate) const RELEASE_BYTES: usize = if cfg!(test) { 256 } else { 1 << 20 };
 
 /// Parts per thread: more parts than threads balance uneven parts.
 const PARTS_PER_THREAD: usize = 16;

@@ -162,7 +162,65 @@ struct RawEntryDocument<'a> {
     /// `raw` (read from the file) or, after a compaction promptc had to rebuild,
     /// `approximate`, `rebuilt` or `synthetic`.
     origin: &'static str,
-    item: &'a RawValue,
+    item: WrittenItem<'a>,
+}
+
+/// An item written as its JSON: a history item, checked as JSON when first written and
+/// released once written, or a text of promptc's own.
+enum WrittenItem<'a> {
+    History {
+        id: usize,
+        items: &'a WrittenItems<'a>,
+    },
+    Own(&'a RawValue),
+}
+
+impl Serialize for WrittenItem<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WrittenItem::History { id, items } => items.write(*id, serializer),
+            WrittenItem::Own(json) => json.serialize(serializer),
+        }
+    }
+}
+
+/// The history items of a view document. Most appear twice, in the raw history and in the
+/// model view: each one's JSON is checked (which `raw_json` does) once, when first written.
+/// What was written goes back to the input's owner a few hundred pages at a time
+/// ([`crate::model::Bytes::with_release`]): without that, writing every item would map the
+/// whole input. Items come nearly in file order, so the released ranges stay short.
+struct WrittenItems<'a> {
+    session: &'a Session,
+    checked: std::cell::RefCell<Vec<Option<&'a RawValue>>>,
+    pending: std::cell::Cell<Option<std::ops::Range<usize>>>,
+}
+
+impl<'a> WrittenItems<'a> {
+    fn write<S: serde::Serializer>(&self, id: usize, serializer: S) -> Result<S::Ok, S::Error> {
+        let known = self.checked.borrow()[id];
+        let json = known.unwrap_or_else(|| {
+            let json = raw_json(self.session.item_json(id));
+            self.checked.borrow_mut()[id] = Some(json);
+            json
+        });
+        let written = json.serialize(serializer);
+        if let crate::model::Text::Span(span) = &self.session.item(id).text {
+            self.read(span.clone());
+        }
+        written
+    }
+
+    fn read(&self, span: std::ops::Range<usize>) {
+        let range = match self.pending.take() {
+            Some(pending) => pending.start.min(span.start)..pending.end.max(span.end),
+            None => span,
+        };
+        if range.len() >= crate::parse::RELEASE_BYTES {
+            self.session.rollout.bytes.release(range);
+        } else {
+            self.pending.set(Some(range));
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -171,7 +229,7 @@ struct ViewEntryDocument<'a> {
     origin: &'static str,
     /// The raw index of the entry (origin raw) or of the call it answers (origin synthetic).
     raw_index: usize,
-    item: &'a RawValue,
+    item: WrittenItem<'a>,
 }
 
 #[derive(Serialize)]
@@ -307,10 +365,14 @@ pub fn write_json_view(
         })
         .collect();
     let in_scope = |raw_index: usize| scope.shown.contains(&raw_index);
-    // Most items appear twice, in the raw history and in the model view; check each one's JSON
-    // (which `raw_json` does) once.
-    let mut item_values: Vec<Option<&RawValue>> =
-        vec![None; rollout.items.len() + replay.extra_items.len()];
+    let items = WrittenItems {
+        session,
+        checked: std::cell::RefCell::new(vec![
+            None;
+            rollout.items.len() + replay.extra_items.len()
+        ]),
+        pending: std::cell::Cell::new(None),
+    };
     let raw = scope
         .history
         .iter()
@@ -320,8 +382,10 @@ pub fn write_json_view(
             index,
             line: entry.line,
             origin: entry.origin.name(),
-            item: item_values[entry.item]
-                .get_or_insert_with(|| raw_json(session.item_json(entry.item))),
+            item: WrittenItem::History {
+                id: entry.item,
+                items: &items,
+            },
         })
         .collect();
     let model_view = scope
@@ -339,10 +403,11 @@ pub fn write_json_view(
             }
             let item = match &entry.item {
                 // Sent as recorded: the same text as in the raw history.
-                ViewItem::History(id) if session.item(*id).wire.is_none() => {
-                    *item_values[*id].get_or_insert_with(|| raw_json(session.item_json(*id)))
-                }
-                _ => raw_json(session.view_json(entry)),
+                ViewItem::History(id) if session.item(*id).wire.is_none() => WrittenItem::History {
+                    id: *id,
+                    items: &items,
+                },
+                _ => WrittenItem::Own(raw_json(session.view_json(entry))),
             };
             Some(ViewEntryDocument {
                 index,
@@ -410,6 +475,8 @@ pub fn write_json_view(
             .map(|(line, note)| LineNote { line: *line, note })
             .collect(),
     };
+    // What is left pending is the last items written: their release would come as the
+    // process ends anyway.
     write_json(out, &document)
 }
 
@@ -703,5 +770,62 @@ fn paint_row(options: &RenderOptions, text: &str, row: &Row) -> String {
         paint(options, Tone::Added, text)
     } else {
         text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// `view --format json` gives back every history item's bytes once it has written them,
+    /// a few at a time rather than at the end, and writes what it writes without releasing.
+    #[test]
+    fn the_json_view_releases_the_items_it_wrote() {
+        for name in [
+            "rollouts/era_b_steps.jsonl",
+            "rollouts/compaction_replacement.jsonl",
+            "rollouts/missing_output_with_id.jsonl",
+        ] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures")
+                .join(name);
+            let bytes = std::fs::read(path).expect("fixture");
+            let log: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
+            let owner_log = Arc::clone(&log);
+            let released = Session::load(
+                name,
+                crate::model::Bytes::with_release(bytes.clone(), move |range| {
+                    owner_log.lock().unwrap().push(range)
+                }),
+                crate::parse::LoadOptions::default(),
+            )
+            .expect("loads");
+            let kept =
+                Session::load(name, bytes, crate::parse::LoadOptions::default()).expect("loads");
+            let write = |session: &Session| {
+                let scope = scope(session, None, None).expect("the whole session");
+                let plan = crate::fingerprint::plan(session, &Default::default());
+                let mut out = Vec::new();
+                write_json_view(&mut out, session, &scope, &plan).expect("writes");
+                out
+            };
+            log.lock().unwrap().clear();
+            let written = write(&released);
+            assert_eq!(written, write(&kept), "{name}");
+            let ranges = log.lock().unwrap().clone();
+            assert!(ranges.len() > 1, "{name}: {ranges:?}");
+            for entry in released.replay.history().iter() {
+                if let crate::model::Text::Span(span) = &released.item(entry.item).text {
+                    assert!(
+                        ranges
+                            .iter()
+                            .any(|r| r.start <= span.start && span.end <= r.end),
+                        "{name}: item {} ({span:?}) not released: {ranges:?}",
+                        entry.item
+                    );
+                }
+            }
+        }
     }
 }
