@@ -63,9 +63,10 @@ impl Bytes {
     /// Bytes whose owner can let go of their memory while keeping their content, as a file
     /// map can give its pages back to the page cache. The library calls `release` with ranges
     /// it has read and does not expect to read again soon (records and items hold spans): the
-    /// loader each part's bytes as it goes, token counting the items of each block it
-    /// counted. Ranges may repeat and may be read again later; the bytes must read the same
-    /// afterwards, from wherever the owner gets them again.
+    /// loader releases each part's bytes as it goes, token counting the items of each block it
+    /// counted, `view --format json` the items it has written. Ranges may repeat and may be
+    /// read again later; the bytes must read the same afterwards, from wherever the owner
+    /// gets them again.
     pub fn with_release(
         owner: impl AsRef<[u8]> + Send + Sync + 'static,
         release: impl Fn(Range<usize>) + Send + Sync + 'static,

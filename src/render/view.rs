@@ -188,7 +188,8 @@ impl Serialize for WrittenItem<'_> {
 /// model view: each one's JSON is checked (which `raw_json` does) once, when first written.
 /// What was written goes back to the input's owner a few hundred pages at a time
 /// ([`crate::model::Bytes::with_release`]): without that, writing every item would map the
-/// whole input. Items come nearly in file order, so the released ranges stay short.
+/// whole input. Items come nearly in file order; one before the pending ones releases those
+/// first, so the released ranges stay short.
 struct WrittenItems<'a> {
     session: &'a Session,
     checked: std::cell::RefCell<Vec<Option<&'a RawValue>>>,
@@ -212,7 +213,13 @@ impl<'a> WrittenItems<'a> {
 
     fn read(&self, span: std::ops::Range<usize>) {
         let range = match self.pending.take() {
-            Some(pending) => pending.start.min(span.start)..pending.end.max(span.end),
+            // An item before the pending ones (the model view starting over): release those
+            // rather than a range over everything between.
+            Some(pending) if span.start < pending.start => {
+                self.session.rollout.bytes.release(pending);
+                span
+            }
+            Some(pending) => pending.start..pending.end.max(span.end),
             None => span,
         };
         if range.len() >= crate::parse::RELEASE_BYTES {
@@ -778,6 +785,21 @@ mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
 
+    /// A released range, and how much output had been written when it came.
+    type Release = (std::ops::Range<usize>, usize);
+
+    /// Output that the release log can look at while it is written.
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
     /// `view --format json` gives back every history item's bytes once it has written them,
     /// a few at a time rather than at the end, and writes what it writes without releasing.
     #[test]
@@ -791,30 +813,46 @@ mod tests {
                 .join("fixtures")
                 .join(name);
             let bytes = std::fs::read(path).expect("fixture");
-            let log: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
-            let owner_log = Arc::clone(&log);
+            let bytes_len = bytes.len();
+            // Each release, with how much had been written when it came.
+            let log: Arc<Mutex<Vec<Release>>> = Arc::default();
+            let written: Arc<Mutex<Vec<u8>>> = Arc::default();
+            let (owner_log, owner_written) = (Arc::clone(&log), Arc::clone(&written));
             let released = Session::load(
                 name,
                 crate::model::Bytes::with_release(bytes.clone(), move |range| {
-                    owner_log.lock().unwrap().push(range)
+                    let at = owner_written.lock().unwrap().len();
+                    owner_log.lock().unwrap().push((range, at))
                 }),
                 crate::parse::LoadOptions::default(),
             )
             .expect("loads");
             let kept =
                 Session::load(name, bytes, crate::parse::LoadOptions::default()).expect("loads");
-            let write = |session: &Session| {
+            let write = |session: &Session, out: &mut dyn Write| {
                 let scope = scope(session, None, None).expect("the whole session");
                 let plan = crate::fingerprint::plan(session, &Default::default());
-                let mut out = Vec::new();
-                write_json_view(&mut out, session, &scope, &plan).expect("writes");
-                out
+                write_json_view(out, session, &scope, &plan).expect("writes");
             };
             log.lock().unwrap().clear();
-            let written = write(&released);
-            assert_eq!(written, write(&kept), "{name}");
-            let ranges = log.lock().unwrap().clone();
+            written.lock().unwrap().clear();
+            write(&released, &mut Shared(Arc::clone(&written)));
+            let mut expected = Vec::new();
+            write(&kept, &mut expected);
+            assert!(*written.lock().unwrap() == expected, "{name}");
+            let ranges: Vec<_> = log.lock().unwrap().iter().map(|(r, _)| r.clone()).collect();
             assert!(ranges.len() > 1, "{name}: {ranges:?}");
+            // Released while writing, not all once it was written: releases came at several
+            // points of the output, none of them after its end.
+            let at: std::collections::BTreeSet<usize> =
+                log.lock().unwrap().iter().map(|(_, at)| *at).collect();
+            assert!(at.len() > 1, "{name}: releases at {at:?}");
+            assert!(at.iter().all(|&at| at < expected.len()), "{name}: {at:?}");
+            // A few items at a time, never most of the input at once.
+            assert!(
+                ranges.iter().all(|r| r.len() < bytes_len / 2),
+                "{name}: {ranges:?}"
+            );
             for entry in released.replay.history().iter() {
                 if let crate::model::Text::Span(span) = &released.item(entry.item).text {
                     assert!(

@@ -140,7 +140,8 @@ impl AsRef<[u8]> for SharedMap {
 /// has read them: a mapped page counts in the process's memory until then, and the parse
 /// touches every page once. Whatever reads the bytes again (printing an item, counting its
 /// tokens) maps them again from the page cache. Only pages wholly inside `range` and the
-/// map: the map starts on a page, and memmap2 checks neither that nor the range's end.
+/// map (which starts on a page): memmap2 rounds a range's start down to a page but does not
+/// check where it ends.
 #[cfg(unix)]
 fn release_pages(map: &memmap2::Mmap, range: std::ops::Range<usize>, page: usize) {
     let start = range.start.next_multiple_of(page);
@@ -501,6 +502,8 @@ mod tests {
         let resident = || resident_kib(map.as_ptr());
         assert_eq!(&map[..], text);
         let whole = resident();
+        #[cfg(target_os = "linux")]
+        assert!(whole.is_some(), "the map is in /proc/self/smaps");
         // Less than a page, then a page's worth that straddles two pages: nothing to give back.
         release_pages(&map, 10..page - 10, page);
         release_pages(&map, page + 1..2 * page + 1, page);
@@ -519,9 +522,9 @@ mod tests {
     /// Resident KiB of the mapping that starts at `start`, where `/proc/self/smaps` says.
     #[cfg(unix)]
     fn resident_kib(start: *const u8) -> Option<u64> {
-        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-        let header = format!("{:x}-", start as usize);
-        let block = smaps.split_once(&format!("\n{header}"))?.1;
+        let smaps = format!("\n{}", std::fs::read_to_string("/proc/self/smaps").ok()?);
+        let header = format!("\n{:x}-", start as usize);
+        let block = smaps.split_once(&header)?.1;
         block
             .lines()
             .find_map(|line| line.strip_prefix("Rss:"))?
