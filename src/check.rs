@@ -136,7 +136,7 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
         for entry in plan.view(0) {
             let item = session.view_item(entry);
             let json = session.view_json(entry);
-            if !crate::content::is_context_message(item, json) {
+            if !crate::content::is_context_message(item, || json) {
                 break;
             }
             let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();

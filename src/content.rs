@@ -56,16 +56,19 @@ pub fn is_contextual_user_message(json: &str) -> bool {
 }
 
 /// A message the harness injects rather than one a person or the model wrote: a developer
-/// message (permissions, instructions) or a contextual user message.
-pub fn is_context_message(item: &Item, json: &str) -> bool {
+/// message (permissions, instructions) or a contextual user message. `json` gives the item's
+/// text, asked for only when its kind and role leave the answer open: reading it can map
+/// pages of the input again ([`crate::model::Bytes::with_release`]).
+pub fn is_context_message<'a>(item: &Item, json: impl FnOnce() -> &'a str) -> bool {
     item.kind == ItemKind::Message
         && (item.role.as_deref() == Some("developer")
-            || (item.is_user_message() && is_contextual_user_message(json)))
+            || (item.is_user_message() && is_contextual_user_message(json())))
 }
 
-/// True for a user message typed by the user: a turn boundary.
-pub fn is_turn_boundary(item: &Item, json: &str) -> bool {
-    item.is_user_message() && !is_contextual_user_message(json)
+/// True for a user message typed by the user: a turn boundary. `json` as for
+/// [`is_context_message`].
+pub fn is_turn_boundary<'a>(item: &Item, json: impl FnOnce() -> &'a str) -> bool {
+    item.is_user_message() && !is_contextual_user_message(json())
 }
 
 /// Characters of a preview; tables show less.

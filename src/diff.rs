@@ -505,7 +505,7 @@ fn input_drift(
             let extra = view.slice(lcp..);
             let all_context = extra.iter().all(|e| {
                 let item = session.view_item(e);
-                is_context_message(item, session.view_json(e))
+                is_context_message(item, || session.view_json(e))
             });
             let evidence_text: String = extra
                 .iter()
@@ -546,7 +546,7 @@ fn input_drift(
             // A contextual item sent again: the same item already stands in the shared prefix.
             let reinjected = |session: &Session, plan: &Plan, step: usize, k: usize| {
                 let entry = &plan.view(step)[k];
-                is_context_message(session.view_item(entry), session.view_json(entry))
+                is_context_message(session.view_item(entry), || session.view_json(entry))
                     && plan.first_occurrence(step, k) < lcp
             };
             let next_synthetic =
@@ -555,7 +555,7 @@ fn input_drift(
             let appended_context = {
                 let mut k = lcp;
                 while k < view_b.len()
-                    && is_context_message(b.view_item(&view_b[k]), b.view_json(&view_b[k]))
+                    && is_context_message(b.view_item(&view_b[k]), || b.view_json(&view_b[k]))
                     && !reinjected(b, pb, sb, k)
                 {
                     k += 1;

@@ -179,11 +179,8 @@ pub fn summarize_session(session: &Session) -> SessionSummary {
             .saturating_add(usage.usage.cached_input_tokens);
     }
     summary.first_user_message = rollout.items.iter().find_map(|item| {
-        if !item.is_user_message() {
-            return None;
-        }
-        let json = item.json(&rollout.bytes);
-        is_turn_boundary(item, json).then(|| message_texts(json).join(" "))
+        let json = || item.json(&rollout.bytes);
+        is_turn_boundary(item, json).then(|| message_texts(json()).join(" "))
     });
     summary
 }

@@ -225,12 +225,9 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     };
     // Counting reads the items' bytes again: let the input's owner release them after each
     // block, as the loader did after each part.
-    let release = |ids: std::ops::Range<usize>| {
-        if options.estimate_tokens {
-            session.rollout.release_items(ids);
-        }
-    };
-    crate::parallel::map_each_then(total, BLOCK, threads, digest, release)
+    crate::parallel::map_each_then(total, BLOCK, threads, digest, |ids| {
+        session.rollout.release_items(ids)
+    })
 }
 
 /// An item's hash and token estimate, as sent.

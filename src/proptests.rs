@@ -263,7 +263,7 @@ fn copying_replay(s: &Session) -> (Vec<Vec<usize>>, Vec<bool>) {
                 let boundaries: Vec<usize> = current
                     .iter()
                     .enumerate()
-                    .filter(|(_, id)| is_turn_boundary(s.item(**id), s.item_json(**id)))
+                    .filter(|(_, id)| is_turn_boundary(s.item(**id), || s.item_json(**id)))
                     .map(|(i, _)| i)
                     .collect();
                 let n = usize::try_from(num_turns).unwrap_or(usize::MAX);
@@ -276,10 +276,9 @@ fn copying_replay(s: &Session) -> (Vec<Vec<usize>>, Vec<bool>) {
                 };
                 if cut < current.len() && !boundaries.is_empty() && cut > boundaries[0] {
                     while cut > boundaries[0]
-                        && is_context_message(
-                            s.item(current[cut - 1]),
-                            s.item_json(current[cut - 1]),
-                        )
+                        && is_context_message(s.item(current[cut - 1]), || {
+                            s.item_json(current[cut - 1])
+                        })
                     {
                         cut -= 1;
                     }

@@ -341,9 +341,7 @@ impl State<'_> {
         let new = self.replay.epochs.slice(epoch, self.scanned..len);
         for (offset, entry) in new.iter().enumerate() {
             let item = self.replay.item(rollout, entry.item);
-            // Only a user message can be a boundary: reading the others' text would read
-            // their pages of the input again (they may be released after the parse).
-            if item.is_user_message() && is_turn_boundary(item, item.json(&rollout.bytes)) {
+            if is_turn_boundary(item, || item.json(&rollout.bytes)) {
                 self.boundaries.push(self.scanned + offset);
             }
         }
@@ -476,11 +474,7 @@ impl State<'_> {
         if effect != Effect::EnteredHistory {
             return effect;
         }
-        // Only a user message can be a boundary; reading an item's text checks its UTF-8 again.
-        if !self.lifecycle
-            && item.is_user_message()
-            && is_turn_boundary(item, item.json(&self.rollout.bytes))
-        {
+        if !self.lifecycle && is_turn_boundary(item, || item.json(&self.rollout.bytes)) {
             self.start_turn(None, line);
             self.open_slot();
         }
@@ -585,9 +579,7 @@ impl State<'_> {
                 let item = self
                     .replay
                     .item(rollout, self.replay.epochs.get(epoch, cut - 1).item);
-                if item.kind == ItemKind::Message
-                    && is_context_message(item, item.json(&rollout.bytes))
-                {
+                if is_context_message(item, || item.json(&rollout.bytes)) {
                     cut -= 1;
                 } else {
                     break;
@@ -636,9 +628,7 @@ impl State<'_> {
         let mut entries = Vec::new();
         for entry in history.iter() {
             let item = self.replay.item(rollout, entry.item);
-            if item.kind != ItemKind::Message
-                || !is_context_message(item, item.json(&rollout.bytes))
-            {
+            if !is_context_message(item, || item.json(&rollout.bytes)) {
                 break;
             }
             entries.push(HistoryEntry {
@@ -650,14 +640,11 @@ impl State<'_> {
         let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
         for entry in history.iter().rev() {
             let item = self.replay.item(rollout, entry.item);
-            if !item.is_user_message() {
-                continue;
-            }
-            let json = item.json(&rollout.bytes);
+            let json = || item.json(&rollout.bytes);
             if !is_turn_boundary(item, json) {
                 continue;
             }
-            let text = message_texts(json).join("\n");
+            let text = message_texts(json()).join("\n");
             if text.starts_with(SUMMARY_PREFIX) {
                 continue;
             }

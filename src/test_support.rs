@@ -130,3 +130,16 @@ pub fn kinds(items: &[&Item]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The ranges the library has released of some bytes, in the order it released them.
+pub type ReleaseLog = std::sync::Arc<std::sync::Mutex<Vec<std::ops::Range<usize>>>>;
+
+/// `bytes` with a release that logs every range it is given.
+pub fn logging_release(bytes: Vec<u8>) -> (crate::model::Bytes, ReleaseLog) {
+    let log = ReleaseLog::default();
+    let owner_log = std::sync::Arc::clone(&log);
+    let bytes = crate::model::Bytes::with_release(bytes, move |range| {
+        owner_log.lock().unwrap().push(range)
+    });
+    (bytes, log)
+}

@@ -372,7 +372,6 @@ fn rewrites_in_the_middle_of_the_history_reuse_earlier_views() {
 /// nothing.
 #[test]
 fn counting_tokens_releases_the_items_it_read() {
-    use std::sync::{Arc, Mutex};
     // 150 messages: five blocks, enough for several threads.
     let lines: Vec<String> = (0..150)
         .map(|i| {
@@ -382,16 +381,9 @@ fn counting_tokens_releases_the_items_it_read() {
             )
         })
         .collect();
-    let log: Arc<Mutex<Vec<std::ops::Range<usize>>>> = Arc::default();
-    let owner_log = Arc::clone(&log);
-    let s = Session::load(
-        "many.jsonl",
-        crate::model::Bytes::with_release(lines.join("\n").into_bytes(), move |range| {
-            owner_log.lock().unwrap().push(range)
-        }),
-        crate::parse::LoadOptions::default(),
-    )
-    .expect("loads");
+    let (bytes, log) = crate::test_support::logging_release(lines.join("\n").into_bytes());
+    let s =
+        Session::load("many.jsonl", bytes, crate::parse::LoadOptions::default()).expect("loads");
     assert_eq!(s.rollout.items.len(), 150);
     for (estimate_tokens, threads) in [(false, 1), (true, 1), (true, 3)] {
         log.lock().unwrap().clear();

@@ -276,7 +276,6 @@ fn parallel_parts_load_exactly_like_one_thread() {
 /// `RELEASE_BYTES` of a part, not only at its end), and releasing changes nothing loaded.
 #[test]
 fn the_loader_releases_every_byte_once_as_it_reads() {
-    use std::sync::{Arc, Mutex};
     let mut inputs = crate::test_support::fixture_bytes();
     inputs.extend(crate::test_support::real_sample_bytes());
     let mut released_midway = false;
@@ -286,15 +285,8 @@ fn the_loader_releases_every_byte_once_as_it_reads() {
                 strict: false,
                 threads: Threads::new(threads),
             };
-            let log = Arc::new(Mutex::new(Vec::new()));
-            let owner_log = Arc::clone(&log);
-            let released = load(
-                &name,
-                crate::model::Bytes::with_release(bytes.clone(), move |range| {
-                    owner_log.lock().unwrap().push(range)
-                }),
-                options(),
-            );
+            let (releasing, log) = crate::test_support::logging_release(bytes.clone());
+            let released = load(&name, releasing, options());
             let kept = load(&name, bytes.clone(), options());
             assert_eq!(format!("{released:?}"), format!("{kept:?}"), "{name}");
             let mut ranges = log.lock().unwrap().clone();
