@@ -178,6 +178,20 @@ SCENARIOS: dict[str, dict] = {
             ]
         },
     },
+    "killed_call": {
+        "about": "a shell call running `sleep 60`; SIGKILL to the whole codex process group while it runs, so "
+        "the call may stay unanswered in the rollout; then resume",
+        "runs": [
+            {"kind": "exec", "prompt": "Wait for a minute.", "interrupt": "started.marker", "signal": "SIGKILL"},
+            {"kind": "resume", "prompt": "Never mind, just say hi."},
+        ],
+        "script": {
+            "responses": [
+                [{"shell": "touch started.marker; sleep 60"}],
+                [{"message": "Hi."}],
+            ]
+        },
+    },
     "auto_compaction": {
         "about": "model_auto_compact_token_limit = 50000 and a reported usage of 200000 input tokens after the "
         "first response, so Codex compacts mid-turn; then resume",
@@ -329,7 +343,7 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def run_codex(argv: list[str], interrupt: str | None, log: dict) -> None:
+def run_codex(argv: list[str], interrupt: str | None, log: dict, sig: str = "SIGINT") -> None:
     proc = subprocess.Popen(
         argv, cwd=WORK, env=codex_env(), stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
@@ -344,7 +358,11 @@ def run_codex(argv: list[str], interrupt: str | None, log: dict) -> None:
             time.sleep(1.0)
             # SIGINT to the Node launcher only; it forwards the signal to the native
             # binary. The whole group would also stop `sleep` and answer the call.
-            if proc.poll() is None:
+            if proc.poll() is None and sig == "SIGKILL":
+                # No chance to clean up: what a crash or `kill -9` leaves behind.
+                os.killpg(proc.pid, signal.SIGKILL)
+                log["sigkill"] = True
+            elif proc.poll() is None:
                 os.kill(proc.pid, signal.SIGINT)
                 log["sigint"] = True
         out, err = proc.communicate(timeout=RUN_TIMEOUT)
@@ -483,7 +501,7 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
                 log["files_written_before"] = run["before"]
             if run_model:
                 log["model"] = run_model
-            run_codex(argv, run.get("interrupt"), log)
+            run_codex(argv, run.get("interrupt"), log, run.get("signal", "SIGINT"))
             log["requests"] = [r["index"] for r in mock.state.records[n_before:]]
             new = [p for p in rollouts() if p not in before]
             log["new_rollouts"] = [str(p.relative_to(HOME)) for p in new]
