@@ -19,6 +19,7 @@ Exit status: 0 all paired requests equal, 1 differences, 2 errors.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -80,6 +81,8 @@ def diff_paths(a, b, path: str = "$", out: list | None = None, limit: int = 1000
         if common_a != common_b:
             out.append((path, common_a, common_b, "key order"))
         return out
+    if path == "$.input" and isinstance(a, list) and isinstance(b, list):
+        return diff_input(a, b, out, limit)
     if isinstance(a, list) and isinstance(b, list):
         for i in range(min(len(a), len(b))):
             diff_paths(a[i], b[i], f"{path}[{i}]", out, limit)
@@ -97,6 +100,34 @@ def is_named(path: str, parts: set) -> bool:
         if path == p or path.startswith(p + ".") or path.startswith(p + "["):
             return True
     return False
+
+
+def item_key(item) -> tuple:
+    if not isinstance(item, dict):
+        return ("?", compact(item))
+    return (item.get("type"), item.get("role"), item.get("call_id"), item.get("name"))
+
+
+def diff_input(a: list, b: list, out: list, limit: int) -> list:
+    """Align the input lists on (type, role, call_id, name) so one inserted item does not
+    show as a difference in every later item. Paths name both indices: [P<promptc>/C<codex>]."""
+    sm = difflib.SequenceMatcher(None, [item_key(x) for x in a], [item_key(x) for x in b], autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal" or op == "replace":
+            n = min(i2 - i1, j2 - j1)
+            for k in range(n):
+                diff_paths(a[i1 + k], b[j1 + k], f"$.input[P{i1 + k}/C{j1 + k}]", out, limit)
+            for k in range(i1 + n, i2):
+                out.append((f"$.input[P{k}]", a[k], MISSING, "item extra in promptc"))
+            for k in range(j1 + n, j2):
+                out.append((f"$.input[C{k}]", MISSING, b[k], "item missing in promptc"))
+        elif op == "delete":
+            for k in range(i1, i2):
+                out.append((f"$.input[P{k}]", a[k], MISSING, "item extra in promptc"))
+        elif op == "insert":
+            for k in range(j1, j2):
+                out.append((f"$.input[C{k}]", MISSING, b[k], "item missing in promptc"))
+    return out
 
 
 def run_json(argv: list[str], env: dict) -> tuple[dict | None, str]:
@@ -247,7 +278,7 @@ def print_case(res: dict, npaths: int) -> None:
 
 def kind_of(path: str) -> str:
     """A coarse bucket for a differing path, for the summary: indices dropped."""
-    return re.sub(r"\[\d+\]", "[]", path)
+    return re.sub(r"\[[^\]]*\]", "[]", path)
 
 
 def summary(results: list) -> None:
