@@ -66,170 +66,122 @@ PATCH_ADD = """*** Begin Patch
 +hello, world
 *** End Patch"""
 
-# Scenario: runs (exec / resume / fork), files to set up, the mock's script and
-# extra config. Run fields: kind, prompt, sandbox, model ("alt" = the other slug),
-# before (files to write before the run), interrupt (marker file: SIGINT once it exists).
+def say(text: str) -> list:
+    return [{"message": text}]
+
+
+def run(cmd: str) -> list:
+    return [{"shell": cmd}]
+
+
+def scenario(about: str, runs: list, responses: list, **extra) -> dict:
+    """A scenario: `runs` (exec / resume / fork), the mock's `responses` in order, and extras:
+    `files` (written to cwd first), `config` (added to config.toml), `min_version`,
+    `compaction_summary`."""
+    script = {"responses": responses}
+    if "compaction_summary" in extra:
+        script["compaction_summary"] = extra.pop("compaction_summary")
+    return {"about": about, "runs": runs, "script": script, **extra}
+
+
+def ex(prompt: str, **kw) -> dict:
+    return {"kind": "exec", "prompt": prompt, **kw}
+
+
+def resume(prompt: str, **kw) -> dict:
+    return {"kind": "resume", "prompt": prompt, **kw}
+
+
+def interrupt_scenario(about: str, sig: str) -> dict:
+    """A long shell call that is stopped with `sig` once it runs, then a resume."""
+    return scenario(
+        about,
+        [ex("Wait for a minute.", interrupt="started.marker", signal=sig), resume("Never mind, just say hi.")],
+        [run("touch started.marker; sleep 60"), say("Hi.")],
+    )
+
+
+# Run fields: kind, prompt, sandbox, model ("alt" = the other slug of models_for),
+# before (files to write before the run), interrupt (marker file: signal once it exists), signal.
 SCENARIOS: dict[str, dict] = {
-    "tool_calls": {
-        "about": "one shell call, then a message",
-        "runs": [{"kind": "exec", "prompt": "List the files in the current directory."}],
-        "script": {"responses": [[{"shell": "ls -a"}], [{"message": "The directory holds notes.txt."}]]},
-        "files": {"notes.txt": "a note\n"},
-    },
-    "parallel_calls": {
-        "about": "two shell calls in one response, then a message",
-        "runs": [{"kind": "exec", "prompt": "Print one and two."}],
-        "script": {"responses": [[{"shell": "echo one"}, {"shell": "echo two"}], [{"message": "Printed one and two."}]]},
-    },
-    "resume": {
-        "about": "a run with a shell call, then `exec resume <id>` with a new prompt",
-        "runs": [
-            {"kind": "exec", "prompt": "Print first."},
-            {"kind": "resume", "prompt": "Now print second."},
-        ],
-        "script": {
-            "responses": [
-                [{"shell": "echo first"}],
-                [{"message": "Printed first."}],
-                [{"shell": "echo second"}],
-                [{"message": "Printed second."}],
-            ]
-        },
-    },
-    "model_switch": {
-        "about": "resume with another model slug of the same catalog (the resumed turn answers with a message only: "
+    "tool_calls": scenario(
+        "one shell call, then a message",
+        [ex("List the files in the current directory.")],
+        [run("ls -a"), say("The directory holds notes.txt.")],
+        files={"notes.txt": "a note\n"},
+    ),
+    "parallel_calls": scenario(
+        "two shell calls in one response, then a message",
+        [ex("Print one and two.")],
+        [[{"shell": "echo one"}, {"shell": "echo two"}], say("Printed one and two.")],
+    ),
+    "resume": scenario(
+        "a run with a shell call, then `exec resume <id>` with a new prompt",
+        [ex("Print first."), resume("Now print second.")],
+        [run("echo first"), say("Printed first."), run("echo second"), say("Printed second.")],
+    ),
+    "model_switch": scenario(
+        "resume with another model slug of the same catalog (the resumed turn answers with a message only: "
         "the other model may offer other tools)",
-        "runs": [
-            {"kind": "exec", "prompt": "Print alpha."},
-            {"kind": "resume", "prompt": "Print beta.", "model": "alt"},
+        [ex("Print alpha."), resume("Print beta.", model="alt")],
+        [run("echo alpha"), say("Printed alpha."), say("Beta.")],
+    ),
+    "agents_md_edit": scenario(
+        "AGENTS.md in cwd; it is edited between the run and the resume",
+        [
+            ex("Check the project."),
+            resume("Check it again.", before={
+                "AGENTS.md": "# Project rules\n\nAlways run `echo verify` before answering.\nAnswer in one line.\n"}),
         ],
-        "script": {
-            "responses": [
-                [{"shell": "echo alpha"}],
-                [{"message": "Printed alpha."}],
-                [{"message": "Beta."}],
-            ]
-        },
-    },
-    "agents_md_edit": {
-        "about": "AGENTS.md in cwd; it is edited between the run and the resume",
-        "files": {"AGENTS.md": "# Project rules\n\nAlways run `echo check` before answering.\n"},
-        "runs": [
-            {"kind": "exec", "prompt": "Check the project."},
-            {
-                "kind": "resume",
-                "prompt": "Check it again.",
-                "before": {"AGENTS.md": "# Project rules\n\nAlways run `echo verify` before answering.\nAnswer in one line.\n"},
-            },
+        [run("echo check"), say("Checked."), run("echo verify"), say("Verified.")],
+        files={"AGENTS.md": "# Project rules\n\nAlways run `echo check` before answering.\n"},
+    ),
+    "sandbox_change": scenario(
+        "run with danger-full-access, resume with read-only, then with workspace-write",
+        [
+            ex("Print one.", sandbox="danger-full-access"),
+            resume("Print two.", sandbox="read-only"),
+            resume("Print three.", sandbox="workspace-write"),
         ],
-        "script": {
-            "responses": [
-                [{"shell": "echo check"}],
-                [{"message": "Checked."}],
-                [{"shell": "echo verify"}],
-                [{"message": "Verified."}],
-            ]
-        },
-    },
-    "sandbox_change": {
-        "about": "run with danger-full-access, resume with read-only, then with workspace-write",
-        "runs": [
-            {"kind": "exec", "prompt": "Print one.", "sandbox": "danger-full-access"},
-            {"kind": "resume", "prompt": "Print two.", "sandbox": "read-only"},
-            {"kind": "resume", "prompt": "Print three.", "sandbox": "workspace-write"},
-        ],
-        "script": {
-            "responses": [
-                [{"shell": "echo one"}],
-                [{"message": "One."}],
-                [{"message": "Two."}],
-                [{"message": "Three."}],
-            ]
-        },
-    },
-    "fork": {
-        "about": "run, then `exec fork <id>` with a new prompt (0.152+), then resume the parent",
-        "min_version": "0.152.0",
-        "runs": [
-            {"kind": "exec", "prompt": "Print root."},
-            {"kind": "fork", "prompt": "In the fork, print branch."},
-            {"kind": "resume", "prompt": "In the parent, print trunk."},
-        ],
-        "script": {
-            "responses": [
-                [{"shell": "echo root"}],
-                [{"message": "Printed root."}],
-                [{"shell": "echo branch"}],
-                [{"message": "Printed branch."}],
-                [{"message": "Trunk."}],
-            ]
-        },
-    },
-    "interrupted_call": {
-        "about": "a shell call running `sleep 60`; SIGINT to codex while it runs; then resume",
-        "runs": [
-            {"kind": "exec", "prompt": "Wait for a minute.", "interrupt": "started.marker"},
-            {"kind": "resume", "prompt": "Never mind, just say hi."},
-        ],
-        "script": {
-            "responses": [
-                [{"shell": "touch started.marker; sleep 60"}],
-                [{"message": "Hi."}],
-            ]
-        },
-    },
-    "killed_call": {
-        "about": "a shell call running `sleep 60`; SIGKILL to the whole codex process group while it runs, so "
-        "the call may stay unanswered in the rollout; then resume",
-        "runs": [
-            {"kind": "exec", "prompt": "Wait for a minute.", "interrupt": "started.marker", "signal": "SIGKILL"},
-            {"kind": "resume", "prompt": "Never mind, just say hi."},
-        ],
-        "script": {
-            "responses": [
-                [{"shell": "touch started.marker; sleep 60"}],
-                [{"message": "Hi."}],
-            ]
-        },
-    },
-    "auto_compaction": {
-        "about": "model_auto_compact_token_limit = 50000 and a reported usage of 200000 input tokens after the "
+        [run("echo one"), say("One."), say("Two."), say("Three.")],
+    ),
+    "fork": scenario(
+        "run, then `exec fork <id>` with a new prompt (0.152+), then resume the parent",
+        [ex("Print root."), {"kind": "fork", "prompt": "In the fork, print branch."}, resume("In the parent, print trunk.")],
+        [run("echo root"), say("Printed root."), run("echo branch"), say("Printed branch."), say("Trunk.")],
+        min_version="0.152.0",
+    ),
+    "interrupted_call": interrupt_scenario(
+        "a shell call running `sleep 60`; SIGINT to codex while it runs; then resume", "SIGINT"),
+    "killed_call": interrupt_scenario(
+        "a shell call running `sleep 60`; SIGKILL to the whole codex process group while it runs, so "
+        "the call may stay unanswered in the rollout; then resume", "SIGKILL"),
+    "auto_compaction": scenario(
+        "model_auto_compact_token_limit = 50000 and a reported usage of 200000 input tokens after the "
         "first response, so Codex compacts mid-turn; then resume",
-        "config": {"model_auto_compact_token_limit": 50000},
-        "runs": [
-            {"kind": "exec", "prompt": "Print big."},
-            {"kind": "resume", "prompt": "Print small."},
+        [ex("Print big."), resume("Print small.")],
+        [
+            {"items": [{"shell": "echo big"}], "usage": {"input_tokens": 200000, "cached_tokens": 0}},
+            say("Printed big."), run("echo small"), say("Printed small."),
         ],
-        "script": {
-            "responses": [
-                {"items": [{"shell": "echo big"}], "usage": {"input_tokens": 200000, "cached_tokens": 0}},
-                [{"message": "Printed big."}],
-                [{"shell": "echo small"}],
-                [{"message": "Printed small."}],
-            ],
-            "compaction_summary": "Summary so far: the user asked to print big; `echo big` ran.",
-        },
-    },
-    "apply_patch": {
-        "about": "an apply_patch call (freeform custom tool where offered, else function or shell), then a message",
-        "files": {"hello.txt": "hello\n"},
-        "runs": [{"kind": "exec", "prompt": "Change hello to hello, world in hello.txt."}],
-        "script": {"responses": [[{"patch": PATCH_ADD}], [{"message": "Patched hello.txt."}]]},
-    },
-    "reasoning": {
-        "about": "reasoning items with encrypted content and summaries across steps and a resume",
-        "runs": [
-            {"kind": "exec", "prompt": "Think, then print r1."},
-            {"kind": "resume", "prompt": "Think again, then answer."},
+        config={"model_auto_compact_token_limit": 50000},
+        compaction_summary="Summary so far: the user asked to print big; `echo big` ran.",
+    ),
+    "apply_patch": scenario(
+        "an apply_patch call (freeform custom tool where offered, else function or shell), then a message",
+        [ex("Change hello to hello, world in hello.txt.")],
+        [[{"patch": PATCH_ADD}], say("Patched hello.txt.")],
+        files={"hello.txt": "hello\n"},
+    ),
+    "reasoning": scenario(
+        "reasoning items with encrypted content and summaries across steps and a resume",
+        [ex("Think, then print r1."), resume("Think again, then answer.")],
+        [
+            [{"reasoning": {"summary": "**Planning**\n\nI will print r1.", "encrypted": "step one"}}, {"shell": "echo r1"}],
+            [{"reasoning": {"summary": "**Done**", "encrypted": "step two"}}, {"message": "Printed r1."}],
+            [{"reasoning": {"summary": "", "encrypted": "step three"}}, {"message": "Answer."}],
         ],
-        "script": {
-            "responses": [
-                [{"reasoning": {"summary": "**Planning**\n\nI will print r1.", "encrypted": "step one"}}, {"shell": "echo r1"}],
-                [{"reasoning": {"summary": "**Done**", "encrypted": "step two"}}, {"message": "Printed r1."}],
-                [{"reasoning": {"summary": "", "encrypted": "step three"}}, {"message": "Answer."}],
-            ]
-        },
-    },
+    ),
 }
 
 
