@@ -102,7 +102,8 @@ def interrupt_scenario(about: str, sig: str) -> dict:
 
 
 # Run fields: kind, prompt, sandbox, model ("alt" = the other slug of models_for),
-# before (files to write before the run), interrupt (marker file: signal once it exists), signal.
+# before (files to write before the run), interrupt (marker file: signal once it exists), signal,
+# args (more exec options, before the subcommand).
 SCENARIOS: dict[str, dict] = {
     "tool_calls": scenario(
         "one shell call, then a message",
@@ -166,6 +167,25 @@ SCENARIOS: dict[str, dict] = {
         ],
         config={"model_auto_compact_token_limit": 50000},
         compaction_summary="Summary so far: the user asked to print big; `echo big` ran.",
+    ),
+    "effort_change": scenario(
+        "resume with `-c model_reasoning_effort=\"high\"` (and `model_reasoning_summary=\"detailed\"`)",
+        [
+            ex("Print low."),
+            resume("Print high.", args=["-c", 'model_reasoning_effort="high"', "-c", 'model_reasoning_summary="detailed"']),
+        ],
+        [run("echo low"), say("Printed low."), say("High.")],
+    ),
+    "output_schema": scenario(
+        "`codex exec --output-schema schema.json`: the final answer must follow a JSON schema",
+        [ex("Report the file count as JSON.", args=["--output-schema", "schema.json"])],
+        [run("ls | wc -l"), say('{"files":1}')],
+        files={"schema.json": json.dumps({
+            "type": "object",
+            "properties": {"files": {"type": "integer"}},
+            "required": ["files"],
+            "additionalProperties": False,
+        }) + "\n"},
     ),
     "apply_patch": scenario(
         "an apply_patch call (freeform custom tool where offered, else function or shell), then a message",
@@ -442,6 +462,7 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
             argv = [str(exe), "exec", "--skip-git-repo-check", "--sandbox", run.get("sandbox", "danger-full-access")]
             if run_model:
                 argv += ["-m", run_model]
+            argv += run.get("args", [])
             if run["kind"] == "exec":
                 argv += [run["prompt"]]
             else:
