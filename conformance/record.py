@@ -92,6 +92,18 @@ def resume(prompt: str, **kw) -> dict:
     return {"kind": "resume", "prompt": prompt, **kw}
 
 
+# Sessions started with an older build and resumed with a newer one (its own default model),
+# recorded under <old version>/upgrade_to_<new version>/.
+UPGRADES = [("0.58.0", "0.171.0"), ("0.58.0", "0.104.0"), ("0.104.0", "0.171.0"), ("0.141.0", "0.171.0")]
+
+UPGRADE = scenario(
+    "a run with a shell call in the old build, then `exec resume <id>` with the new build and "
+    "its default model (as after upgrading Codex)",
+    [ex("Print old."), resume("Print new.", upgrade=True)],
+    [run("echo old"), say("Printed old."), run("echo new"), say("Printed new.")],
+)
+
+
 def interrupt_scenario(about: str, sig: str) -> dict:
     """A long shell call that is stopped with `sig` once it runs, then a resume."""
     return scenario(
@@ -420,7 +432,10 @@ def placeholder_cmd(argv: list[str], exe: Path) -> list[str]:
     return ["codex" if a == str(exe) else a for a in argv]
 
 
-def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, blobs: Blobs) -> dict:
+def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, blobs: Blobs,
+                upgrade: tuple[str, Path] | None = None) -> dict:
+    """Run one scenario with `exe` and write its case. Runs marked `upgrade` use the
+    second build of `upgrade` (version, exe) in the same home, with its own model."""
     model, alt = models_for(version)
     case_dir = out_root / version / name
     if case_dir.exists():
@@ -436,6 +451,9 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
         "script": spec["script"],
         "files": spec.get("files", {}),
     }
+    if upgrade:
+        case["upgrade_version"] = upgrade[0]
+        case["upgrade_model"] = models_for(upgrade[0])[0]
     if spec.get("min_version") and vtuple(version) < vtuple(spec["min_version"]):
         case["available"] = False
         case["note"] = f"`codex exec {spec['runs'][1]['kind']}` is not available before {spec['min_version']}; no requests recorded"
@@ -459,7 +477,11 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
             for fname, text in (run.get("before") or {}).items():
                 (WORK / fname).write_text(text)
             run_model = alt if run.get("model") == "alt" else None
-            argv = [str(exe), "exec", "--skip-git-repo-check", "--sandbox", run.get("sandbox", "danger-full-access")]
+            run_exe = exe
+            if run.get("upgrade"):
+                run_exe = upgrade[1]
+                run_model = models_for(upgrade[0])[0]
+            argv = [str(run_exe), "exec", "--skip-git-repo-check", "--sandbox", run.get("sandbox", "danger-full-access")]
             if run_model:
                 argv += ["-m", run_model]
             argv += run.get("args", [])
@@ -470,6 +492,9 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
             before = set(rollouts())
             n_before = len(mock.state.records)
             log = {"run": i, "kind": run["kind"], "command": placeholder_cmd(argv, exe)}
+            if run.get("upgrade"):
+                log["version"] = upgrade[0]
+                log["command"][0] = f"codex@{upgrade[0]}"
             if run.get("before"):
                 log["files_written_before"] = run["before"]
             if run_model:
@@ -533,7 +558,8 @@ def print_table(out_root: Path) -> None:
     print("|---|---|---|---|---|---|---|")
     versions = sorted({p.parent.parent.name for p in out_root.glob("*/*/case.json")}, key=vtuple)
     for v in versions:
-        for name in SCENARIOS:
+        upgrades = sorted((p.name for p in (out_root / v).glob("upgrade_to_*")), key=lambda n: vtuple(n[11:]))
+        for name in list(SCENARIOS) + upgrades:
             f = out_root / v / name / "case.json"
             if not f.exists():
                 continue
@@ -545,7 +571,8 @@ def print_table(out_root: Path) -> None:
                 with (out_root / v / name / "requests.jsonl").open(encoding="utf-8") as fh:
                     comp = sum(1 for line in fh if json.loads(line).get("mock_saw_compaction"))
                 n = f"{c['requests']}" + (f" ({comp} compaction)" if comp else "")
-            print(f"| {v} | {name} | {c['model']} | {n} | | | |")
+            model = c["model"] + (f" → {c['upgrade_model']}" if c.get("upgrade_model") else "")
+            print(f"| {v} | {name} | {model} | {n} | | | |")
 
 
 def main() -> int:
@@ -554,6 +581,8 @@ def main() -> int:
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--out", default=str(REPO / "tests" / "conformance"))
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "promptc-conformance"))
+    ap.add_argument("--upgrades", default=",".join(f"{a}:{b}" for a, b in UPGRADES),
+                    help="OLD:NEW pairs for upgrade_to_NEW cases ('' for none); only OLD in --versions")
     ap.add_argument("--table", action="store_true", help="print the version x scenario table of recorded cases and stop")
     a = ap.parse_args()
     out_root = Path(a.out)
@@ -576,6 +605,20 @@ def main() -> int:
             print(f"{version} {name}: {case['requests']} requests", file=sys.stderr)
             if case.get("available") and case["requests"] == 0:
                 failures += 1
+    versions = [v for v in a.versions.split(",") if v]
+    for pair in [p for p in a.upgrades.split(",") if p]:
+        old, new = pair.split(":")
+        if old not in versions:
+            continue
+        name = f"upgrade_to_{new}"
+        try:
+            case = record_case(old, install(old, Path(a.cache)), name, UPGRADE, out_root, blobs,
+                               (new, install(new, Path(a.cache))))
+        finally:
+            if ROOT.exists():
+                shutil.rmtree(ROOT, ignore_errors=True)
+        print(f"{old} {name}: {case['requests']} requests", file=sys.stderr)
+        failures += case["requests"] == 0
     return 1 if failures else 0
 
 
