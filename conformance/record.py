@@ -16,6 +16,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -552,6 +553,17 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
     return case
 
 
+def prune_blobs(out_root: Path) -> None:
+    """Delete blobs no requests.jsonl refers to any more (left by re-recorded cases)."""
+    used = set()
+    for f in out_root.glob("*/*/requests.jsonl"):
+        used.update(re.findall(r'"\$blob":"([0-9a-f]{64})"', f.read_text(encoding="utf-8")))
+    for b in (out_root / "blobs").glob("*.json"):
+        if b.stem not in used:
+            b.unlink()
+            print(f"removed unused blob {b.name}", file=sys.stderr)
+
+
 def print_table(out_root: Path) -> None:
     """Markdown table for CONFORMANCE.md: requests per case; the last three columns are filled by hand."""
     print("| version | scenario | model | requests | exact | exact with captured tools | named unknowns |")
@@ -619,6 +631,7 @@ def main() -> int:
                 shutil.rmtree(ROOT, ignore_errors=True)
         print(f"{old} {name}: {case['requests']} requests", file=sys.stderr)
         failures += case["requests"] == 0
+    prune_blobs(out_root)
     return 1 if failures else 0
 
 
