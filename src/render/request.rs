@@ -10,7 +10,8 @@ use serde_json::value::RawValue;
 use super::view::write_header;
 use super::{RenderOptions, Tone, paint, raw_json, write_json};
 use crate::cache::StepCache;
-use crate::compile::{CompiledRequest, RequestParts, compile};
+use crate::codex_rules::request_shape;
+use crate::compile::{CompiledRequest, RequestParts, Rule, compile};
 use crate::fingerprint::{Fingerprint, Plan, hex};
 use crate::hash::push_hex;
 use crate::sanitize::{escape_block, escape_line, truncate};
@@ -20,13 +21,16 @@ use crate::session::Session;
 pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequest {
     let view = plan.view(step);
     let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
-    let (instructions, _) = &plan.instructions[step];
+    let (instructions, instructions_source) = &plan.instructions[step];
+    let shape = request_shape(session, step);
     let mut compiled = compile(&RequestParts {
         instructions: instructions.as_deref(),
+        instructions_source: *instructions_source,
         input: &texts,
         tools: &plan.tools,
         context: session.step_context(step),
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
+        shape: &shape,
     });
     let rebuilt = session
         .replay
@@ -88,6 +92,21 @@ struct Approximation {
     reason: &'static str,
 }
 
+/// The build generation whose rules shaped a compiled request.
+#[derive(Serialize)]
+struct BuildDocument {
+    generation: &'static str,
+    evidence: &'static str,
+    case: &'static str,
+}
+
+#[derive(Serialize)]
+struct RuleDocument {
+    part: &'static str,
+    rule: &'static str,
+    case: &'static str,
+}
+
 #[derive(Serialize)]
 struct CompileDocument<'a> {
     schema_version: u32,
@@ -102,6 +121,9 @@ struct CompileDocument<'a> {
     fingerprint: FingerprintDocument,
     input_items: Vec<InputItemDocument>,
     approximations: Vec<Approximation>,
+    /// `null` when no recorded build's turn_context matches: the generic shape.
+    codex_build: Option<BuildDocument>,
+    rules: Vec<RuleDocument>,
 }
 
 #[derive(Serialize)]
@@ -158,6 +180,16 @@ pub fn write_compile_json(
             .iter()
             .map(|(part, reason)| Approximation { part, reason })
             .collect(),
+        codex_build: compiled.build.map(|b| BuildDocument {
+            generation: b.name(),
+            evidence: b.evidence(),
+            case: b.case(),
+        }),
+        rules: compiled
+            .rules
+            .iter()
+            .map(|&Rule { part, rule, case }| RuleDocument { part, rule, case })
+            .collect(),
     };
     write_json(out, &document)
 }
@@ -208,6 +240,28 @@ pub fn write_compile_text(
         paint(options, Tone::Dim, "instr.   "),
         plan.instructions[step].1.name()
     )?;
+    match compiled.build {
+        Some(build) => writeln!(
+            out,
+            "{} Codex {} ({}; {})",
+            paint(options, Tone::Dim, "shape    "),
+            build.name(),
+            build.evidence(),
+            build.case()
+        )?,
+        None => writeln!(
+            out,
+            "{} generic (no recorded Codex build wrote this turn_context)",
+            paint(options, Tone::Dim, "shape    ")
+        )?,
+    }
+    for Rule { part, rule, case } in &compiled.rules {
+        writeln!(
+            out,
+            "{} {part}: {rule} ({case})",
+            paint(options, Tone::Dim, "rule     ")
+        )?;
+    }
     for (part, reason) in &compiled.approximations {
         writeln!(
             out,

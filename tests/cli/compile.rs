@@ -123,7 +123,8 @@ fn era_d_metadata_is_never_sent() {
     assert_eq!(code(&output), 0);
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     let request: Value = serde_json::from_str(&text).expect("JSON");
-    let body = request["request"].to_string();
+    // The items: the body's own `client_metadata` (0.122+) is another thing.
+    let body = request["request"]["input"].to_string();
     assert!(!body.contains("metadata"), "{body}");
     assert!(!body.contains("ordinal"), "{body}");
     assert_eq!(request["request"]["model"], "gpt-5.5");
