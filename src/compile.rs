@@ -608,3 +608,228 @@ pub fn tool_name(tool: &str) -> String {
         .unwrap_or("?")
         .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context(model: &str) -> TurnContext {
+        TurnContext {
+            model: Some(model.to_string()),
+            summary: Some("auto".to_string()),
+            ..TurnContext::default()
+        }
+    }
+
+    fn body(
+        build: Option<Build>,
+        context: &TurnContext,
+        tools: Option<Vec<String>>,
+        instructions: (&str, InstructionsSource),
+        thread_summary: Option<&str>,
+    ) -> (Value, CompiledRequest) {
+        let shape = RequestShape {
+            build,
+            thread_summary: thread_summary.map(str::to_string),
+        };
+        let tools = ToolPlan { tools };
+        let compiled = compile(&RequestParts {
+            instructions: Some(instructions.0),
+            instructions_source: instructions.1,
+            input: &[
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+            ],
+            tools: &tools,
+            context: Some(context),
+            prompt_cache_key: Some("01a235fd-f41d-7e20-b589-39b66bf535d4"),
+            shape: &shape,
+        });
+        (
+            serde_json::from_str(&compiled.body).expect("the body is JSON"),
+            compiled,
+        )
+    }
+
+    fn keys(value: &Value) -> Vec<&str> {
+        value
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn named(compiled: &CompiledRequest) -> Vec<&str> {
+        compiled
+            .approximations
+            .iter()
+            .map(|(part, _)| *part)
+            .collect()
+    }
+
+    const META: InstructionsSource = InstructionsSource::SessionMeta;
+
+    #[test]
+    fn builds_before_0_162_send_instructions_and_stream_after_store() {
+        // tests/conformance/0.58.0/tool_calls: no effort configured, none sent; no text.
+        let (value, compiled) = body(
+            Some(Build::V0_58),
+            &context("gpt-5.1-codex"),
+            Some(vec![]),
+            ("Base.", META),
+            None,
+        );
+        assert_eq!(
+            keys(&value),
+            [
+                "model",
+                "instructions",
+                "input",
+                "tools",
+                "tool_choice",
+                "parallel_tool_calls",
+                "reasoning",
+                "store",
+                "stream",
+                "include",
+                "prompt_cache_key"
+            ]
+        );
+        assert_eq!(value["parallel_tool_calls"], false);
+        assert_eq!(value["reasoning"].to_string(), r#"{"summary":"auto"}"#);
+        assert_eq!(compiled.build, Some(Build::V0_58));
+    }
+
+    #[test]
+    fn builds_from_0_162_send_stream_second_and_the_instructions_as_a_message() {
+        // tests/conformance/0.162.1/tool_calls; the summary comes from thread_settings_applied.
+        let mut tc = context("gpt-5.5");
+        tc.summary = Some("none".to_string());
+        let bullet = Build::V0_162
+            .removed_instructions()
+            .expect("a removed bullet");
+        let base = format!("Base.\n{bullet}End.");
+        let (value, compiled) = body(
+            Some(Build::V0_162),
+            &tc,
+            Some(vec![]),
+            (&base, META),
+            Some("detailed"),
+        );
+        assert_eq!(
+            keys(&value),
+            [
+                "model",
+                "stream",
+                "input",
+                "tools",
+                "tool_choice",
+                "parallel_tool_calls",
+                "reasoning",
+                "store",
+                "include",
+                "prompt_cache_key",
+                "text",
+                "client_metadata"
+            ]
+        );
+        let first = &value["input"][0];
+        assert_eq!(first["role"], "developer");
+        assert_eq!(first["content"][0]["text"], "Base.\nEnd.");
+        let id = derived_id("01a235fd-f41d-7e20-b589-39b66bf535d4", b"Base.\nEnd.");
+        assert_eq!(first["id"], format!("msg_{id}"));
+        assert_eq!(
+            value["reasoning"].to_string(),
+            r#"{"effort":"medium","summary":"detailed"}"#
+        );
+        assert_eq!(value["text"].to_string(), r#"{"verbosity":"low"}"#);
+        assert_eq!(value["client_metadata"], Value::Null);
+        assert!(named(&compiled).contains(&"client_metadata"));
+    }
+
+    #[test]
+    fn instructions_given_by_file_are_sent_as_given() {
+        let bullet = Build::V0_152
+            .removed_instructions()
+            .expect("a removed bullet");
+        let base = format!("Base.\n{bullet}");
+        let (value, _) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.5"),
+            Some(vec![]),
+            (&base, InstructionsSource::File),
+            None,
+        );
+        assert_eq!(value["instructions"], base.as_str());
+        let (value, compiled) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.5"),
+            Some(vec![]),
+            (&base, META),
+            None,
+        );
+        assert_eq!(value["instructions"], "Base.\n");
+        assert!(compiled.rules.iter().any(|r| r.part == "instructions"));
+        // 0.152 records `auto` in turn_context but sends no summary unless one is configured.
+        assert!(value["reasoning"].get("summary").is_none());
+    }
+
+    #[test]
+    fn code_mode_models_get_their_tools_and_instructions_as_items() {
+        // tests/conformance/0.152.1/model_switch (gpt-5.6-sol).
+        let tool = r#"{"type":"function","name":"exec"}"#.to_string();
+        let (value, _) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.6-sol"),
+            Some(vec![tool.clone()]),
+            ("Base.", META),
+            None,
+        );
+        assert!(value.get("tools").is_none() && value.get("instructions").is_none());
+        let items = value["input"].as_array().expect("input");
+        assert_eq!(items[0]["type"], "additional_tools");
+        let id = derived_id(
+            "01a235fd-f41d-7e20-b589-39b66bf535d4",
+            format!("[{tool}]").as_bytes(),
+        );
+        assert_eq!(items[0]["id"], format!("at_{id}"));
+        assert_eq!(items[1]["content"][0]["text"], "Base.");
+        assert_eq!(items[2]["role"], "user");
+        assert_eq!(value["parallel_tool_calls"], false);
+        assert_eq!(
+            value["reasoning"].to_string(),
+            r#"{"effort":"low","context":"all_turns"}"#
+        );
+        // Without --tools the item is unknown: `null`, named.
+        let (value, compiled) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.6-sol"),
+            None,
+            ("Base.", META),
+            None,
+        );
+        assert_eq!(value["input"][0], Value::Null);
+        assert!(named(&compiled).contains(&"input[0]"));
+    }
+
+    #[test]
+    fn model_settings_no_recorded_request_tells_are_null_and_named() {
+        let (value, compiled) = body(
+            Some(Build::V0_104),
+            &context("gpt-9"),
+            Some(vec![]),
+            ("Base.", META),
+            None,
+        );
+        assert_eq!(value["parallel_tool_calls"], Value::Null);
+        assert_eq!(value["reasoning"]["effort"], Value::Null);
+        assert_eq!(value["text"]["verbosity"], Value::Null);
+        for part in ["parallel_tool_calls", "reasoning.effort", "text.verbosity"] {
+            assert!(named(&compiled).contains(&part), "{part}");
+        }
+        // No known build: the generic shape, itself named.
+        let (_, compiled) = body(None, &context("gpt-5.5"), Some(vec![]), ("B", META), None);
+        assert!(named(&compiled).contains(&"request shape"));
+        assert_eq!(compiled.build, None);
+    }
+}
