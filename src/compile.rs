@@ -669,31 +669,24 @@ mod tests {
 
     const META: InstructionsSource = InstructionsSource::SessionMeta;
 
-    #[test]
-    fn builds_before_0_162_send_instructions_and_stream_after_store() {
-        // tests/conformance/0.58.0/tool_calls: no effort configured, none sent; no text.
-        let (value, compiled) = body(
-            Some(Build::V0_58),
-            &context("gpt-5.1-codex"),
+    /// A body with recorded instructions, no tools and no configured summary.
+    fn plain(build: Build, model: &str) -> (Value, CompiledRequest) {
+        body(
+            Some(build),
+            &context(model),
             Some(vec![]),
             ("Base.", META),
             None,
-        );
+        )
+    }
+
+    #[test]
+    fn builds_before_0_162_send_instructions_and_stream_after_store() {
+        // tests/conformance/0.58.0/tool_calls: no effort configured, none sent; no text.
+        let (value, compiled) = plain(Build::V0_58, "gpt-5.1-codex");
         assert_eq!(
-            keys(&value),
-            [
-                "model",
-                "instructions",
-                "input",
-                "tools",
-                "tool_choice",
-                "parallel_tool_calls",
-                "reasoning",
-                "store",
-                "stream",
-                "include",
-                "prompt_cache_key"
-            ]
+            keys(&value).join(" "),
+            "model instructions input tools tool_choice parallel_tool_calls reasoning store stream include prompt_cache_key"
         );
         assert_eq!(value["parallel_tool_calls"], false);
         assert_eq!(value["reasoning"].to_string(), r#"{"summary":"auto"}"#);
@@ -717,21 +710,8 @@ mod tests {
             Some("detailed"),
         );
         assert_eq!(
-            keys(&value),
-            [
-                "model",
-                "stream",
-                "input",
-                "tools",
-                "tool_choice",
-                "parallel_tool_calls",
-                "reasoning",
-                "store",
-                "include",
-                "prompt_cache_key",
-                "text",
-                "client_metadata"
-            ]
+            keys(&value).join(" "),
+            "model stream input tools tool_choice parallel_tool_calls reasoning store include prompt_cache_key text client_metadata"
         );
         let first = &value["input"][0];
         assert_eq!(first["role"], "developer");
@@ -814,13 +794,7 @@ mod tests {
 
     #[test]
     fn model_settings_no_recorded_request_tells_are_null_and_named() {
-        let (value, compiled) = body(
-            Some(Build::V0_104),
-            &context("gpt-9"),
-            Some(vec![]),
-            ("Base.", META),
-            None,
-        );
+        let (value, compiled) = plain(Build::V0_104, "gpt-9");
         assert_eq!(value["parallel_tool_calls"], Value::Null);
         assert_eq!(value["reasoning"]["effort"], Value::Null);
         assert_eq!(value["text"]["verbosity"], Value::Null);
