@@ -57,6 +57,8 @@ pub struct RequestParts<'a> {
     pub prompt_cache_key: Option<&'a str>,
     /// The build generation and settings that decide the body's shape.
     pub shape: &'a RequestShape,
+    /// `--output-schema`: the schema sent as `text.format`, compact JSON.
+    pub output_schema: Option<&'a str>,
 }
 
 /// A part of the body set by a rule inferred from recorded requests.
@@ -304,14 +306,17 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
             }
         }
     }
-    if build.records_output_schema() {
+    if let Some(schema) = parts.output_schema {
+        text.insert("format".into(), output_format(schema));
+    } else if build.records_output_schema() {
         if let Some(schema) = context.and_then(|c| c.output_schema.as_deref()) {
             text.insert("format".into(), output_format(schema));
         }
     } else {
         approximations.push((
             "text.format",
-            "`codex exec --output-schema` is not recorded by this build: a run with it sends text.format",
+            "`codex exec --output-schema` is not recorded by this build (a run with it sends \
+             text.format): pass --output-schema FILE",
         ));
     }
 
@@ -643,6 +648,7 @@ mod tests {
             context: Some(context),
             prompt_cache_key: Some("01a235fd-f41d-7e20-b589-39b66bf535d4"),
             shape: &shape,
+            output_schema: None,
         });
         (
             serde_json::from_str(&compiled.body).expect("the body is JSON"),

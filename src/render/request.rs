@@ -17,8 +17,21 @@ use crate::hash::push_hex;
 use crate::sanitize::{escape_block, escape_line, truncate};
 use crate::session::Session;
 
+/// What `compile` is given beyond the plan.
+#[derive(Debug, Clone, Default)]
+pub struct CompileOptions {
+    /// `--output-schema FILE`, compact JSON: the schema `codex exec --output-schema` sends as
+    /// `text.format`, which most builds do not record.
+    pub output_schema: Option<String>,
+}
+
 /// Compile the request of one step from a plan.
-pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequest {
+pub fn compile_step(
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    options: &CompileOptions,
+) -> CompiledRequest {
     let view = plan.view(step);
     let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
     let (instructions, instructions_source) = &plan.instructions[step];
@@ -31,6 +44,7 @@ pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequ
         context: session.step_context(step),
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
         shape: &shape,
+        output_schema: options.output_schema.as_deref(),
     });
     let rebuilt = session
         .replay
@@ -142,7 +156,18 @@ pub fn write_compile_json(
     plan: &Plan,
     step: usize,
 ) -> io::Result<()> {
-    let compiled = compile_step(session, plan, step);
+    write_compile_json_with(out, session, plan, step, &CompileOptions::default())
+}
+
+/// `compile --format json` with [`CompileOptions`].
+pub fn write_compile_json_with(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    compile_options: &CompileOptions,
+) -> io::Result<()> {
+    let compiled = compile_step(session, plan, step, compile_options);
     let s = &session.replay.steps[step];
     let turn = &session.replay.turns[s.turn];
     let fingerprint = &plan.fingerprints[step];
@@ -226,8 +251,27 @@ pub fn write_compile_text(
     step: usize,
     options: &RenderOptions,
 ) -> io::Result<()> {
+    write_compile_text_with(
+        out,
+        session,
+        plan,
+        step,
+        options,
+        &CompileOptions::default(),
+    )
+}
+
+/// `compile` as text with [`CompileOptions`].
+pub fn write_compile_text_with(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    options: &RenderOptions,
+    compile_options: &CompileOptions,
+) -> io::Result<()> {
     write_header(out, session, options)?;
-    let compiled = compile_step(session, plan, step);
+    let compiled = compile_step(session, plan, step, compile_options);
     writeln!(
         out,
         "{} {}",

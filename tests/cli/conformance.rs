@@ -8,9 +8,10 @@
 //!   `null`, the captured value there is replaced by `null` before comparing. Equal without any
 //!   replacement is "exact", equal thanks to replacements is "named unknowns";
 //! - with the capture: `--tools` (the captured `tools`, or the `tools` of an `additional_tools`
-//!   input item) and `--instructions` (the captured `instructions`, or, where Codex sends no
+//!   input item), `--instructions` (the captured `instructions`, or, where Codex sends no
 //!   `instructions` key, the text of a leading developer message, which is where those builds put
-//!   the base instructions): equal in full, except [`NOT_CAPTURABLE`] parts.
+//!   the base instructions) and `--output-schema` (`text.format.schema`, which most builds do not
+//!   record): equal in full, except [`NOT_CAPTURABLE`] parts.
 //!
 //! Bodies are compared as compact JSON text, key order included. The test prints the table
 //! version × scenario and asserts that CONFORMANCE.md carries it; `PROMPTC_UPDATE_CONFORMANCE=1`
@@ -500,6 +501,14 @@ fn check_case(case: &Case, scratch: &Path) -> CaseReport {
                 let path = scratch.join(format!("{}-{}-instr.txt", case.version, case.scenario));
                 std::fs::write(&path, text).expect("write the instructions file");
                 args.extend(["--instructions".into(), path.to_string_lossy().into_owned()]);
+            }
+            if let Some(schema) = request.body["text"]["format"].get("schema") {
+                let path = scratch.join(format!("{}-{}-schema.json", case.version, case.scenario));
+                std::fs::write(&path, schema.to_string()).expect("write the schema file");
+                args.extend([
+                    "--output-schema".into(),
+                    path.to_string_lossy().into_owned(),
+                ]);
             }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let not_capturable: Vec<String> =
