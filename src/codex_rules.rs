@@ -69,6 +69,36 @@ impl Build {
         }
     }
 
+    /// The newest recorded build of the generation (`major.minor.patch`).
+    fn newest_recorded(self) -> [u64; 3] {
+        match self {
+            Build::V0_58 => [0, 77, 0],
+            Build::V0_104 => [0, 104, 0],
+            Build::V0_122 => [0, 122, 0],
+            Build::V0_141 => [0, 141, 0],
+            Build::V0_152 => [0, 152, 1],
+            Build::V0_162 => [0, 171, 0],
+        }
+    }
+
+    /// Whether a turn of this shape in a session created by `cli_version` was written by a
+    /// build newer than any recorded one of the shape: a turn is written by the creating build or
+    /// a newer one (resume), so a creating build past the shape's newest recorded build (0.80.0
+    /// writes 0.58-0.77's `turn_context`) means the rules are applied unverified.
+    pub fn unrecorded(self, cli_version: &str) -> bool {
+        let mut parts = cli_version
+            .split(['-', '+'])
+            .next()
+            .unwrap_or("")
+            .split('.')
+            .map(|p| p.parse::<u64>().ok());
+        let version = [parts.next(), parts.next(), parts.next()];
+        match version {
+            [Some(Some(a)), Some(Some(b)), Some(Some(c))] => [a, b, c] > self.newest_recorded(),
+            _ => false,
+        }
+    }
+
     /// Tell the generation from a `turn_context` payload's keys (newest evidence first).
     pub fn identify(turn_context: &Map<String, Value>) -> Option<Build> {
         let has = |key: &str| turn_context.contains_key(key);
@@ -219,6 +249,9 @@ pub struct RequestShape {
     /// `reasoning_summary` of the last `thread_settings_applied` event before the step (0.152+
     /// record the configured summary there, not in `turn_context`: 0.152.1/effort_change).
     pub thread_summary: Option<String>,
+    /// The session was created by a build newer than the recorded ones of this shape
+    /// ([`Build::unrecorded`]).
+    pub unrecorded_build: bool,
 }
 
 /// Read the shape of a step's request from its `turn_context` line and the events before it.
@@ -252,9 +285,17 @@ pub fn request_shape(session: &Session, step: usize) -> RequestShape {
             .and_then(|p| p.get("thread_settings")?.get("reasoning_summary").cloned())
             .and_then(|s| s.as_str().map(str::to_string));
     }
+    let unrecorded_build = match (build, rollout.meta.as_ref()) {
+        (Some(build), Some(meta)) => meta
+            .cli_version
+            .as_deref()
+            .is_some_and(|version| build.unrecorded(version)),
+        _ => false,
+    };
     RequestShape {
         build,
         thread_summary,
+        unrecorded_build,
     }
 }
 
@@ -297,6 +338,18 @@ mod tests {
         k.push("root_turn_id");
         assert_eq!(Build::identify(&keys(&k)), Some(Build::V0_162));
         assert_eq!(Build::identify(&keys(&["cwd"])), None);
+    }
+
+    #[test]
+    fn builds_past_a_shapes_newest_recording_are_unrecorded() {
+        assert!(!Build::V0_58.unrecorded("0.58.0"));
+        assert!(!Build::V0_58.unrecorded("0.77.0"));
+        assert!(Build::V0_58.unrecorded("0.80.0"));
+        assert!(!Build::V0_104.unrecorded("0.104.0-alpha.1"));
+        assert!(Build::V0_152.unrecorded("0.153.0"));
+        assert!(!Build::V0_162.unrecorded("0.171.0"));
+        assert!(Build::V0_162.unrecorded("1.0.0"));
+        assert!(!Build::V0_162.unrecorded("dev"));
     }
 
     #[test]

@@ -122,6 +122,13 @@ const NO_TOOLS: &str = "tool specs are not recorded in rollouts; pass --tools FI
 fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
     let mut approximations = Vec::new();
     let mut rules = Vec::new();
+    if parts.shape.unrecorded_build {
+        approximations.push((
+            "request shape",
+            "session_meta.cli_version is newer than the recorded builds of this turn_context's \
+             shape: their rules are applied unverified (CONFORMANCE.md)",
+        ));
+    }
     common_approximations(parts, &mut approximations);
     let context = parts.context;
     let model = context.and_then(|c| c.model.as_deref());
@@ -636,6 +643,7 @@ mod tests {
         let shape = RequestShape {
             build,
             thread_summary: thread_summary.map(str::to_string),
+            unrecorded_build: false,
         };
         let tools = ToolPlan { tools };
         let compiled = compile(&RequestParts {
