@@ -399,20 +399,32 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
 }
 
 /// Whether the input already starts with what a build puts before the history (a compaction's
-/// `replacement_history` keeps them): an `additional_tools` item, the base-instructions message.
+/// `replacement_history` keeps them: 0.171.0/model_switch): an `additional_tools` item, the
+/// base-instructions message. A recorded code-mode prefix is taken whole: its message holds the
+/// model's own instructions, not `session_meta`'s. A message is the base instructions when its
+/// text is theirs or its recorded kinds say so (`model.base_instructions`).
 fn recorded_prefix(input: &[&str], instructions: Option<&str>) -> (bool, bool) {
     let (mut tools_item, mut base_message) = (false, false);
-    for item in input.iter().take(2) {
+    for (index, item) in input.iter().take(2).enumerate() {
         let Ok(value) = serde_json::from_str::<Value>(item) else {
             continue;
         };
         if value["type"] == "additional_tools" {
             tools_item = true;
+            if index == 0 {
+                base_message = true;
+            }
         }
+        let kinds = &value["internal_chat_message_metadata_passthrough"]["content_item_kinds"];
         if value["type"] == "message"
             && value["role"] == "developer"
-            && let Some([part]) = value["content"].as_array().map(Vec::as_slice)
-            && instructions.is_some_and(|text| part["text"].as_str() == Some(text))
+            && (kinds
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "model.base_instructions"))
+                || value["content"].as_array().is_some_and(|parts| {
+                    matches!(parts.as_slice(), [part]
+                        if instructions.is_some_and(|text| part["text"].as_str() == Some(text)))
+                }))
         {
             base_message = true;
         }
@@ -804,6 +816,22 @@ mod tests {
         );
         assert_eq!(value["input"][0], Value::Null);
         assert!(named(&compiled).contains(&"input[0]"));
+    }
+
+    #[test]
+    fn a_recorded_prefix_is_not_added_again() {
+        // 0.171.0/model_switch: the compaction's replacement_history keeps the code-mode prefix,
+        // with the model's own instructions.
+        let input = [
+            r#"{"type":"additional_tools","id":"at_1","role":"developer","tools":[]}"#,
+            r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"Own."}]}"#,
+        ];
+        assert_eq!(recorded_prefix(&input, Some("Base.")), (true, true));
+        let message = r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"Base."}]}"#;
+        assert_eq!(recorded_prefix(&[message], Some("Base.")), (false, true));
+        assert_eq!(recorded_prefix(&[message], Some("Other.")), (false, false));
+        let kinds = r#"{"type":"message","role":"developer","content":[],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["model.base_instructions"]}}"#;
+        assert_eq!(recorded_prefix(&[kinds], None), (false, true));
     }
 
     #[test]
