@@ -246,6 +246,12 @@ pub fn diff(
             d.input_index = Some(common_prefix(pb, last_b, pb, first_b_only));
             drifts.push(d);
         }
+    } else if let (Some(&first_b_only), Some(&(last_a, last_b))) = (b_only.first(), pairs.last())
+        && a_only.is_empty()
+        && first_b_only > last_b
+    {
+        // B resumes A: its first request after A's end should extend A's last request.
+        drifts.extend(continuation(a, pa, last_a, b, pb, first_b_only));
     }
     PromptDiff {
         pairs,
@@ -424,6 +430,92 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
     if fa.input != fb.input
         && let Some(d) = input_drift(a, pa, sa, b, pb, sb)
     {
+        out.push(d);
+    }
+    out
+}
+
+/// What breaks the prefix between A's last request `sa` and B's first request after A's end
+/// `sb` (B resumes A), or what B's resume appends as expected.
+fn continuation(
+    a: &Session,
+    pa: &Plan,
+    sa: usize,
+    b: &Session,
+    pb: &Plan,
+    sb: usize,
+) -> Vec<Drift> {
+    // The components before the input, as for aligned steps; the input is held to "extends".
+    let mut out: Vec<Drift> = compare(a, pa, sa, b, pb, sb)
+        .into_iter()
+        .filter(|d| d.component != "input")
+        .collect();
+    let tag = |mut d: Drift| {
+        d.detail = format!("B's first request after A's end: {}", d.detail);
+        d
+    };
+    out = out.into_iter().map(tag).collect();
+    // Turn-context fields that feed parts of the request the rollout does not record.
+    for change in crate::session::context_changes(a.step_context(sa), b.step_context(sb)) {
+        if matches!(change.field, "sandbox_policy" | "approval_policy") {
+            let mut d = drift(
+                DriftClass::ToolsChanged,
+                "tools",
+                sa,
+                sb,
+                format!(
+                    "B's first request after A's end: {}: {} → {} ({})",
+                    change.field,
+                    change.before,
+                    change.after,
+                    crate::session::field_effect(change.field)
+                ),
+            );
+            d.evidence = Some((change.before, change.after));
+            out.push(d);
+        }
+    }
+    let prev_len = pa.views[sa].1;
+    let lcp = common_prefix(pa, sa, pb, sb);
+    if lcp < prev_len {
+        if let Some(d) = input_drift(a, pa, sa, b, pb, sb) {
+            out.push(tag(d));
+        }
+        return out;
+    }
+    if !out.is_empty() {
+        // What broke the prefix is the finding; context appended with it is its consequence.
+        return out;
+    }
+    // The prefix is intact: what follows A's input is A's response output, then B's new input.
+    // Context messages there (an AGENTS.md or environment update) are an expected append.
+    let view = pb.view(sb);
+    let mut k = prev_len;
+    while k < view.len() && b.view_item(&view[k]).is_model_output() {
+        k += 1;
+    }
+    let start = k;
+    while k < view.len() && is_context_message(b.view_item(&view[k]), || b.view_json(&view[k])) {
+        k += 1;
+    }
+    if k > start {
+        let mut d = drift(
+            DriftClass::ContextAppended,
+            "input",
+            sa,
+            sb,
+            format!(
+                "B's first request after A's end appends {} context item(s) at input item {start}",
+                k - start
+            ),
+        );
+        d.input_index = Some(start);
+        let inserted: Vec<String> = view
+            .slice(start..k)
+            .iter()
+            .map(|e| pretty(b.view_json(e)))
+            .collect();
+        d.evidence = Some((String::new(), inserted.join("\n")));
         out.push(d);
     }
     out
