@@ -182,6 +182,21 @@ pub fn diff(
                 .collect(),
         )
     };
+    // B is a fork of A written by 0.152+ (its own file, new turns): nothing aligns, and B's
+    // first request should extend A's last request before the fork point.
+    if only.is_none()
+        && pairs.is_empty()
+        && let Some(a_step) = fork_point_step(a, b)
+    {
+        let drifts = continuation(a, pa, a_step, b, pb, 0, "B's first request (a fork of A)");
+        return PromptDiff {
+            pairs,
+            drifts,
+            common_prefix: None,
+            a_only: Vec::new(),
+            b_only,
+        };
+    }
     let mut drifts: Vec<Drift> = Vec::new();
     let mut common: Option<CommonPrefix> = None;
     for &(sa, sb) in &pairs {
@@ -251,7 +266,15 @@ pub fn diff(
         && first_b_only > last_b
     {
         // B resumes A: its first request after A's end should extend A's last request.
-        drifts.extend(continuation(a, pa, last_a, b, pb, first_b_only));
+        drifts.extend(continuation(
+            a,
+            pa,
+            last_a,
+            b,
+            pb,
+            first_b_only,
+            "B's first request after A's end",
+        ));
     }
     PromptDiff {
         pairs,
@@ -444,6 +467,7 @@ fn continuation(
     b: &Session,
     pb: &Plan,
     sb: usize,
+    label: &str,
 ) -> Vec<Drift> {
     // The components before the input, as for aligned steps; the input is held to "extends".
     let mut out: Vec<Drift> = compare(a, pa, sa, b, pb, sb)
@@ -451,7 +475,7 @@ fn continuation(
         .filter(|d| d.component != "input")
         .collect();
     let tag = |mut d: Drift| {
-        d.detail = format!("B's first request after A's end: {}", d.detail);
+        d.detail = format!("{label}: {}", d.detail);
         d
     };
     out = out.into_iter().map(tag).collect();
@@ -464,7 +488,7 @@ fn continuation(
                 sa,
                 sb,
                 format!(
-                    "B's first request after A's end: {}: {} → {} ({})",
+                    "{label}: {}: {} → {} ({})",
                     change.field,
                     change.before,
                     change.after,
@@ -505,7 +529,7 @@ fn continuation(
             sa,
             sb,
             format!(
-                "B's first request after A's end appends {} context item(s) at input item {start}",
+                "{label} appends {} context item(s) at input item {start}",
                 k - start
             ),
         );
@@ -519,6 +543,26 @@ fn continuation(
         out.push(d);
     }
     out
+}
+
+/// When B is a fork of A (its `session_meta` names A's id): A's last step before the fork point
+/// (the parent lines the fork took, or A's last step when its parent was not loaded).
+fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
+    let a_id = a.rollout.meta.as_ref()?.id.as_deref()?;
+    let parent = b.rollout.meta.as_ref()?.forked_from_id.as_deref()?;
+    if a_id != parent || a.replay.steps.is_empty() {
+        return None;
+    }
+    let last = a.replay.steps.len() - 1;
+    Some(match &b.fork {
+        Some(link) if link.parent.is_some() => a
+            .replay
+            .steps
+            .iter()
+            .rposition(|s| s.line <= link.parent_lines)
+            .unwrap_or(last),
+        _ => last,
+    })
 }
 
 /// A reset between two steps of the same session: a rollback or a compaction.

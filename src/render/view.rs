@@ -761,6 +761,7 @@ fn row_right(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> S
                 crate::replay::EntryOrigin::Summary => ('+', "synthetic "),
                 crate::replay::EntryOrigin::Rebuilt => ('~', "rebuilt "),
                 crate::replay::EntryOrigin::Approximate => ('~', "approx. "),
+                crate::replay::EntryOrigin::Parent => ('^', "parent "),
             };
             let head = format!("{marker}{index:>4} {label}");
             let room = width.saturating_sub(head.chars().count());
