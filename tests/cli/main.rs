@@ -9,6 +9,7 @@ mod errors;
 mod fingerprint;
 mod fork;
 mod hostile;
+mod interrupted;
 mod readme;
 mod real_samples;
 mod sessions;
