@@ -304,6 +304,15 @@ fn drift(
     }
 }
 
+/// Model-view entries as pretty JSON, one after the other.
+fn pretty_items(session: &Session, entries: Slice<'_, crate::normalize::ViewEntry>) -> String {
+    let items: Vec<String> = entries
+        .iter()
+        .map(|e| pretty(session.view_json(e)))
+        .collect();
+    items.join("\n")
+}
+
 fn pretty(json: &str) -> String {
     serde_json::from_str::<Value>(json)
         .ok()
@@ -534,12 +543,7 @@ fn continuation(
             ),
         );
         d.input_index = Some(start);
-        let inserted: Vec<String> = view
-            .slice(start..k)
-            .iter()
-            .map(|e| pretty(b.view_json(e)))
-            .collect();
-        d.evidence = Some((String::new(), inserted.join("\n")));
+        d.evidence = Some((String::new(), pretty_items(b, view.slice(start..k))));
         out.push(d);
     }
     out
@@ -733,12 +737,7 @@ fn input_drift(
                         "B appends context at input item {lcp} (an environment or permission update) and then goes on as A"
                     ),
                 );
-                let inserted: Vec<String> = view_b
-                    .slice(lcp..end)
-                    .iter()
-                    .map(|e| pretty(b.view_json(e)))
-                    .collect();
-                drift.evidence = Some((String::new(), inserted.join("\n")));
+                drift.evidence = Some((String::new(), pretty_items(b, view_b.slice(lcp..end))));
                 return Some(drift);
             } else if reinjected(b, pb, sb, lcp) || reinjected(a, pa, sa, lcp) {
                 d(

@@ -516,6 +516,17 @@ pub fn write_header(
         session_line.push_str(&format!("  forked from {}", escape_line(forked)));
     }
     writeln!(out, "{} {}", label("session"), session_line)?;
+    if let Some(fork) = &session.fork
+        && let Some(parent) = &fork.parent
+    {
+        writeln!(
+            out,
+            "{} {}: the history opens with its {} items before the fork",
+            label("parent"),
+            escape_line(parent),
+            fork.items
+        )?;
+    }
     let models = session.models();
     if !models.is_empty() {
         let models: Vec<_> = models.iter().map(|m| escape_line(m).into_owned()).collect();

@@ -78,14 +78,25 @@ fn homes(name: &str) -> Vec<PathBuf> {
     let mut homes = Vec::new();
     if name != "-" {
         let path = Path::new(name);
-        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        if let Some(home) = absolute
+        // The path as given, so that the parent is named as the fork was (output is the same
+        // wherever it runs).
+        let holds_sessions =
+            |dir: &Path| dir.join("sessions").is_dir() || dir.join("archived_sessions").is_dir();
+        let home = path
             .ancestors()
             .skip(1)
-            .find(|dir| dir.join("sessions").is_dir() || dir.join("archived_sessions").is_dir())
-        {
-            homes.push(home.to_path_buf());
-        }
+            .find(|dir| holds_sessions(dir))
+            .map(Path::to_path_buf);
+        // A relative path's ancestors stop at the working directory: look above it too.
+        let home = home.or_else(|| {
+            let absolute = std::path::absolute(path).ok()?;
+            let found = absolute
+                .ancestors()
+                .skip(1)
+                .find(|dir| holds_sessions(dir))?;
+            Some(found.to_path_buf())
+        });
+        homes.extend(home);
     }
     if let Ok(home) = crate::input::codex_home()
         && home.is_dir()
