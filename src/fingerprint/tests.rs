@@ -116,13 +116,38 @@ fn common_prefix_equals_a_naive_comparison() {
     }
 }
 
+/// The request fingerprint covers the components in the documented text, in its order, an
+/// unknown component as `unknown` and no checkpoint as `none` (module docs, "Encoding"); the
+/// text is written out here, not by the code under test.
 #[test]
-fn fingerprints_are_deterministic() {
-    for (name, s) in all_fixtures() {
-        let a = plan(&s, &PlanOptions::default());
-        let b = plan(&s, &PlanOptions::default());
-        assert_eq!(a.fingerprints, b.fingerprints, "{name}");
+fn request_fingerprint_is_the_documented_text_of_its_components() {
+    let fixtures = all_fixtures();
+    let (mut unknown, mut checkpoints) = (0, 0);
+    for (name, s) in &fixtures {
+        let p = plan(s, &PlanOptions::default());
+        for (step, f) in p.fingerprints.iter().enumerate() {
+            let or = |h: &Option<crate::fingerprint::Hash>, missing: &str| {
+                h.as_ref().map_or(missing.to_string(), hex)
+            };
+            unknown += usize::from(f.instructions.is_none());
+            checkpoints += usize::from(f.checkpoint.is_some());
+            let text = format!(
+                "instructions={}\ntools={}\nparams={}\nprompt_cache_key={}\ncheckpoint={}\ninput={}\n",
+                or(&f.instructions, "unknown"),
+                or(&f.tools, "unknown"),
+                hex(&f.params),
+                or(&f.prompt_cache_key, "unknown"),
+                or(&f.checkpoint, "none"),
+                hex(&f.input),
+            );
+            assert_eq!(
+                f.request,
+                hash("request", text.as_bytes()),
+                "{name} step {step}"
+            );
+        }
     }
+    assert!(unknown > 0 && checkpoints > 0, "both forms are exercised");
 }
 
 #[test]
