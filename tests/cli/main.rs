@@ -7,6 +7,7 @@ mod completions;
 mod diff;
 mod errors;
 mod fingerprint;
+mod fuzz_bodies;
 mod hostile;
 mod readme;
 mod real_samples;
