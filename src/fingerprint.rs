@@ -463,8 +463,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let cache_key_hash = cache_key.map(|k| hash("prompt_cache_key", k.as_bytes()));
     let checkpoint_of_epoch = checkpoints(session);
 
-    // A thread of its own for the headers pays off from a few hundred steps (tests use it
-    // from two, so that their small sessions take that path).
+    // A thread of its own for the headers pays off from a few hundred steps (unit tests use
+    // it from two, so that their small sessions take that path; tests/cli/fuzz_bodies.rs
+    // runs 256).
     const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
     let (views, headers) = if options.threads.count > 1 && replay.steps.len() >= HEADER_THREAD_STEPS
     {
@@ -510,8 +511,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         .map(|h| h.instructions.map_or(0, |(_, tokens)| tokens))
         .collect();
 
-    // Blocks of steps: one step is less work than taking a task. Tests use short blocks, so
-    // that their small sessions span several.
+    // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
+    // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 256.
     const BLOCK: usize = if cfg!(test) { 4 } else { 256 };
     let steps = replay.steps.len();
     let fingerprints = crate::parallel::map_blocks(steps, BLOCK, options.threads, |block| {

@@ -1,5 +1,6 @@
-//! The one rule for every test that reads the real samples beside the repository, shared by
-//! the library's unit tests and the CLI tests (each includes this file).
+//! The one rule for every test that reads the real samples beside the repository, and what CI
+//! changes in tests, shared by the library's unit tests and the CLI tests (each includes this
+//! file).
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ pub fn samples_dir(root: &Path) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1") {
+    if under_ci() {
         panic!(
             "{} is missing: under CI=true the tests that read the real samples fail without \
              ../shared/codex-rollout-samples beside the repository",
@@ -25,4 +26,10 @@ pub fn samples_dir(root: &Path) -> Option<PathBuf> {
         dir.display()
     );
     None
+}
+
+/// Whether the tests run under CI (`CI=true`): there a test fails where it would otherwise skip
+/// or fix something up.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }

@@ -87,6 +87,7 @@ pub fn fixtures(dir: &str) -> Vec<String> {
 
 #[path = "../../src/test_support/samples_dir.rs"]
 mod samples_dir;
+pub use samples_dir::under_ci;
 
 /// The real samples folder beside the repository, when present (a fresh clone has none; under
 /// `CI=true` its absence fails the test: see [`samples_dir::samples_dir`]).
