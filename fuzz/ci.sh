@@ -15,7 +15,9 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 # With --target the flags reach the targets, not the build scripts (which have no libFuzzer).
-cargo build --release --locked --manifest-path "$root/fuzz/Cargo.toml" --target "$host" --bins \
+# Not --locked: fuzz/Cargo.lock trails the main Cargo.lock whenever promptc's dependencies
+# change, and cargo brings it up to date keeping every other pin.
+cargo build --release --manifest-path "$root/fuzz/Cargo.toml" --target "$host" --bins \
   --target-dir "$target_dir"
 "$root/fuzz/seed.sh"
 work="$(mktemp -d)"

@@ -233,7 +233,9 @@ fn plans_do_not_depend_on_the_thread_count() {
                 .collect();
             let one = &plans[0];
             // Each step's fingerprint is that step's, whichever block made it: its params and
-            // instructions from its own turn context, its input from its own view.
+            // instructions from its own turn context, its input from its own view. (What the
+            // params bytes are is pinned apart from `compile::params`, by
+            // `every_component_matches_the_reference_script`.)
             assert_eq!(one.fingerprints.len(), s.replay.steps.len(), "{name}");
             for (step, fingerprint) in one.fingerprints.iter().enumerate() {
                 let params = crate::compile::params(s.step_context(step));
