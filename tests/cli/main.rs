@@ -13,4 +13,5 @@ mod real_samples;
 mod sessions;
 mod steps;
 mod support;
+mod version;
 mod view;
