@@ -8,6 +8,7 @@ mod diff;
 mod errors;
 mod fingerprint;
 mod hostile;
+mod install;
 mod readme;
 mod real_samples;
 mod sessions;
