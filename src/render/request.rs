@@ -46,16 +46,28 @@ pub fn compile_step(
         shape: &shape,
         output_schema: options.output_schema.as_deref(),
     });
-    let rebuilt = session
-        .replay
-        .step_history(step)
-        .iter()
-        .any(|e| e.origin != crate::replay::EntryOrigin::File);
+    let rebuilt = session.replay.step_history(step).iter().any(|e| {
+        matches!(
+            e.origin,
+            crate::replay::EntryOrigin::Approximate
+                | crate::replay::EntryOrigin::Rebuilt
+                | crate::replay::EntryOrigin::Summary
+        )
+    });
     if rebuilt {
         compiled.approximations.push((
             "input",
             "rebuilt from a compaction without replacement_history: Codex re-creates the \
              initial context from its config at resume time",
+        ));
+    }
+    if let Some(fork) = &session.fork
+        && fork.parent.is_none()
+    {
+        compiled.approximations.push((
+            "input",
+            "a fork whose parent rollout was not found: Codex sends the parent's history first, \
+             and it is missing here",
         ));
     }
     compiled
@@ -416,8 +428,8 @@ pub fn write_fingerprints(
 }
 
 /// Rows of a text table written as one task, on the plan's threads, the tasks in order: the
-/// rows of a 2 000-step `steps` table took 2.2 ms on one thread, 1.7 ms on two. Tests use
-/// short blocks, so that their small sessions span several.
+/// rows of a 2 000-step `steps` table took 2.2 ms on one thread, 1.7 ms on two. Unit tests use
+/// short blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
 const TABLE_BLOCK: usize = if cfg!(test) { 4 } else { 512 };
 
 /// The `fingerprint` table's lines of `steps`, pushed piece by piece into one buffer: a line
