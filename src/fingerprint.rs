@@ -223,11 +223,7 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     } else {
         options.threads
     };
-    // Counting reads the items' bytes again: let the input's owner release them after each
-    // block, as the loader did after each part.
-    crate::parallel::map_each_then(total, BLOCK, threads, digest, |ids| {
-        session.rollout.release_items(ids)
-    })
+    crate::parallel::map_each(total, BLOCK, threads, digest)
 }
 
 /// An item's hash and token estimate, as sent.
@@ -466,9 +462,7 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let (views, headers) = if options.threads.count > 1 && replay.steps.len() >= HEADER_THREAD_STEPS
     {
         std::thread::scope(|scope| {
-            let headers = crate::parallel::spawn(scope, options.threads, 1, || {
-                step_headers(session, options)
-            });
+            let headers = scope.spawn(|| step_headers(session, options));
             let views = build_views(session, options);
             match headers.join() {
                 Ok(headers) => (views, headers),

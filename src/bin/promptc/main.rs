@@ -5,7 +5,6 @@ mod commands;
 mod env;
 mod exit;
 mod input;
-mod placement;
 mod term;
 
 use std::process::ExitCode;
