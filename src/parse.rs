@@ -10,9 +10,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::{
-    Bytes, Generation, Item, Record, RecordKind, Rollout, SessionMeta, SkippedLine, Text,
-    TurnContext,
+    Bytes, Compacted, Generation, Item, Record, RecordKind, Rollout, SessionMeta, SkippedLine,
+    Text, TurnContext,
 };
+use crate::parallel::Threads;
 
 mod event;
 mod item;
@@ -24,11 +25,14 @@ use line::{Envelope, LineError, LineKind};
 
 pub use line::unix_seconds;
 
-/// How strict loading is.
+/// How strict loading is, and how many threads may read lines.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LoadOptions {
     /// Any skipped line is an error.
     pub strict: bool,
+    /// Threads that may read parts of the input at once (0 or 1: the calling thread only).
+    /// The result does not depend on it.
+    pub threads: Threads,
 }
 
 /// Why a file could not be loaded at all.
@@ -55,6 +59,10 @@ pub enum LoadError {
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Load a rollout from its bytes. `name` is used in records and messages.
+///
+/// Lines are independent once the file's generation is known (it decides how era A items are
+/// read): the lines up to the first one that shows it are read first, then the rest is cut at
+/// newlines into one part per thread, the parts read side by side and joined in order.
 pub fn load(
     name: &str,
     bytes: impl Into<Bytes>,
@@ -68,13 +76,23 @@ pub fn load(
             reason: "zstd-compressed data; decompress it first".into(),
         });
     }
-    let mut loader = Loader::default();
-    for (number, span) in lines(&bytes) {
-        loader.line(number, span.clone(), &bytes[span]);
-        if options.strict && !loader.skipped.is_empty() {
-            break;
-        }
+    let mut head = Loader::default();
+    let rest = head.read(&bytes, 0..bytes.len(), options.strict, true);
+    let stopped = options.strict && !head.skipped.is_empty();
+    let generation = head.generation;
+    let mut parts = vec![head];
+    if !stopped {
+        let ranges = split_at_newlines(&bytes, rest..bytes.len(), options.threads.count);
+        parts.extend(crate::parallel::map(ranges.len(), options.threads, |k| {
+            let mut part = Loader {
+                generation,
+                ..Loader::default()
+            };
+            part.read(&bytes, ranges[k].clone(), options.strict, false);
+            part
+        }));
     }
+    let loader = Loader::join(parts);
     if options.strict
         && let Some(skipped) = loader.skipped.first()
     {
@@ -111,25 +129,28 @@ pub fn load(
     Ok(rollout)
 }
 
-/// The non-blank lines of `bytes`: 1-based number and byte range, without the newline and a
-/// `\r` before it.
-fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
-    let mut start = 0;
-    let mut number = 0;
-    std::iter::from_fn(move || {
-        while start < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            number += 1;
-            let line = &bytes[start..end];
-            let line_end = start + line.strip_suffix(b"\r").unwrap_or(line).len();
-            let span = start..line_end;
-            start = end + 1;
-            if !bytes[span.clone()].iter().all(u8::is_ascii_whitespace) {
-                return Some((number, span));
+/// A part smaller than this is not worth a thread (tests cut parts a few lines long).
+const MIN_PART_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
+
+/// Cut `range`, which starts at a line start, into up to `count` parts of about the same size,
+/// each but the last ending just after a newline.
+fn split_at_newlines(bytes: &[u8], range: Range<usize>, count: usize) -> Vec<Range<usize>> {
+    let count = count.min(range.len() / MIN_PART_BYTES).max(1);
+    let size = range.len() / count;
+    let mut parts = Vec::with_capacity(count);
+    let mut start = range.start;
+    for k in 1..count {
+        let target = (range.start + k * size).max(start);
+        match memchr::memchr(b'\n', &bytes[target..range.end]) {
+            Some(newline) if target + newline + 1 < range.end => {
+                parts.push(start..target + newline + 1);
+                start = target + newline + 1;
             }
+            _ => break,
         }
-        None
-    })
+    }
+    parts.push(start..range.end);
+    parts
 }
 
 /// The first `session_meta` (or bare legacy meta line) decides the thread id; later ones, and a
@@ -172,13 +193,16 @@ fn settle_meta(rollout: &mut Rollout) {
     }
 }
 
-/// What has been read so far.
+/// What has been read so far, of the whole input or of a part of it. Line numbers and item
+/// ids count from the part's start until [`Loader::join`] makes them file-wide.
 #[derive(Default)]
 struct Loader {
     records: Vec<Record>,
     skipped: Vec<SkippedLine>,
     items: Vec<Item>,
     notes: Vec<(usize, String)>,
+    /// Lines read, blank ones included.
+    lines: usize,
     /// Decided by the first line that shows it; it decides how era A items are read.
     generation: Option<Generation>,
     /// The last `turn_context` payload read, and what it read as: Codex writes the same one at
@@ -187,6 +211,77 @@ struct Loader {
 }
 
 impl Loader {
+    /// Read the lines of `bytes[range]` (which starts at a line start and ends at the end of
+    /// the input or just after a newline), stopping at the first skipped line when `strict`,
+    /// and when `until_generation`, after the first line that shows the file's generation.
+    /// Returns where it stopped.
+    fn read(
+        &mut self,
+        bytes: &[u8],
+        range: Range<usize>,
+        strict: bool,
+        until_generation: bool,
+    ) -> usize {
+        let mut start = range.start;
+        while start < range.end {
+            if strict && !self.skipped.is_empty() || until_generation && self.generation.is_some() {
+                break;
+            }
+            let end =
+                memchr::memchr(b'\n', &bytes[start..range.end]).map_or(range.end, |i| start + i);
+            self.lines += 1;
+            let line = &bytes[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                self.line(self.lines, start..start + line.len(), line);
+            }
+            start = (end + 1).min(range.end);
+        }
+        start
+    }
+
+    /// The parts, read in file order, as one: line numbers and item ids made file-wide.
+    fn join(parts: Vec<Loader>) -> Loader {
+        let mut all = Loader {
+            generation: parts.iter().find_map(|part| part.generation),
+            ..Loader::default()
+        };
+        all.records
+            .reserve_exact(parts.iter().map(|p| p.records.len()).sum());
+        all.items
+            .reserve_exact(parts.iter().map(|p| p.items.len()).sum());
+        for part in parts {
+            let (line_base, item_base) = (all.lines, all.items.len());
+            all.lines += part.lines;
+            all.records
+                .extend(part.records.into_iter().map(|mut record| {
+                    record.line += line_base;
+                    match &mut record.kind {
+                        RecordKind::Item(id) => *id += item_base,
+                        RecordKind::Compacted(Compacted {
+                            replacement: Some(ids),
+                            ..
+                        }) => ids.iter_mut().for_each(|id| *id += item_base),
+                        _ => {}
+                    }
+                    record
+                }));
+            all.items.extend(part.items.into_iter().map(|mut item| {
+                item.line += line_base;
+                item
+            }));
+            all.skipped
+                .extend(part.skipped.into_iter().map(|mut skipped| {
+                    skipped.line += line_base;
+                    skipped
+                }));
+            let notes = part.notes.into_iter();
+            all.notes
+                .extend(notes.map(|(line, note)| (line + line_base, note)));
+        }
+        all
+    }
+
     fn line(&mut self, number: usize, span: Range<usize>, line: &[u8]) {
         match self.record(number, span, line) {
             Ok(record) => self.records.push(record),

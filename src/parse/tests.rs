@@ -1,6 +1,7 @@
 //! Loading: generations, exact bytes and line numbers, and bad lines.
 
 use crate::model::{Generation, RecordKind};
+use crate::parallel::Threads;
 use crate::parse::{LoadError, LoadOptions, load};
 
 fn load_text(text: &str) -> Result<crate::model::Rollout, LoadError> {
@@ -158,7 +159,10 @@ fn strict_mode_fails_on_the_first_skipped_line() {
     let result = load(
         "t.jsonl",
         b"{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n{oops".to_vec(),
-        LoadOptions { strict: true },
+        LoadOptions {
+            strict: true,
+            threads: Threads::new(1),
+        },
     );
     match result {
         Err(LoadError::Strict { line, column, .. }) => assert_eq!((line, column), (2, Some(2))),
@@ -212,6 +216,59 @@ fn deep_nesting_and_huge_lines_do_not_crash() {
         rollout.skipped[0].excerpt.chars().count() <= 62,
         "excerpts stay short"
     );
+}
+
+/// Parsing in parts on several threads gives exactly what one thread gives: line numbers, item
+/// ids, skipped lines, notes (a later `session_meta` in another part), strict errors. Parts are
+/// a few lines long in test builds, so every fixture is cut many times.
+#[test]
+fn parallel_parts_load_exactly_like_one_thread() {
+    let mut inputs = crate::test_support::fixture_bytes();
+    inputs.extend(crate::test_support::real_sample_bytes());
+    // Lines a part could start or end on: blank, CRLF, no final newline, a meta line late.
+    inputs.push((
+        "edges.jsonl".into(),
+        b"\n{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\r\n\n{oops\n{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{\"id\":\"a\"}}\n{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{\"id\":\"b\",\"forked_from_id\":\"a\"}}\n{\"type\":\"mystery\",\"payload\":{}}".to_vec(),
+    ));
+    assert!(inputs.len() > 40, "fixtures found: {}", inputs.len());
+    for (name, bytes) in inputs {
+        for strict in [false, true] {
+            let one = |threads| {
+                format!(
+                    "{:?}",
+                    load(
+                        &name,
+                        bytes.clone(),
+                        LoadOptions {
+                            strict,
+                            threads: Threads::new(threads),
+                        },
+                    )
+                )
+            };
+            let expected = one(1);
+            if let Ok(rollout) = load(
+                &name,
+                bytes.clone(),
+                LoadOptions {
+                    strict,
+                    threads: Threads::new(1),
+                },
+            ) {
+                assert!(
+                    rollout.notes.is_sorted_by_key(|(line, _)| *line),
+                    "{name}: notes in line order"
+                );
+            }
+            for threads in [2, 5] {
+                assert_eq!(
+                    one(threads),
+                    expected,
+                    "{name}, {threads} threads, strict {strict}"
+                );
+            }
+        }
+    }
 }
 
 /// Each item's digest, made while loading, is the hash fingerprinting would make of the bytes

@@ -72,6 +72,7 @@ pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
         bytes,
         promptc::LoadOptions {
             strict: input.strict,
+            threads: threads(),
         },
     )?;
     warn_skipped(&session, context);
