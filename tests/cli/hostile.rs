@@ -117,6 +117,16 @@ fn promptc_never_writes_to_the_input_or_its_folder() {
     assert_eq!(listing(dir.path()), before);
 }
 
+/// The era B fixture's meta line and the lines after it, to build big rollouts from.
+fn era_b_meta_and_body() -> (String, String) {
+    let fixture = std::fs::read_to_string(root().join("fixtures/rollouts/era_b_steps.jsonl"))
+        .expect("fixture");
+    let (meta, body) = fixture
+        .split_once('\n')
+        .expect("a meta line, then the rest");
+    (meta.to_string(), body.to_string())
+}
+
 /// A big file (9 MB, which promptc once mapped and parsed in parts) gives the same output as
 /// the same bytes read from standard input, with `--no-mmap` (now a no-op, still accepted)
 /// too.
@@ -128,31 +138,22 @@ fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("big.jsonl");
-    let fixture = std::fs::read_to_string(root().join("fixtures/rollouts/era_b_steps.jsonl"))
-        .expect("fixture");
-    let (meta, body) = fixture
-        .split_once('\n')
-        .expect("a meta line, then the rest");
+    let (meta, body) = era_b_meta_and_body();
     let mut text = format!("{meta}\n");
     let mut copies = 0;
     // Past 8 MB a file is read in parts; a bad line and a late session_meta in the middle.
     while text.len() < 9 << 20 {
-        text.push_str(body);
+        text.push_str(&body);
         copies += 1;
         if copies == 700 {
             text.push_str("{not json\n");
-            text.push_str(meta);
+            text.push_str(&meta);
             text.push('\n');
         }
     }
     std::fs::write(&path, &text).expect("write");
     let path = path.to_str().expect("utf-8 path");
-    let line = 1
-        + 700
-            * fixture
-                .split_once('\n')
-                .map_or(0, |(_, b)| b.lines().count())
-        + 1;
+    let line = 1 + 700 * body.lines().count() + 1;
     for command in ["view", "fingerprint", "steps"] {
         // Mapped (the default for a file this big), read in parts (`--no-mmap`), and from stdin.
         let mapped = promptc()
@@ -202,14 +203,10 @@ fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
 fn a_rollout_truncated_while_read_gives_an_answer_not_a_signal() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("shrinking.jsonl");
-    let fixture = std::fs::read_to_string(root().join("fixtures/rollouts/era_b_steps.jsonl"))
-        .expect("fixture");
-    let (meta, body) = fixture
-        .split_once('\n')
-        .expect("a meta line, then the rest");
+    let (meta, body) = era_b_meta_and_body();
     let mut text = format!("{meta}\n");
     while text.len() < 12 << 20 {
-        text.push_str(body);
+        text.push_str(&body);
     }
     let name = path.to_str().expect("utf-8 path");
     for (round, delay_ms) in [0u64, 1, 3, 10, 30, 100, 300].into_iter().enumerate() {
