@@ -1,5 +1,7 @@
 //! Helpers for the library's unit tests.
 
+mod samples_dir;
+
 use crate::model::Item;
 use crate::session::Session;
 use crate::{LoadOptions, Session as S};
@@ -60,7 +62,7 @@ pub fn fixture_bytes() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Real samples beside the repository, when present.
+/// Real samples beside the repository, when present (see [`samples_dir::samples_dir`]).
 pub fn real_samples() -> Vec<(String, Session)> {
     real_sample_bytes()
         .into_iter()
@@ -71,14 +73,25 @@ pub fn real_samples() -> Vec<(String, Session)> {
         .collect()
 }
 
-/// The bytes of the real samples beside the repository, when present.
-pub fn real_sample_bytes() -> Vec<(String, Vec<u8>)> {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/codex-rollout-samples");
-    if !dir.is_dir() {
-        eprintln!("skipped: ../shared/codex-rollout-samples is not present");
-        return Vec::new();
+/// The real sample whose file name contains `needle`, when the samples are present (see
+/// [`samples_dir::samples_dir`]); a present folder without it fails the test.
+pub fn real_sample(needle: &str) -> Option<(String, Session)> {
+    let samples = real_samples();
+    if samples.is_empty() {
+        return None;
     }
+    let found = samples.into_iter().find(|(name, _)| name.contains(needle));
+    assert!(found.is_some(), "no real sample named *{needle}*");
+    found
+}
+
+/// The bytes of the real samples beside the repository, when present (see
+/// [`samples_dir::samples_dir`]).
+pub fn real_sample_bytes() -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = samples_dir::samples_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+    else {
+        return Vec::new();
+    };
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()
