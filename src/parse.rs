@@ -240,46 +240,79 @@ impl Loader {
         start
     }
 
-    /// The parts, read in file order, as one: line numbers and item ids made file-wide.
-    fn join(parts: Vec<Loader>) -> Loader {
-        let mut all = Loader {
-            generation: parts.iter().find_map(|part| part.generation),
-            ..Loader::default()
-        };
-        all.records
-            .reserve_exact(parts.iter().map(|p| p.records.len()).sum());
-        all.items
-            .reserve_exact(parts.iter().map(|p| p.items.len()).sum());
-        for part in parts {
-            let (line_base, item_base) = (all.lines, all.items.len());
-            all.lines += part.lines;
-            all.records
-                .extend(part.records.into_iter().map(|mut record| {
-                    record.line += line_base;
-                    match &mut record.kind {
-                        RecordKind::Item(id) => *id += item_base,
-                        RecordKind::Compacted(Compacted {
-                            replacement: Some(ids),
-                            ..
-                        }) => ids.iter_mut().for_each(|id| *id += item_base),
-                        _ => {}
-                    }
-                    record
-                }));
-            all.items.extend(part.items.into_iter().map(|mut item| {
-                item.line += line_base;
-                item
-            }));
-            all.skipped
-                .extend(part.skipped.into_iter().map(|mut skipped| {
-                    skipped.line += line_base;
-                    skipped
-                }));
-            let notes = part.notes.into_iter();
-            all.notes
-                .extend(notes.map(|(line, note)| (line + line_base, note)));
+    /// The parts, read in file order, as one: line numbers and item ids made file-wide. The
+    /// largest part's lists are kept and the others moved into them, so that joining copies
+    /// only the smaller parts (the records and items of a copied part are held twice meanwhile).
+    fn join(mut parts: Vec<Loader>) -> Loader {
+        let generation = parts.iter().find_map(|part| part.generation);
+        let (mut lines, mut items) = (0, 0);
+        for part in &mut parts {
+            part.rebase(lines, items);
+            lines += part.lines;
+            items += part.items.len();
         }
+        let largest = (0..parts.len())
+            .max_by_key(|&k| parts[k].records.len() + parts[k].items.len())
+            .unwrap_or(0);
+        let after = parts.split_off(largest + 1);
+        let Some(mut all) = parts.pop() else {
+            return Loader::default();
+        };
+        let mut before = parts;
+        all.records.splice(
+            0..0,
+            before
+                .iter_mut()
+                .flat_map(|p| std::mem::take(&mut p.records)),
+        );
+        all.items.splice(
+            0..0,
+            before.iter_mut().flat_map(|p| std::mem::take(&mut p.items)),
+        );
+        all.skipped.splice(
+            0..0,
+            before
+                .iter_mut()
+                .flat_map(|p| std::mem::take(&mut p.skipped)),
+        );
+        all.notes.splice(
+            0..0,
+            before.iter_mut().flat_map(|p| std::mem::take(&mut p.notes)),
+        );
+        for mut part in after {
+            all.records.append(&mut part.records);
+            all.items.append(&mut part.items);
+            all.skipped.append(&mut part.skipped);
+            all.notes.append(&mut part.notes);
+        }
+        all.lines = lines;
+        all.generation = generation;
         all
+    }
+
+    /// Make line numbers and item ids file-wide: this part starts after `line_base` lines and
+    /// `item_base` items.
+    fn rebase(&mut self, line_base: usize, item_base: usize) {
+        for record in &mut self.records {
+            record.line += line_base;
+            match &mut record.kind {
+                RecordKind::Item(id) => *id += item_base,
+                RecordKind::Compacted(Compacted {
+                    replacement: Some(ids),
+                    ..
+                }) => ids.iter_mut().for_each(|id| *id += item_base),
+                _ => {}
+            }
+        }
+        for item in &mut self.items {
+            item.line += line_base;
+        }
+        for skipped in &mut self.skipped {
+            skipped.line += line_base;
+        }
+        for (line, _) in &mut self.notes {
+            *line += line_base;
+        }
     }
 
     fn line(&mut self, number: usize, span: Range<usize>, line: &[u8]) {
