@@ -23,7 +23,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
         'promptc' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -48,7 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -65,7 +65,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Print long texts whole instead of folding them')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -80,7 +80,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -94,7 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read, instead of skipping it with a warning')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
             [CompletionResult]::new('--no-tokens', '--no-tokens', [CompletionResultType]::ParameterName, 'Skip token estimation (faster; estimated and predicted columns show `-`)')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -110,7 +110,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
             [CompletionResult]::new('--no-tokens', '--no-tokens', [CompletionResultType]::ParameterName, 'Skip token estimation (faster; the common prefix is given in items only)')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -125,7 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--update-baseline', '--update-baseline', [CompletionResultType]::ParameterName, 'Write the baseline file from these rollouts instead of comparing')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail on the first line that cannot be read')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -136,7 +136,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -144,7 +144,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
         'promptc;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -152,7 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
         'promptc;man' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

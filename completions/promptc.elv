@@ -20,7 +20,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
         &'promptc'= {
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -44,7 +44,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
             cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
             cand --json 'Short for `--format json`'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -60,7 +60,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
             cand --json 'Short for `--format json`'
             cand --full 'Print long texts whole instead of folding them'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -74,7 +74,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
             cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
             cand --json 'Short for `--format json`'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -87,7 +87,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --strict 'Fail on the first line that cannot be read, instead of skipping it with a warning'
             cand --json 'Short for `--format json`'
             cand --no-tokens 'Skip token estimation (faster; estimated and predicted columns show `-`)'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -102,7 +102,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --strict 'Fail on the first line that cannot be read'
             cand --json 'Short for `--format json`'
             cand --no-tokens 'Skip token estimation (faster; the common prefix is given in items only)'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -116,7 +116,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --update-baseline 'Write the baseline file from these rollouts instead of comparing'
             cand --strict 'Fail on the first line that cannot be read'
             cand --json 'Short for `--format json`'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -126,21 +126,21 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
             cand --json 'Short for `--format json`'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'promptc;completions'= {
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'promptc;man'= {
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help'
             cand --help 'Print help'
         }

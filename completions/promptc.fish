@@ -28,7 +28,7 @@ complete -c promptc -n "__fish_promptc_needs_command" -l color -d 'When to use c
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_needs_command" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
-complete -c promptc -n "__fish_promptc_needs_command" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_needs_command" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_needs_command" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_needs_command" -s V -l version -d 'Print version'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
@@ -51,7 +51,7 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l json -d 'Short for `--format json`'
-complete -c promptc -n "__fish_promptc_using_subcommand view" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand view" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand view" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l step -d 'A step (sampling request) within the turn, from 1' -r
@@ -67,7 +67,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand compile" -l width -d 'Ou
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l full -d 'Print long texts whole instead of folding them'
-complete -c promptc -n "__fish_promptc_using_subcommand compile" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l step -d 'A step (sampling request) within the turn, from 1' -r
@@ -81,7 +81,7 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l json -d 'Short for `--format json`'
-complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
@@ -94,7 +94,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand steps" -l width -d 'Outp
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l no-tokens -d 'Skip token estimation (faster; estimated and predicted columns show `-`)'
-complete -c promptc -n "__fish_promptc_using_subcommand steps" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l step -d 'A step (sampling request) within the turn, from 1' -r
@@ -109,7 +109,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -l width -d 'Outpu
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l strict -d 'Fail on the first line that cannot be read'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-tokens -d 'Skip token estimation (faster; the common prefix is given in items only)'
-complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
@@ -123,7 +123,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand check" -l width -d 'Outp
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l update-baseline -d 'Write the baseline file from these rollouts instead of comparing'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l strict -d 'Fail on the first line that cannot be read'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l json -d 'Short for `--format json`'
-complete -c promptc -n "__fish_promptc_using_subcommand check" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l codex-home -d 'The Codex home to search (default: $CODEX_HOME, else ~/.codex)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l format -d 'Output format' -r -f -a "text\t''
@@ -133,19 +133,19 @@ always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l json -d 'Short for `--format json`'
-complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
-complete -c promptc -n "__fish_promptc_using_subcommand completions" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand completions" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
-complete -c promptc -n "__fish_promptc_using_subcommand man" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand man" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand man" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'

@@ -57,8 +57,7 @@ pub fn is_contextual_user_message(json: &str) -> bool {
 
 /// A message the harness injects rather than one a person or the model wrote: a developer
 /// message (permissions, instructions) or a contextual user message. `json` gives the item's
-/// text, asked for only when its kind and role leave the answer open: reading it can map
-/// pages of the input again ([`crate::model::Bytes::with_release`]).
+/// text, asked for only when its kind and role leave the answer open.
 pub fn is_context_message<'a>(item: &Item, json: impl FnOnce() -> &'a str) -> bool {
     item.kind == ItemKind::Message
         && (item.role.as_deref() == Some("developer")

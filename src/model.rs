@@ -5,10 +5,6 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-mod chunked;
-
-pub use chunked::Chunked;
-
 /// Index of an item in [`Rollout::items`].
 pub type ItemId = usize;
 
@@ -40,47 +36,17 @@ impl Generation {
     }
 }
 
-/// The bytes of an input, held by whatever owns them: a `Vec<u8>`, or a memory map the caller
-/// made (the library reads bytes, it does not get them). Dereferences to `[u8]`.
+/// The bytes of an input, held by whatever owns them (a `Vec<u8>` the caller read): the library
+/// reads bytes, it does not get them. Dereferences to `[u8]`.
 pub struct Bytes {
     owner: Box<dyn AsRef<[u8]> + Send + Sync>,
-    release: Option<Box<Release>>,
 }
-
-/// What a caller does with a range of its input that the loader has read: see
-/// [`Bytes::with_release`].
-type Release = dyn Fn(Range<usize>) + Send + Sync;
 
 impl Bytes {
     /// Bytes held by `owner` for as long as the rollout lives.
     pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Bytes {
         Bytes {
             owner: Box::new(owner),
-            release: None,
-        }
-    }
-
-    /// Bytes whose owner can let go of their memory while keeping their content, as a file
-    /// map can give its pages back to the page cache. The library calls `release` with ranges
-    /// it has read and does not expect to read again soon (records and items hold spans): the
-    /// loader releases each part's bytes as it goes, token counting the items of each block it
-    /// counted, `view --format json` the items it has written. Ranges may repeat and may be
-    /// read again later; the bytes must read the same afterwards, from wherever the owner
-    /// gets them again.
-    pub fn with_release(
-        owner: impl AsRef<[u8]> + Send + Sync + 'static,
-        release: impl Fn(Range<usize>) + Send + Sync + 'static,
-    ) -> Bytes {
-        Bytes {
-            owner: Box::new(owner),
-            release: Some(Box::new(release)),
-        }
-    }
-
-    /// Tell the owner that `range` has been read.
-    pub(crate) fn release(&self, range: Range<usize>) {
-        if let Some(release) = &self.release {
-            release(range);
         }
     }
 }
@@ -112,10 +78,10 @@ pub struct Rollout {
     /// The input, byte for byte; records and items point into it.
     pub bytes: Bytes,
     pub generation: Generation,
-    pub records: Chunked<Record>,
+    pub records: Vec<Record>,
     pub skipped: Vec<SkippedLine>,
     /// Every response item found, in file order (including `replacement_history` entries).
-    pub items: Chunked<Item>,
+    pub items: Vec<Item>,
     /// The first `session_meta` (or the bare legacy meta line): it decides the thread id.
     pub meta: Option<SessionMeta>,
     /// Notes about the file that are not errors (a second `session_meta`, …), with their line.
@@ -126,21 +92,6 @@ impl Rollout {
     /// The exact JSON text of an item.
     pub fn item_json(&self, id: ItemId) -> &str {
         self.items[id].json(&self.bytes)
-    }
-
-    /// Tell the input's owner that the bytes of items `ids` have been read
-    /// ([`Bytes::with_release`]); ids past the file's items (replay's rebuilt ones) hold none.
-    pub(crate) fn release_items(&self, ids: Range<ItemId>) {
-        let ids = ids.start.min(self.items.len())..ids.end.min(self.items.len());
-        let mut spans = ids.filter_map(|id| match &self.items[id].text {
-            Text::Span(range) => Some(range.clone()),
-            Text::Owned(_) => None,
-        });
-        if let Some(first) = spans.next() {
-            let last = spans.next_back().unwrap_or_else(|| first.clone());
-            // Items are in file order, so their spans are too.
-            self.bytes.release(first.start..last.end.max(first.end));
-        }
     }
 
     /// The exact bytes of a record's line.
@@ -183,8 +134,7 @@ pub struct Record {
     pub span: Range<usize>,
     pub timestamp: Option<Text>,
     /// `timestamp` in whole seconds since the Unix epoch ([`crate::parse::unix_seconds`]),
-    /// read with the line: the idle gaps of cache analysis need it after the parse, when the
-    /// line's bytes may be released ([`Bytes::with_release`]).
+    /// read with the line (the idle gaps of cache analysis need it).
     pub unix_seconds: Option<i64>,
     /// The line carried an `ordinal` or a `metadata` sibling (era D).
     pub newer_envelope: bool,
@@ -329,8 +279,7 @@ pub enum EventKind {
     TurnAborted,
     ThreadRolledBack { num_turns: u64 },
     // Behind a pointer: token_count lines are a third of a rollout, and the counts would
-    // double every record's size. Shared: half of them repeat the counts of the one before
-    // (2 086 of the samples' 4 212), and those share its allocation.
+    // double every record's size.
     TokenCount(Option<std::sync::Arc<TokenInfo>>),
     ContextCompacted,
     UserMessage,

@@ -1,69 +1,20 @@
-//! Independent tasks run on several threads, their results in task order. Loading, the plan,
-//! the cache analysis and the text tables use it; no result depends on the thread count or on
-//! where the threads run.
+//! Independent tasks run on several threads, their results in task order. The plan, the cache
+//! analysis, the text tables and `sessions` use it; no result depends on the thread count.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread::{Scope, ScopedJoinHandle};
 
-/// The threads a stage may use: how many, and how its helper threads are placed.
+/// The threads a stage may use.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Threads {
     /// Threads that may run at once, the calling one included (0 or 1: the calling one only).
     pub count: usize,
-    /// How a helper thread leaves the CPU of the thread that started it (`None`: it stays where
-    /// the operating system put it).
-    pub placement: Option<Placement>,
 }
 
 impl Threads {
-    /// Up to `count` threads, placed by the operating system.
+    /// Up to `count` threads.
     pub fn new(count: usize) -> Threads {
-        Threads {
-            count,
-            placement: None,
-        }
+        Threads { count }
     }
-}
-
-/// A way to move a new helper thread off its starter's CPU at once. The library asks no
-/// operating system itself; the binary, which may, gives these two functions.
-///
-/// Why: a kernel may start a new thread on the CPU of the thread that started it and move it
-/// to an idle CPU only once its cache has gone cold. On 2-core VMs that took 8–16 ms, during
-/// which the two threads of a 10 ms parse shared one core.
-#[derive(Debug, Clone, Copy)]
-pub struct Placement {
-    /// The CPU the calling thread runs on now, if known.
-    pub current_cpu: fn() -> Option<usize>,
-    /// Move the calling thread, helper `helper` (1, 2, …) of a stage, to a CPU other than
-    /// `starter_cpu`, leaving it free to move again afterwards.
-    pub leave_cpu: fn(starter_cpu: usize, helper: usize),
-}
-
-/// Start helper number `helper` (from 1) of a stage in `scope`, placed by `threads.placement`
-/// off the CPU the calling thread runs on now.
-pub fn spawn<'scope, T: Send + 'scope>(
-    scope: &'scope Scope<'scope, '_>,
-    threads: Threads,
-    helper: usize,
-    work: impl FnOnce() -> T + Send + 'scope,
-) -> ScopedJoinHandle<'scope, T> {
-    let starter_cpu = threads
-        .placement
-        .and_then(|placement| Some((placement, (placement.current_cpu)()?)));
-    let handle = scope.spawn(move || {
-        if let Some((placement, cpu)) = starter_cpu {
-            (placement.leave_cpu)(cpu, helper);
-        }
-        work()
-    });
-    if starter_cpu.is_some() {
-        // Linux queues a new thread on its starter's CPU, where it waits for the starter's time
-        // slice to end even with another CPU idle: 1.3–4 ms on the 2-core VMs promptc is
-        // measured on. Yielding lets it run at once (0.1 ms), and move itself off.
-        std::thread::yield_now();
-    }
-    handle
 }
 
 /// `task(0)`, …, `task(count - 1)` on up to `threads.count` threads (the calling one included).
@@ -87,9 +38,7 @@ pub fn map<T: Send>(count: usize, threads: Threads, task: impl Fn(usize) -> T + 
         }
     };
     let mut done = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..=helpers)
-            .map(|helper| spawn(scope, threads, helper, work))
-            .collect();
+        let helpers: Vec<_> = (0..helpers).map(|_| scope.spawn(work)).collect();
         let mut done = work();
         for helper in helpers {
             match helper.join() {
@@ -126,22 +75,8 @@ pub fn map_each<T: Send>(
     threads: Threads,
     task: impl Fn(usize) -> T + Sync,
 ) -> Vec<T> {
-    map_each_then(len, block, threads, task, |_| {})
-}
-
-/// [`map_each`], calling `done(block)` on the thread that ran each block once its tasks are
-/// done: to let go of what the block read.
-pub fn map_each_then<T: Send>(
-    len: usize,
-    block: usize,
-    threads: Threads,
-    task: impl Fn(usize) -> T + Sync,
-    done: impl Fn(std::ops::Range<usize>) + Sync,
-) -> Vec<T> {
     let blocks = map_blocks(len, block, threads, |range| {
-        let block = range.clone().map(&task).collect::<Vec<_>>();
-        done(range);
-        block
+        range.map(&task).collect::<Vec<_>>()
     });
     let mut all = Vec::with_capacity(len);
     for block in blocks {
@@ -150,44 +85,9 @@ pub fn map_each_then<T: Send>(
     all
 }
 
-/// `task(i, &mut values[i])` for every value, on up to `threads.count` threads (the calling one
-/// included), each taking a run of consecutive values. For work that changes values in place.
-pub fn for_each_mut<T: Send>(
-    values: &mut [T],
-    threads: Threads,
-    task: impl Fn(usize, &mut T) + Sync,
-) {
-    let count = threads.count.clamp(1, values.len().max(1));
-    let per_thread = values.len().div_ceil(count).max(1);
-    let run = |first: usize, run: &mut [T]| {
-        for (offset, value) in run.iter_mut().enumerate() {
-            task(first + offset, value);
-        }
-    };
-    if count == 1 {
-        return run(0, values);
-    }
-    std::thread::scope(|scope| {
-        let mut runs = values.chunks_mut(per_thread).enumerate();
-        let own = runs.next();
-        let helpers: Vec<_> = runs
-            .map(|(k, values)| spawn(scope, threads, k, move || run(k * per_thread, values)))
-            .collect();
-        if let Some((_, values)) = own {
-            run(0, values);
-        }
-        for helper in helpers {
-            if let Err(panic) = helper.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
-    });
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Placement, Threads};
-    use std::sync::Mutex;
+    use super::Threads;
 
     #[test]
     fn results_come_in_task_order_whatever_the_thread_count() {
@@ -225,50 +125,5 @@ mod tests {
                 assert_eq!(each, (0..len).map(|i| 3 * i + 1).collect::<Vec<_>>());
             }
         }
-    }
-
-    #[test]
-    fn each_value_is_changed_once_with_its_index_whatever_the_thread_count() {
-        for threads in [0, 1, 2, 3, 7, 300] {
-            for count in [0, 1, 2, 5, 9] {
-                let mut values = vec![1000; count];
-                super::for_each_mut(&mut values, Threads::new(threads), |index, value| {
-                    *value += index
-                });
-                let expected: Vec<usize> = (0..count).map(|i| 1000 + i).collect();
-                assert_eq!(values, expected, "{threads} threads, {count} values");
-            }
-        }
-    }
-
-    /// Each helper leaves the starter's CPU once, numbered from 1; the starter itself stays.
-    #[test]
-    fn every_helper_is_placed_once_with_its_number() {
-        static CALLS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-        let placed = Threads {
-            count: 3,
-            placement: Some(Placement {
-                current_cpu: || Some(7),
-                leave_cpu: |starter_cpu, helper| CALLS.lock().unwrap().push((starter_cpu, helper)),
-            }),
-        };
-        let calls = || std::mem::take(&mut *CALLS.lock().unwrap());
-
-        let squares = super::map(10, placed, |i| i * i);
-        assert_eq!(squares, (0..10).map(|i| i * i).collect::<Vec<_>>());
-        let mut seen = calls();
-        seen.sort_unstable();
-        assert_eq!(seen, [(7, 1), (7, 2)]);
-
-        let mut values = vec![0; 5];
-        super::for_each_mut(&mut values, placed, |index, value| *value = index);
-        assert_eq!(values, [0, 1, 2, 3, 4]);
-        let mut seen = calls();
-        seen.sort_unstable();
-        assert_eq!(seen, [(7, 1), (7, 2)]);
-
-        // One task: no helper, nothing placed.
-        assert_eq!(super::map(1, placed, |i| i), [0]);
-        assert_eq!(calls(), []);
     }
 }

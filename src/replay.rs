@@ -7,9 +7,9 @@
 //! ([`SharedLists`]), so a rollback costs O(log) plus the entries it drops: replay is linear in
 //! the rollout however many rollbacks it holds.
 
-use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
+use crate::content::is_turn_boundary;
 use crate::model::{
-    EventKind, Item, ItemId, ItemKind, Record, RecordKind, Rollout, Text, TokenInfo, Usage,
+    EventKind, Item, ItemId, ItemKind, Record, RecordKind, Rollout, TokenInfo, Usage,
 };
 use crate::shared::{SharedLists, Slice};
 
@@ -242,23 +242,31 @@ fn is_input(item: &Item) -> bool {
     }
 }
 
-/// The budget Codex uses when it rebuilds a compacted history from user messages
-/// (`build_token_limited_compacted_history`, late 2025), in approximate tokens of 4 bytes.
-const COMPACT_USER_MESSAGE_MAX_TOKENS: usize = 20_000;
-
+/// What replay keeps while it goes through the records in order. Each record kind has its
+/// step: [`State::record`] dispatches, [`State::item`] appends to the history and starts steps,
+/// [`State::observe`] attaches token usage to steps, `compaction.rs` and `rollback.rs` start new
+/// epochs, [`State::finish`] adds the pending request a resume would send.
 struct State<'a> {
     rollout: &'a Rollout,
     replay: Replay,
+    /// The file has turn lifecycle events (eras C and D): user messages do not start turns.
     lifecycle: bool,
     current_turn: Option<usize>,
+    /// The record of the last `turn_context`.
     current_context: Option<usize>,
+    // The request slot: a `turn_context` (or a turn start, a compaction, a rollback) opens it,
+    // the next model output makes its step; usage seen meanwhile belongs to that step.
     /// A `turn_context` (or a turn start) asked for a new request.
     slot_open: bool,
     /// The step created since the slot opened.
     slot_step: Option<usize>,
     slot_usage: Option<Observation>,
+    /// Usage of a request that produced no output (a retry), for the next step.
     carried_usage: Option<Observation>,
+    /// The last cumulative total seen: a `token_count` that repeats it is a duplicate.
     last_total: Option<Usage>,
+    /// The last history item was input (a user message, a tool output): the next model output
+    /// is a new request.
     last_was_input: bool,
     /// The record being replayed (the last one once replay is done).
     current_record: usize,
@@ -325,7 +333,6 @@ pub fn replay_with_base(rollout: &Rollout, base: Vec<Item>, line: usize) -> Repl
             origin: EntryOrigin::Parent,
         });
     }
-    // In order, not by index: an index is first located among the parts it was parsed in.
     for (index, record) in rollout.records.iter().enumerate() {
         state.current_record = index;
         let effect = state.record(index, record);
@@ -380,34 +387,7 @@ impl State<'_> {
             }
             RecordKind::Item(id) => self.item(*id, line),
             RecordKind::Compacted(compacted) => {
-                let usage = self.slot_usage.take().or(self.carried_usage.take());
-                let (entries, rebuilt) = match &compacted.replacement {
-                    Some(ids) => (
-                        ids.iter()
-                            .filter(|&&id| {
-                                filter(&self.rollout.items[id]) == Effect::EnteredHistory
-                            })
-                            .map(|&item| HistoryEntry {
-                                item,
-                                line,
-                                origin: EntryOrigin::File,
-                            })
-                            .collect(),
-                        false,
-                    ),
-                    None => (self.rebuild_compacted(&compacted.message, line), true),
-                };
-                self.replay.epochs.new_list_from(entries);
-                self.boundaries.clear();
-                self.scanned = 0;
-                let epoch = self.epoch();
-                self.replay.checkpoints.push(Checkpoint {
-                    line,
-                    epoch,
-                    rebuilt,
-                    usage,
-                });
-                self.open_slot();
+                self.compaction(compacted, line);
                 Effect::Compaction
             }
             RecordKind::Event(event) => match &event.kind {
@@ -565,174 +545,10 @@ impl State<'_> {
             }
         }
     }
-
-    /// `drop_last_n_user_turns`: cut at the n-th user turn boundary from the end (the first
-    /// boundary when there are fewer), then trim contextual messages just above the cut.
-    /// Costs O(log) plus the entries and turns it drops: the new epoch shares the rest.
-    fn rollback(&mut self, num_turns: u64, line: usize) {
-        let rollout = self.rollout;
-        let epoch = self.epoch();
-        let len = self.epoch_len();
-        self.scan_boundaries();
-        let boundaries = &self.boundaries;
-        let n = usize::try_from(num_turns).unwrap_or(usize::MAX);
-        let mut cut = if n == 0 || boundaries.is_empty() {
-            len
-        } else if n >= boundaries.len() {
-            boundaries[0]
-        } else {
-            boundaries[boundaries.len() - n]
-        };
-        if n > boundaries.len() && !boundaries.is_empty() {
-            self.replay.approximations.push((
-                line,
-                format!(
-                    "rollback of {num_turns} turns, but the history holds {}: cut at the first",
-                    boundaries.len()
-                ),
-            ));
-        }
-        if cut < len && !boundaries.is_empty() && cut > boundaries[0] {
-            while cut > boundaries[0] {
-                let item = self
-                    .replay
-                    .item(rollout, self.replay.epochs.get(epoch, cut - 1).item);
-                if is_context_message(item, || item.json(&rollout.bytes)) {
-                    cut -= 1;
-                } else {
-                    break;
-                }
-            }
-        }
-        if cut >= len {
-            // Codex's drop_last_n_user_turns leaves the history as it is: nothing to reset.
-            self.replay.rollbacks.push(Rollback {
-                line,
-                num_turns,
-                dropped_turns: 0,
-                epoch,
-            });
-            return;
-        }
-        let kept = boundaries.partition_point(|&b| b < cut);
-        let dropped = boundaries.len() - kept;
-        self.boundaries.truncate(kept);
-        self.scanned = cut;
-        // Mark the newest surviving turns as rolled back, newest first.
-        for _ in 0..dropped {
-            match self.live_turns.pop() {
-                Some(turn) => self.replay.turns[turn].rolled_back = true,
-                None => break,
-            }
-        }
-        self.replay.epochs.fork(epoch, cut);
-        self.replay.rollbacks.push(Rollback {
-            line,
-            num_turns,
-            dropped_turns: dropped,
-            epoch: self.replay.epochs.len() - 1,
-        });
-        self.last_was_input = cut > 0;
-        self.open_slot();
-    }
-
-    /// Legacy compaction without `replacement_history`: Codex rebuilds
-    /// `initial context + recent user messages (about 20k tokens) + summary`. The initial context
-    /// is rebuilt from the config at resume time, which the rollout does not record: promptc
-    /// reuses the contextual messages that opened the history, and says the result is approximate.
-    fn rebuild_compacted(&mut self, message: &str, line: usize) -> Vec<HistoryEntry> {
-        let rollout = self.rollout;
-        let history = self.replay.history();
-        let mut entries = Vec::new();
-        for entry in history.iter() {
-            let item = self.replay.item(rollout, entry.item);
-            if !is_context_message(item, || item.json(&rollout.bytes)) {
-                break;
-            }
-            entries.push(HistoryEntry {
-                origin: EntryOrigin::Approximate,
-                ..*entry
-            });
-        }
-        let mut selected: Vec<String> = Vec::new();
-        let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
-        for entry in history.iter().rev() {
-            let item = self.replay.item(rollout, entry.item);
-            let json = || item.json(&rollout.bytes);
-            if !is_turn_boundary(item, json) {
-                continue;
-            }
-            let text = message_texts(json()).join("\n");
-            if text.starts_with(SUMMARY_PREFIX) {
-                continue;
-            }
-            if budget == 0 {
-                break;
-            }
-            if text.len() <= budget {
-                budget -= text.len();
-                selected.push(text);
-            } else {
-                let mut cut = budget;
-                while !text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                selected.push(format!("{}…", &text[..cut]));
-                budget = 0;
-            }
-        }
-        selected.reverse();
-        let summary = if message.is_empty() {
-            "(no summary available)".to_string()
-        } else {
-            message.to_string()
-        };
-        selected.push(summary);
-        let count = selected.len();
-        for (index, text) in selected.into_iter().enumerate() {
-            let json = serde_json::json!({
-                "type": "message",
-                "role": "user",
-                "content": [{"type": "input_text", "text": text}],
-            })
-            .to_string();
-            let digest = Some(crate::hash::hash("item", json.as_bytes()));
-            let item = Item {
-                text: Text::Owned(json.into_boxed_str()),
-                kind: ItemKind::Message,
-                type_name: "message".into(),
-                role: Some("user".into()),
-                call_id: None,
-                id: None,
-                name: None,
-                execution: None,
-                line,
-                wire: None,
-                digest,
-            };
-            self.replay.extra_items.push(item);
-            let id = self.rollout.items.len() + self.replay.extra_items.len() - 1;
-            let origin = if index + 1 == count {
-                EntryOrigin::Summary
-            } else {
-                EntryOrigin::Rebuilt
-            };
-            entries.push(HistoryEntry {
-                item: id,
-                line,
-                origin,
-            });
-        }
-        self.replay.approximations.push((
-            line,
-            "compaction without replacement_history: history rebuilt from the opening context, \
-             recent user messages and the summary; Codex rebuilds the initial context from its \
-             config at resume time"
-                .to_string(),
-        ));
-        entries
-    }
 }
+
+mod compaction;
+mod rollback;
 
 #[cfg(test)]
 mod tests;

@@ -85,20 +85,6 @@ pub fn real_sample(needle: &str) -> Option<(String, Session)> {
     found
 }
 
-/// Every line of the fixtures and of the real samples (when present), as text.
-pub fn fixture_and_sample_lines() -> Vec<String> {
-    fixture_bytes()
-        .into_iter()
-        .chain(real_sample_bytes())
-        .flat_map(|(_, bytes)| {
-            String::from_utf8_lossy(&bytes)
-                .lines()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
 /// The bytes of the real samples beside the repository, when present (see
 /// [`samples_dir::samples_dir`]).
 pub fn real_sample_bytes() -> Vec<(String, Vec<u8>)> {
@@ -142,17 +128,4 @@ pub fn kinds(items: &[&Item]) -> Vec<String> {
             None => format!("{}:{}", i.type_name, i.call_id.as_deref().unwrap_or("")),
         })
         .collect()
-}
-
-/// The ranges the library has released of some bytes, in the order it released them.
-pub type ReleaseLog = std::sync::Arc<std::sync::Mutex<Vec<std::ops::Range<usize>>>>;
-
-/// `bytes` with a release that logs every range it is given.
-pub fn logging_release(bytes: Vec<u8>) -> (crate::model::Bytes, ReleaseLog) {
-    let log = ReleaseLog::default();
-    let owner_log = std::sync::Arc::clone(&log);
-    let bytes = crate::model::Bytes::with_release(bytes, move |range| {
-        owner_log.lock().unwrap().push(range)
-    });
-    (bytes, log)
 }

@@ -8,9 +8,6 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use crate::model::{Item, ItemKind};
-use crate::parse::{for_each_element, for_each_member, unescaped_len};
-
-use json_text::count_string;
 
 /// Tokens the server's template adds per input item (role and separators), an estimate.
 pub const ITEM_OVERHEAD: usize = 4;
@@ -116,7 +113,7 @@ fn piece_key(piece: &[u8]) -> Option<u128> {
 /// Encrypted reasoning is decrypted by the provider; its size is estimated from the payload
 /// length (base64, about 3/4 bytes per character, about 4 bytes per token, less framing).
 pub fn item_tokens(item: &Item, json: &str) -> usize {
-    walked_item_tokens(item, json).unwrap_or_else(|| parsed_item_tokens(item, json))
+    parsed_item_tokens(item, json)
 }
 
 /// A rough fixed cost per image.
@@ -127,138 +124,6 @@ fn image_tokens() -> usize {
 /// The tokens of encrypted reasoning of `len` bytes.
 fn encrypted_tokens(len: usize) -> usize {
     len * 3 / 4 / 4 / 2
-}
-
-/// serde_json reads an object whose first key is this as the JSON text of its value (the
-/// `raw_value` feature's private wrapper), so a `Value` may hold a string where the walk sees
-/// an object.
-const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
-
-/// The raw JSON of the last member of each of `keys` in the object `json`, as serde_json
-/// keeps the last of a repeated key. `None` when some key has escapes (unescaped it might be
-/// one of `keys`) or is serde_json's raw-value key, or `json` is not an object.
-fn members<'a, const N: usize>(json: &'a str, keys: [&str; N]) -> Option<[Option<&'a str>; N]> {
-    let mut found = [None; N];
-    for_each_member(json, |key, value| {
-        if key.contains('\\') || key == RAW_VALUE_KEY {
-            return Err(());
-        }
-        if let Some(k) = keys.iter().position(|wanted| *wanted == key) {
-            found[k] = Some(value);
-        }
-        Ok(())
-    })?
-    .ok()?;
-    Some(found)
-}
-
-/// What a counted field holds, from its raw JSON.
-enum Field<'a> {
-    /// A JSON string, quotes included.
-    Text(&'a str),
-    /// An object: counted or not as its `Value` says (see [`RAW_VALUE_KEY`]).
-    Unsure,
-    /// Absent, or any other value: counted as no text.
-    Nothing,
-}
-
-fn field(raw: Option<&str>) -> Field<'_> {
-    match raw {
-        Some(raw) if raw.starts_with('"') => Field::Text(raw),
-        Some(raw) if raw.starts_with('{') => Field::Unsure,
-        _ => Field::Nothing,
-    }
-}
-
-/// The tokens of a counted field's text, `None` when unsure.
-fn field_tokens(raw: Option<&str>) -> Option<usize> {
-    match field(raw) {
-        Field::Text(text) => Some(count_string(text)),
-        Field::Unsure => None,
-        Field::Nothing => Some(0),
-    }
-}
-
-/// The sum of `tokens` over the objects among the elements of `parts`, a JSON array (its
-/// other elements count nothing, as in the `Value` reading); `None` when one is unsure.
-fn parts_tokens(parts: &str, mut tokens: impl FnMut(&str) -> Option<usize>) -> Option<usize> {
-    let mut total = Some(0);
-    for_each_element(parts, |part| {
-        if let (true, Some(sum)) = (part.starts_with('{'), total) {
-            total = tokens(part).map(|more| sum + more);
-        }
-    })?;
-    total
-}
-
-/// [`item_tokens`] from the raw JSON of the fields it counts, found by walking the item's
-/// members (the item is checked JSON): no `Value` is built, and a long text is unescaped only
-/// where [`count`] samples it. `None` where the walk is unsure (a key with escapes, an object
-/// where a text is counted, an output that is not a string); the `Value` then decides.
-///
-/// One difference on purpose: an item that serde_json cannot make a `Value` of (a number out
-/// of `f64`'s range, nesting deeper than 128), which the loader accepts, counts its texts like
-/// any other item, not its whole JSON.
-fn walked_item_tokens(item: &Item, json: &str) -> Option<usize> {
-    let mut total = ITEM_OVERHEAD;
-    match item.kind {
-        ItemKind::Message => {
-            let [content] = members(json, ["content"])?;
-            match content {
-                Some(parts) if parts.starts_with('[') => {
-                    total += parts_tokens(parts, |part| {
-                        let [text, image] = members(part, ["text", "image_url"])?;
-                        match field(text) {
-                            Field::Text(text) => Some(count_string(text)),
-                            Field::Unsure => None,
-                            Field::Nothing => Some(image.map_or(0, |_| image_tokens())),
-                        }
-                    })?;
-                }
-                content => total += field_tokens(content)?,
-            }
-        }
-        ItemKind::Reasoning => {
-            let [summary, encrypted] = members(json, ["summary", "encrypted_content"])?;
-            match summary {
-                Some(parts) if parts.starts_with('[') => {
-                    total += parts_tokens(parts, |part| {
-                        let [text] = members(part, ["text"])?;
-                        field_tokens(text)
-                    })?;
-                }
-                Some(summary) if summary.starts_with('{') => return None,
-                _ => {}
-            }
-            match field(encrypted) {
-                Field::Text(encrypted) => {
-                    total += encrypted_tokens(unescaped_len(json_text::content(encrypted)));
-                }
-                Field::Unsure => return None,
-                Field::Nothing => {}
-            }
-        }
-        ItemKind::FunctionCall | ItemKind::CustomToolCall => {
-            let key = if item.kind == ItemKind::FunctionCall {
-                "arguments"
-            } else {
-                "input"
-            };
-            let [text] = members(json, [key])?;
-            total += count(item.name.as_deref().unwrap_or(""));
-            total += field_tokens(text)?;
-        }
-        ItemKind::FunctionCallOutput | ItemKind::CustomToolCallOutput => {
-            match members(json, ["output"])? {
-                [Some(output)] if output.starts_with('"') => total += count_string(output),
-                // Counted as serde_json writes it.
-                [Some(_)] => return None,
-                [None] => {}
-            }
-        }
-        _ => total += count(json),
-    }
-    Some(total)
 }
 
 /// [`item_tokens`] from the item's `Value`.
@@ -306,7 +171,6 @@ fn parsed_item_tokens(item: &Item, json: &str) -> usize {
 }
 
 mod ascii;
-mod json_text;
 mod o200k;
 mod pieces;
 

@@ -393,58 +393,6 @@ fn rewrites_in_the_middle_of_the_history_reuse_earlier_views() {
     );
 }
 
-/// Counting tokens reads the items' bytes again, after the loader released them: it releases
-/// them too, once per block of items (32), every item of a history within a released range,
-/// on one thread or several. Without counting, planning reads no item's bytes and releases
-/// nothing.
-#[test]
-fn counting_tokens_releases_the_items_it_read() {
-    // 150 messages: five blocks, enough for several threads.
-    let lines: Vec<String> = (0..150)
-        .map(|i| {
-            let role = if i % 2 == 0 { "user" } else { "assistant" };
-            format!(
-                r#"{{"timestamp":"2025-11-20T14:00:00.000Z","type":"response_item","payload":{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"message {i}"}}]}}}}"#
-            )
-        })
-        .collect();
-    let (bytes, log) = crate::test_support::logging_release(lines.join("\n").into_bytes());
-    let s =
-        Session::load("many.jsonl", bytes, crate::parse::LoadOptions::default()).expect("loads");
-    assert_eq!(s.rollout.items.len(), 150);
-    for (estimate_tokens, threads) in [(false, 1), (true, 1), (true, 3)] {
-        log.lock().unwrap().clear();
-        let options = PlanOptions {
-            estimate_tokens,
-            threads: Threads::new(threads),
-            ..PlanOptions::default()
-        };
-        plan(&s, &options);
-        let mut released = log.lock().unwrap().clone();
-        if !estimate_tokens {
-            assert!(
-                released.is_empty(),
-                "released without counting: {released:?}"
-            );
-            continue;
-        }
-        released.sort_by_key(|range| range.start);
-        assert_eq!(released.len(), 5, "{threads} threads: {released:?}");
-        for entry in s.replay.epochs.stored_items() {
-            let crate::model::Text::Span(span) = &s.item(entry.item).text else {
-                panic!("a file item has a span");
-            };
-            let block = entry.item / 32;
-            assert!(
-                released[block].start <= span.start && span.end <= released[block].end,
-                "item {} ({span:?}) not in its block's release {:?}",
-                entry.item,
-                released[block]
-            );
-        }
-    }
-}
-
 /// `tests/reference/fingerprints.json`, written by `tests/reference/fingerprints.py` from the
 /// documented encoding, apart from promptc.
 fn reference() -> serde_json::Value {

@@ -186,14 +186,9 @@ impl Serialize for WrittenItem<'_> {
 
 /// The history items of a view document. Most appear twice, in the raw history and in the
 /// model view: each one's JSON is checked (which `raw_json` does) once, when first written.
-/// What was written goes back to the input's owner a few hundred pages at a time
-/// ([`crate::model::Bytes::with_release`]): without that, writing every item would map the
-/// whole input. Items come nearly in file order; one before the pending ones releases those
-/// first, so the released ranges stay short.
 struct WrittenItems<'a> {
     session: &'a Session,
     checked: std::cell::RefCell<Vec<Option<&'a RawValue>>>,
-    pending: std::cell::Cell<Option<std::ops::Range<usize>>>,
 }
 
 impl<'a> WrittenItems<'a> {
@@ -204,29 +199,7 @@ impl<'a> WrittenItems<'a> {
             self.checked.borrow_mut()[id] = Some(json);
             json
         });
-        let written = json.serialize(serializer);
-        if let crate::model::Text::Span(span) = &self.session.item(id).text {
-            self.read(span.clone());
-        }
-        written
-    }
-
-    fn read(&self, span: std::ops::Range<usize>) {
-        let range = match self.pending.take() {
-            // An item before the pending ones (the model view starting over): release those
-            // rather than a range over everything between.
-            Some(pending) if span.start < pending.start => {
-                self.session.rollout.bytes.release(pending);
-                span
-            }
-            Some(pending) => pending.start..pending.end.max(span.end),
-            None => span,
-        };
-        if range.len() >= crate::parse::RELEASE_BYTES {
-            self.session.rollout.bytes.release(range);
-        } else {
-            self.pending.set(Some(range));
-        }
+        json.serialize(serializer)
     }
 }
 
@@ -378,7 +351,6 @@ pub fn write_json_view(
             None;
             rollout.items.len() + replay.extra_items.len()
         ]),
-        pending: std::cell::Cell::new(None),
     };
     let raw = scope
         .history
@@ -482,8 +454,6 @@ pub fn write_json_view(
             .map(|(line, note)| LineNote { line: *line, note })
             .collect(),
     };
-    // What is left pending is the last items written: their release would come as the
-    // process ends anyway.
     write_json(out, &document)
 }
 
@@ -789,93 +759,5 @@ fn paint_row(options: &RenderOptions, text: &str, row: &Row) -> String {
         paint(options, Tone::Added, text)
     } else {
         text.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::{Arc, Mutex};
-
-    /// A released range, and how much output had been written when it came.
-    type Release = (std::ops::Range<usize>, usize);
-
-    /// Output that the release log can look at while it is written.
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().write(buf)
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    /// `view --format json` gives back every history item's bytes once it has written them,
-    /// a few at a time rather than at the end, and writes what it writes without releasing.
-    #[test]
-    fn the_json_view_releases_the_items_it_wrote() {
-        for name in [
-            "rollouts/era_b_steps.jsonl",
-            "rollouts/compaction_replacement.jsonl",
-            "rollouts/missing_output_with_id.jsonl",
-        ] {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("fixtures")
-                .join(name);
-            let bytes = std::fs::read(path).expect("fixture");
-            let bytes_len = bytes.len();
-            // Each release, with how much had been written when it came.
-            let log: Arc<Mutex<Vec<Release>>> = Arc::default();
-            let written: Arc<Mutex<Vec<u8>>> = Arc::default();
-            let (owner_log, owner_written) = (Arc::clone(&log), Arc::clone(&written));
-            let released = Session::load(
-                name,
-                crate::model::Bytes::with_release(bytes.clone(), move |range| {
-                    let at = owner_written.lock().unwrap().len();
-                    owner_log.lock().unwrap().push((range, at))
-                }),
-                crate::parse::LoadOptions::default(),
-            )
-            .expect("loads");
-            let kept =
-                Session::load(name, bytes, crate::parse::LoadOptions::default()).expect("loads");
-            let write = |session: &Session, out: &mut dyn Write| {
-                let scope = scope(session, None, None).expect("the whole session");
-                let plan = crate::fingerprint::plan(session, &Default::default());
-                write_json_view(out, session, &scope, &plan).expect("writes");
-            };
-            log.lock().unwrap().clear();
-            written.lock().unwrap().clear();
-            write(&released, &mut Shared(Arc::clone(&written)));
-            let mut expected = Vec::new();
-            write(&kept, &mut expected);
-            assert!(*written.lock().unwrap() == expected, "{name}");
-            let ranges: Vec<_> = log.lock().unwrap().iter().map(|(r, _)| r.clone()).collect();
-            assert!(ranges.len() > 1, "{name}: {ranges:?}");
-            // Released while writing, not all once it was written: releases came at several
-            // points of the output, none of them after its end.
-            let at: std::collections::BTreeSet<usize> =
-                log.lock().unwrap().iter().map(|(_, at)| *at).collect();
-            assert!(at.len() > 1, "{name}: releases at {at:?}");
-            assert!(at.iter().all(|&at| at < expected.len()), "{name}: {at:?}");
-            // A few items at a time, never most of the input at once.
-            assert!(
-                ranges.iter().all(|r| r.len() < bytes_len / 2),
-                "{name}: {ranges:?}"
-            );
-            for entry in released.replay.history().iter() {
-                if let crate::model::Text::Span(span) = &released.item(entry.item).text {
-                    assert!(
-                        ranges
-                            .iter()
-                            .any(|r| r.start <= span.start && span.end <= r.end),
-                        "{name}: item {} ({span:?}) not released: {ranges:?}",
-                        entry.item
-                    );
-                }
-            }
-        }
     }
 }

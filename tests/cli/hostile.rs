@@ -126,43 +126,42 @@ fn promptc_never_writes_to_the_input_or_its_folder() {
     assert_eq!(listing(dir.path()), before);
 }
 
-/// A file big enough to be mapped (or, with `--no-mmap`, read in parts) and parsed in parts on
-/// several threads gives the same output as the same bytes read from standard input in one
-/// piece: the parts join exactly, and the pages of the map that the parse gave back read the
-/// same when printing items (`view`) or counting their tokens (`steps`) reads them again. On one
-/// core the file is read and parsed in one part, and the map and its releases are still checked
-/// (the library's parts are checked on any machine by `tests/cli/fuzz_bodies.rs`).
-#[test]
-fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("big.jsonl");
+/// The era B fixture's meta line and the lines after it, to build big rollouts from.
+fn era_b_meta_and_body() -> (String, String) {
     let fixture = std::fs::read_to_string(root().join("fixtures/rollouts/era_b_steps.jsonl"))
         .expect("fixture");
     let (meta, body) = fixture
         .split_once('\n')
         .expect("a meta line, then the rest");
+    (meta.to_string(), body.to_string())
+}
+
+/// A big file (9 MB, which promptc once mapped and parsed in parts) gives the same output as
+/// the same bytes read from standard input, with `--no-mmap` (now a no-op, still accepted)
+/// too. On one core the file is read in one part (the library's parts are checked on any
+/// machine by `tests/cli/fuzz_bodies.rs`).
+#[test]
+fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("big.jsonl");
+    let (meta, body) = era_b_meta_and_body();
     let mut text = format!("{meta}\n");
     let mut copies = 0;
     // Past 8 MB a file is read in parts; a bad line and a late session_meta in the middle.
     while text.len() < 9 << 20 {
-        text.push_str(body);
+        text.push_str(&body);
         copies += 1;
         if copies == 700 {
             text.push_str("{not json\n");
-            text.push_str(meta);
+            text.push_str(&meta);
             text.push('\n');
         }
     }
     std::fs::write(&path, &text).expect("write");
     let path = path.to_str().expect("utf-8 path");
-    let line = 1
-        + 700
-            * fixture
-                .split_once('\n')
-                .map_or(0, |(_, b)| b.lines().count())
-        + 1;
+    let line = 1 + 700 * body.lines().count() + 1;
     for command in ["view", "fingerprint", "steps"] {
-        // Mapped (the default for a file this big), read in parts (`--no-mmap`), and from stdin.
+        // Read from the file, with `--no-mmap` (a no-op now), and from stdin.
         let mapped = promptc()
             .args([command, "--format", "json", path])
             .output()
@@ -197,6 +196,50 @@ fn a_big_file_mapped_or_read_in_parts_loads_like_one_read() {
                 "{command} {how}: same output from a file and from stdin"
             );
             assert_eq!(stderr(from_file), stderr(&from_stdin), "{command} {how}");
+        }
+    }
+}
+
+/// A rollout truncated while promptc reads it gives an answer, never a signal: promptc reads
+/// the file into memory (no map whose missing pages would end it with SIGBUS, exit 135), so it
+/// sees the bytes as they were when read. Whatever the moment of the cut, promptc either reads
+/// the file whole or in part (exit 0, a cut last line skipped with a warning) or says what is
+/// wrong with the file it names (exit 2). The file is 12 MB: files of 8 MB or more were mapped.
+#[test]
+fn a_rollout_truncated_while_read_gives_an_answer_not_a_signal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("shrinking.jsonl");
+    let (meta, body) = era_b_meta_and_body();
+    let mut text = format!("{meta}\n");
+    while text.len() < 12 << 20 {
+        text.push_str(&body);
+    }
+    let name = path.to_str().expect("utf-8 path");
+    for (round, delay_ms) in [0u64, 1, 3, 10, 30, 100, 300].into_iter().enumerate() {
+        std::fs::write(&path, &text).expect("write");
+        let child = promptc()
+            .args(["steps", name])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // Cut to a few lines (mid-line), or to nothing.
+        let keep = if round % 2 == 0 { 1000 } else { 0 };
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|file| file.set_len(keep))
+            .expect("truncate");
+        let output = child.wait_with_output().expect("waits");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => {}
+            Some(2) => assert!(stderr.contains(name), "round {round}: {stderr}"),
+            other => panic!(
+                "round {round} ({delay_ms} ms): exit {other:?}, {:?}: {stderr}",
+                output.status
+            ),
         }
     }
 }

@@ -23,10 +23,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "COLUMNS")]
     pub width: Option<usize>,
 
-    /// Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file
-    /// truncated or rewritten while promptc reads it, or an I/O error behind the map (network
-    /// filesystems), ends promptc with SIGBUS; Codex only appends.
-    #[arg(long, global = true)]
+    /// Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it
+    /// still run.
+    #[arg(long, global = true, hide = true)]
     pub no_mmap: bool,
 }
 

@@ -33,8 +33,8 @@ pub struct Input {
 }
 
 /// Read the whole input, resolved and decompressed, with the name to use in messages: the
-/// argument itself, or the path it resolved to. `map`: map big files instead of reading them.
-pub fn read(argument: &str, map: bool) -> anyhow::Result<Input> {
+/// argument itself, or the path it resolved to.
+pub fn read(argument: &str) -> anyhow::Result<Input> {
     if argument == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -56,122 +56,45 @@ pub fn read(argument: &str, map: bool) -> anyhow::Result<Input> {
     if path.is_dir() {
         bail!("{name}: is a directory, not a rollout file");
     }
-    let bytes = read_file(&path, map).with_context(|| format!("{name}: cannot read"))?;
-    let bytes = decompress_if_zstd(bytes).with_context(|| format!("{name}: cannot read"))?;
+    let bytes = read_file(&path).with_context(|| format!("{name}: cannot read"))?;
+    let bytes = decompress_if_zstd(bytes.into()).with_context(|| format!("{name}: cannot read"))?;
     Ok(Input { name, bytes })
 }
 
-/// Files at least this big are mapped, or else read by several threads at once: on a 2-core
-/// machine, copying 100 MB out of the page cache into fresh memory takes about 60 ms on one
-/// thread, most of it the kernel giving the process zeroed pages.
+/// Files at least this big are read by one thread per core: copying a file out of the page
+/// cache into fresh memory is mostly the kernel zeroing and mapping the new pages (a third of
+/// `fingerprint`'s time on a 100 MB rollout, on one thread), and that work splits.
 const BIG_FILE_BYTES: u64 = 8 << 20;
 
-/// Read a whole file, or map it when it is big and `map` allows.
-fn read_file(path: &Path, map: bool) -> std::io::Result<Bytes> {
-    let mut file = std::fs::File::open(path)?;
-    if map && let Some(mapped) = map_big_file(&file)? {
-        return Ok(mapped);
-    }
+/// Read a whole file into memory. Never mapped: a file truncated or rewritten while promptc
+/// reads it gives the bytes read (or an error), where a map's missing pages would end the
+/// process with SIGBUS. The buffer is sized from the file's length, so the file is held once.
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     #[cfg(unix)]
-    if let Some(bytes) = read_big_file_in_parts(&mut file)? {
-        return Ok(bytes.into());
+    if let Some(bytes) = read_big_file_in_parts(path)? {
+        return Ok(bytes);
     }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes.into())
+    std::fs::read(path)
 }
 
-/// A memory map of a regular file of [`BIG_FILE_BYTES`] or more: its pages are the page
-/// cache's, so nothing is copied or zeroed. `None` for other files or when mapping fails (the
-/// caller reads the file instead).
-fn map_big_file(file: &std::fs::File) -> std::io::Result<Option<Bytes>> {
+/// A regular file of [`BIG_FILE_BYTES`] or more, read with one thread per core, then anything
+/// appended meanwhile. `None` for other files, one core, or a file that shrank while it was
+/// read (the caller reads it again as it is now).
+#[cfg(unix)]
+fn read_big_file_in_parts(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    let mut file = std::fs::File::open(path)?;
     let metadata = file.metadata()?;
-    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES {
+    let threads = crate::commands::threads().count;
+    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES || threads < 2 {
         return Ok(None);
     }
-    // SAFETY: sound only while no process rewrites the mapped bytes `[0, len)`: the library
-    // holds them as `&[u8]` and `&str`, which Rust assumes immutable. Codex only appends to a
-    // rollout, past the mapped length. A file truncated while mapped, or an I/O error behind
-    // the map (a network filesystem, a failing disk), ends promptc with SIGBUS, as with
-    // ripgrep's maps; the README says so, and `--no-mmap` reads instead.
-    #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(file) };
-    Ok(map.ok().map(releasable))
-}
-
-/// The bytes of a map, which give back the pages the library has read.
-#[cfg(unix)]
-fn releasable(map: memmap2::Mmap) -> Bytes {
-    let map = std::sync::Arc::new(map);
-    let page = page_size();
-    Bytes::with_release(SharedMap(map.clone()), move |range| {
-        release_pages(&map, range, page)
-    })
-}
-
-#[cfg(not(unix))]
-fn releasable(map: memmap2::Mmap) -> Bytes {
-    Bytes::new(map)
-}
-
-/// The system's page size; where it cannot be asked, 16 KiB (Apple's arm64 pages; rounding
-/// to more than the real size only keeps a little more of the map).
-#[cfg(unix)]
-fn page_size() -> usize {
-    #[cfg(target_os = "linux")]
-    if let Ok(Some(size)) = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
-        return usize::try_from(size).unwrap_or(16 << 10).max(1);
-    }
-    16 << 10
-}
-
-/// A map shared between the bytes and their release.
-#[cfg(unix)]
-struct SharedMap(std::sync::Arc<memmap2::Mmap>);
-
-#[cfg(unix)]
-impl AsRef<[u8]> for SharedMap {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-/// Give the whole pages (of `page` bytes) of `range` back to the page cache once the library
-/// has read them: a mapped page counts in the process's memory until then, and the parse
-/// touches every page once. Whatever reads the bytes again (printing an item, counting its
-/// tokens) maps them again from the page cache. Only pages wholly inside `range` and the
-/// map (which starts on a page): memmap2 rounds a range's start down to a page but does not
-/// check where it ends.
-#[cfg(unix)]
-fn release_pages(map: &memmap2::Mmap, range: std::ops::Range<usize>, page: usize) {
-    let start = range.start.next_multiple_of(page);
-    let end = range.end.min(map.len()) / page * page;
-    if start < end {
-        // A release that fails keeps the pages: more memory, the same bytes.
-        // SAFETY: MADV_DONTNEED on a read-only shared file map drops the process's mapping of
-        // those pages, not their content: the next read maps the same page-cache pages (or
-        // reads them from the file) again, so every `&[u8]` into the map reads the same.
-        #[allow(unsafe_code)]
-        let _ = unsafe {
-            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
-        };
-    }
-}
-
-/// A regular file of [`BIG_FILE_BYTES`] or more, read with one thread per core, then
-/// anything appended meanwhile. `None` for other files, one core, or a file that shrank while
-/// it was read (the caller reads it again as it is now).
-#[cfg(unix)]
-fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Vec<u8>>> {
-    use std::io::{Seek, SeekFrom};
-    let metadata = file.metadata()?;
-    let threads = crate::commands::threads();
-    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES || threads.count < 2 {
-        return Ok(None);
-    }
-    match read_in_parts(file, metadata.len(), threads) {
+    let len =
+        usize::try_from(metadata.len()).map_err(|_| std::io::Error::other("file too large"))?;
+    match read_in_parts(&file, len, threads) {
         Ok(mut bytes) => {
-            // A live session may have grown since its size was taken.
+            // A live session may have grown since its length was taken. (Positioned reads
+            // leave the file's offset where it was.)
+            use std::io::{Seek, SeekFrom};
             file.seek(SeekFrom::Start(bytes.len() as u64))?;
             file.read_to_end(&mut bytes)?;
             Ok(Some(bytes))
@@ -181,41 +104,25 @@ fn read_big_file_in_parts(file: &mut std::fs::File) -> std::io::Result<Option<Ve
     }
 }
 
-/// The first `len` bytes of `file`, each of `threads.count` parts read by its own thread.
+/// The first `len` bytes of `file`, in `threads` parts each read by its own thread.
 #[cfg(unix)]
-fn read_in_parts(
-    file: &std::fs::File,
-    len: u64,
-    threads: promptc::parallel::Threads,
-) -> std::io::Result<Vec<u8>> {
+fn read_in_parts(file: &std::fs::File, len: usize, threads: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
-    let len = usize::try_from(len).map_err(|_| std::io::Error::other("file too large"))?;
     // A size the memory cannot hold is an error to report, not the abort of `vec!`. The
-    // reservation is then given back: `vec![0; len]` gets pages the kernel zeroes when the reads
-    // first touch them, on the reading threads, where filling a reservation with zeros would
-    // touch every page on this one first.
+    // zeroed buffer's pages are mapped when the reads first touch them, on the reading threads.
     Vec::<u8>::new().try_reserve_exact(len)?;
     let mut bytes = vec![0u8; len];
-    let part_len = len.div_ceil(threads.count.max(1)).max(1);
+    let part_len = len.div_ceil(threads.max(1)).max(1);
     std::thread::scope(|scope| {
-        let mut parts = bytes.chunks_mut(part_len).enumerate();
-        let Some((_, first)) = parts.next() else {
-            return Ok(());
-        };
-        let others: Vec<_> = parts
-            .map(|(k, part)| {
-                promptc::parallel::spawn(scope, threads, k, move || {
-                    file.read_exact_at(part, (k * part_len) as u64)
-                })
-            })
+        let reads: Vec<_> = bytes
+            .chunks_mut(part_len)
+            .enumerate()
+            .map(|(k, part)| scope.spawn(move || file.read_exact_at(part, (k * part_len) as u64)))
             .collect();
-        file.read_exact_at(first, 0)?;
-        for handle in others {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        }
-        Ok::<(), std::io::Error>(())
+        reads.into_iter().try_for_each(|read| {
+            read.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     })?;
     Ok(bytes)
 }
@@ -442,6 +349,8 @@ mod tests {
         assert_eq!(decompress(&data).unwrap(), expected);
     }
 
+    /// A file read in parts is read whole, on any number of threads; one shorter than the
+    /// length asked for is reported, for the caller to read it again.
     #[cfg(unix)]
     #[test]
     fn a_file_read_in_parts_is_read_whole_and_a_shrunk_one_is_reported() {
@@ -450,89 +359,25 @@ mod tests {
         let text: Vec<u8> = (0..100_003u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &text).unwrap();
         let file = std::fs::File::open(&path).unwrap();
-        // Helpers placed as promptc places them, so the placement is part of what is checked.
-        let threads = |count| promptc::parallel::Threads {
-            count,
-            placement: crate::placement::placement(),
-        };
-        for count in [1, 2, 3, 7] {
-            let len = text.len() as u64;
+        for threads in [1, 2, 3, 7] {
             assert_eq!(
-                read_in_parts(&file, len, threads(count)).unwrap(),
+                read_in_parts(&file, text.len(), threads).unwrap(),
                 text,
-                "{count}"
+                "{threads}"
             );
-            // The file is shorter than its size said: the read says so.
-            let error = read_in_parts(&file, len + 10, threads(count)).unwrap_err();
-            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof, "{count}");
+            let error = read_in_parts(&file, text.len() + 10, threads).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof, "{threads}");
         }
-        assert!(read_in_parts(&file, 0, threads(2)).unwrap().is_empty());
+        assert!(read_in_parts(&file, 0, 2).unwrap().is_empty());
     }
 
-    #[cfg(unix)]
     #[test]
-    fn a_big_file_is_read_whole_with_what_was_appended() {
+    fn a_big_file_is_read_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.jsonl");
         let text = b"{\"a\":1}\n".repeat(BIG_FILE_BYTES as usize / 8 + 3);
         std::fs::write(&path, &text).unwrap();
-        for map in [false, true] {
-            assert_eq!(&*read_file(&path, map).unwrap(), text, "map: {map}");
-        }
-    }
-
-    /// The pages a release gives back read the same afterwards: the map is of the file, so
-    /// they come back from the page cache, not as zeros. A range that holds no whole page
-    /// releases nothing, and one past the map's end stops at it. On Linux, the map's resident
-    /// size shows what was given back.
-    #[cfg(unix)]
-    #[test]
-    fn released_pages_of_a_map_read_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.jsonl");
-        let text: Vec<u8> = (0..BIG_FILE_BYTES as usize + 5_000)
-            .map(|i| (i % 251) as u8)
-            .collect();
-        std::fs::write(&path, &text).unwrap();
-        let file = std::fs::File::open(&path).unwrap();
-        // SAFETY: the test's own file, which nothing else writes.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-        let page = page_size();
-        let resident = || resident_kib(map.as_ptr());
-        assert_eq!(&map[..], text);
-        let whole = resident();
-        #[cfg(target_os = "linux")]
-        assert!(whole.is_some(), "the map is in /proc/self/smaps");
-        // Less than a page, then a page's worth that straddles two pages: nothing to give back.
-        release_pages(&map, 10..page - 10, page);
-        release_pages(&map, page + 1..2 * page + 1, page);
-        assert_eq!(resident(), whole);
-        assert!(map[..] == text[..]);
-        // Past the end: everything but the last, partial page.
-        release_pages(&map, 100..text.len() + (1 << 20), page);
-        if let (Some(before), Some(after)) = (whole, resident()) {
-            assert!(before >= 8 << 10, "{before} KiB resident");
-            assert!(after <= 2 * page as u64 / 1024, "{after} KiB resident");
-        }
-        assert!(map[..] == text[..], "the released pages read the same");
-        assert_eq!(&*read_file(&path, true).unwrap(), text);
-    }
-
-    /// Resident KiB of the mapping that starts at `start`, where `/proc/self/smaps` says.
-    #[cfg(unix)]
-    fn resident_kib(start: *const u8) -> Option<u64> {
-        let smaps = format!("\n{}", std::fs::read_to_string("/proc/self/smaps").ok()?);
-        let header = format!("\n{:x}-", start as usize);
-        let block = smaps.split_once(&header)?.1;
-        block
-            .lines()
-            .find_map(|line| line.strip_prefix("Rss:"))?
-            .trim()
-            .strip_suffix("kB")?
-            .trim()
-            .parse()
-            .ok()
+        assert_eq!(read_file(&path).unwrap(), text);
     }
 
     #[test]

@@ -6,7 +6,6 @@ mod env;
 mod exit;
 mod fork;
 mod input;
-mod placement;
 mod term;
 
 use std::process::ExitCode;

@@ -24,8 +24,6 @@ use promptc::render::RenderOptions;
 pub struct Context {
     pub stdout: RenderOptions,
     pub stderr_color: bool,
-    /// Map big rollout files rather than read them (`--no-mmap` turns it off).
-    pub map_files: bool,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
@@ -36,7 +34,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             full: false,
         },
         stderr_color: term::use_color(cli.color, Stream::Stderr),
-        map_files: !cli.no_mmap,
     };
     match cli.command {
         Command::View(args) => view::run(args, &context),
@@ -51,15 +48,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Threads the library may use: one per core, each helper moved off its starter's CPU
-/// ([`crate::placement`]). Asked once: std reads the cgroup's CPU quota from three files at
-/// every call.
+/// Threads the library may use: one per core. Asked once: std reads the cgroup's CPU quota
+/// from three files at every call.
 pub fn threads() -> Threads {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    Threads {
-        count: *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from)),
-        placement: crate::placement::placement(),
-    }
+    Threads::new(
+        *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from)),
+    )
 }
 
 /// Leave what a command built (sessions, plans) to the operating system, which takes it back
@@ -71,8 +66,7 @@ pub fn keep_until_exit<T>(value: T) {
 
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
-    let crate::input::Input { name, bytes } =
-        crate::input::read(&input.rollout, context.map_files)?;
+    let crate::input::Input { name, bytes } = crate::input::read(&input.rollout)?;
     let session = crate::fork::load(
         &name,
         bytes,

@@ -1,0 +1,603 @@
+//! The model view of every step, built in one pass over the steps: each step's raw history is
+//! the one before it cut back (a rollback, a compaction) and extended; the view entries of
+//! the unchanged prefix are shared, and those after the first change are rendered again,
+//! reused from a list that already holds them where one does.
+//!
+//! Per step ([`ViewBuilder::step`]): find the raw prefix shared with what is materialized,
+//! cut the path back to it ([`ViewBuilder::cut_back`]), extend it with the step's new raw
+//! entries ([`ViewBuilder::extend`]), find the first raw entry whose view changes (the cut,
+//! or an earlier entry whose call or output left or joined), remember the rendering the view
+//! leaves there ([`ViewBuilder::remember_left_rendering`]), and render from there on
+//! ([`ViewBuilder::render`]).
+
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::{EntryData, PlanOptions, ViewLists, chain_next, chain_start};
+use crate::hash::{Hash, hash};
+use crate::model::{ItemId, ItemKind};
+use crate::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
+use crate::parallel::Threads;
+use crate::session::Session;
+use crate::shared::ListId;
+use crate::tokens;
+
+/// The hash and token estimate (0 when not estimating) of every item that entered a history
+/// (`None` for the others), computed on `options.threads` threads. The result does not depend
+/// on the thread count.
+fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, usize)>> {
+    let total = session.rollout.items.len() + session.replay.extra_items.len();
+    let mut used = vec![false; total];
+    for entry in session.replay.epochs.stored_items() {
+        used[entry.item] = true;
+    }
+    let digest = |id: usize| -> Option<(Hash, usize)> {
+        used[id].then(|| digest_item(session.item(id), &session.rollout.bytes, options))
+    };
+    // Tasks are blocks of ids: taking ids one at a time would cost more than hashing most items.
+    const BLOCK: usize = 32;
+    let threads = if total < 2 * BLOCK {
+        Threads::new(1)
+    } else {
+        options.threads
+    };
+    crate::parallel::map_each(total, BLOCK, threads, digest)
+}
+
+/// An item's hash and token estimate, as sent.
+fn digest_item(item: &crate::model::Item, bytes: &[u8], options: &PlanOptions) -> (Hash, usize) {
+    let estimate = if options.estimate_tokens {
+        tokens::item_tokens(item, item.wire_json(bytes))
+    } else {
+        0
+    };
+    let digest = item
+        .digest
+        .unwrap_or_else(|| hash("item", item.wire_bytes(bytes)));
+    (digest, estimate)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Plain,
+    Ghost,
+    Call,
+    Output,
+}
+
+/// A call/output pairing key: namespace (function outputs answer function and local shell
+/// calls) and call id.
+type Key<'a> = (u8, &'a str);
+
+/// How an item takes part in normalization: its role, and the key under which it answers or is
+/// answered (`(is_call, key)`; some items have a key and still keep their place, e.g. a server
+/// tool search output answers its call but is never dropped).
+fn classify(item: &crate::model::Item) -> (Role, Option<(bool, Key<'_>)>) {
+    let namespace = ItemKind::pairing(item.kind);
+    let key = namespace.and_then(|(space, is_call)| {
+        let call_id = item.call_id.as_deref().or(match item.kind {
+            ItemKind::FunctionCall
+            | ItemKind::CustomToolCall
+            | ItemKind::FunctionCallOutput
+            | ItemKind::CustomToolCallOutput => Some(""),
+            _ => None,
+        })?;
+        Some((is_call, (space, call_id)))
+    });
+    if item.kind == ItemKind::GhostSnapshot {
+        return (Role::Ghost, key);
+    }
+    let role = match (namespace, key) {
+        (Some(_), Some((is_call, _))) => {
+            if item.kind == ItemKind::ToolSearchOutput
+                && item.execution.as_deref() == Some("server")
+            {
+                Role::Plain
+            } else if is_call {
+                Role::Call
+            } else {
+                Role::Output
+            }
+        }
+        _ => Role::Plain,
+    };
+    (role, key)
+}
+
+/// One raw entry of the live path.
+struct RawSlot<'a> {
+    item: ItemId,
+    role: Role,
+    key: Option<(bool, Key<'a>)>,
+    /// This entry is the first with its key on the path (it is in `first_call`/`first_output`).
+    first: bool,
+    /// The status the entry is rendered with in the live view (see [`Live::status`]); kept for
+    /// the first entry of each key, which is the one that records [`Alt`]s (a later entry of a
+    /// key jumped over by a reuse keeps its old one).
+    status: (bool, bool),
+    /// Renderings of this entry that the live view left when its status changed, to go back to
+    /// when the status changes back (a rewrite in the middle of a long history).
+    alts: Vec<Alt>,
+}
+
+/// A rendering of a raw entry that the live view left: `list` holds, from `pos`, the entry
+/// rendered with `status` after the view prefix ending with the stored entry `prefix`, then the
+/// entries after it up to (not including) raw entry `agree`, rendered as the live path had them
+/// at step `stamp`, within `list[..len]` (the live view's length then: entries past it belong
+/// to another path).
+#[derive(Debug, Clone, Copy)]
+struct Alt {
+    prefix: Option<(ListId, usize)>,
+    status: (bool, bool),
+    list: ListId,
+    pos: usize,
+    len: usize,
+    agree: usize,
+    stamp: usize,
+}
+
+/// At most this many renderings are remembered per raw entry (forgetting one only costs reuse).
+const MAX_ALTS: usize = 4;
+
+/// The first raw position each step changed, as a stack of suffix minima: `after(t)` is the
+/// smallest change of the steps after `t`, so an [`Alt`] recorded at `t` still agrees with the
+/// live path below it.
+#[derive(Debug, Default)]
+struct ChangeLog {
+    /// `(step, position)`, steps and positions increasing.
+    minima: Vec<(usize, usize)>,
+}
+
+impl ChangeLog {
+    fn push(&mut self, step: usize, position: usize) {
+        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
+            self.minima.pop();
+        }
+        self.minima.push((step, position));
+    }
+
+    fn after(&self, step: usize) -> usize {
+        let i = self.minima.partition_point(|&(s, _)| s <= step);
+        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
+    }
+}
+
+/// The raw path the plan materialized last (a prefix of `epoch`) and its view: steps extend it,
+/// rollbacks and compactions cut it back. Each raw entry is pushed once and popped at most once.
+struct Live<'a> {
+    epoch: usize,
+    slots: Vec<RawSlot<'a>>,
+    /// First position of a call / an output of each key on the path.
+    first_call: HashMap<Key<'a>, usize>,
+    first_output: HashMap<Key<'a>, usize>,
+    /// The view of the path: the first `len` entries of `array`.
+    array: ListId,
+    len: usize,
+    /// The chain value and token total of that view.
+    chain: Hash,
+    tokens: usize,
+}
+
+impl Live<'_> {
+    /// Is the slot's entry in the view of the whole path, and does it need a synthetic output?
+    fn status(&self, slot: &RawSlot) -> (bool, bool) {
+        let answered =
+            |map: &HashMap<Key, usize>| slot.key.is_some_and(|(_, k)| map.contains_key(&k));
+        match slot.role {
+            Role::Plain => (true, false),
+            Role::Ghost => (false, false),
+            Role::Call => (true, !answered(&self.first_output)),
+            Role::Output => (answered(&self.first_call), false),
+        }
+    }
+
+    /// The first entry on side `is_call` (the calls, or the outputs) of `key`, whose status
+    /// changes when a partner joins or leaves the path. Later entries of the key change with it
+    /// and need not be named: a rendering reused from the first one on had them with the same
+    /// status as the first one, which is theirs again.
+    fn partner(&self, is_call: bool, key: Key, flips: &mut Vec<usize>) {
+        let first = if is_call {
+            &self.first_call
+        } else {
+            &self.first_output
+        };
+        flips.extend(first.get(&key));
+    }
+}
+
+/// The raw position an entry renders.
+fn origin_raw(entry: &ViewEntry) -> usize {
+    match entry.origin {
+        Origin::Raw(raw) | Origin::Synthetic { call: raw } => raw,
+    }
+}
+
+/// Where raw entry `raw` starts in `list[from..end]`: the first entry of it or of a later one.
+fn view_position(arrays: &ViewLists, list: ListId, from: usize, end: usize, raw: usize) -> usize {
+    let (mut low, mut high) = (from, end);
+    while low < high {
+        let mid = (low + high) / 2;
+        if origin_raw(arrays.entries.get(list, mid)) < raw {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+/// The stored place of the entry before `pos`: equal places mean equal view prefixes.
+fn prefix_place(arrays: &ViewLists, list: ListId, pos: usize) -> Option<(ListId, usize)> {
+    pos.checked_sub(1)
+        .map(|last| arrays.entries.locate_item(list, last))
+}
+
+/// The model views of all steps, stored once, and each step's input chain value.
+pub(super) struct Views {
+    pub arrays: ViewLists,
+    /// Per step: `(view list, view length)`.
+    pub views: Vec<(ListId, usize)>,
+    /// Per step: the chain value of its whole input.
+    pub inputs: Vec<Hash>,
+}
+
+/// Every step's model view, in one pass over the steps (see [`super::plan`]).
+pub(super) fn build_views(session: &Session, options: &PlanOptions) -> Views {
+    let steps = &session.replay.steps;
+    let mut views = Vec::with_capacity(steps.len());
+    let mut inputs = Vec::with_capacity(steps.len());
+    let Some(first) = steps.first() else {
+        return Views {
+            arrays: ViewLists::default(),
+            views,
+            inputs,
+        };
+    };
+    let mut builder = ViewBuilder::new(session, options, first.epoch);
+    for (step_index, step) in steps.iter().enumerate() {
+        let (list, len, chain) = builder.step(step_index, step.epoch, step.prefix_len);
+        views.push((list, len));
+        inputs.push(chain);
+    }
+    Views {
+        arrays: builder.arrays,
+        views,
+        inputs,
+    }
+}
+
+/// What the pass over the steps keeps from one step to the next.
+struct ViewBuilder<'a> {
+    session: &'a Session,
+    options: &'a PlanOptions,
+    /// Indexed by item id, when estimating tokens: each item is counted once, and counting,
+    /// the expensive part, is spread over the available cores beforehand. Without estimates
+    /// there is no memo: every item has its own hash (made by the loader or by replay), taken
+    /// as the item is reached.
+    item_digests: Vec<Option<(Hash, usize)>>,
+    arrays: ViewLists,
+    live: Live<'a>,
+    changes: ChangeLog,
+    /// The raw entries before the cut whose status changes at this step.
+    flips: Vec<usize>,
+}
+
+/// Where rendering a step's view has got to: position `pos` of `list`, with the chain value
+/// and token total there when known.
+struct Cursor {
+    list: ListId,
+    pos: usize,
+    tail: Option<(Hash, usize)>,
+}
+
+impl Cursor {
+    /// When the entry at the cursor is one that `matches` accepts (a list already holds it as
+    /// this path needs it), move past it.
+    fn reuse(&mut self, arrays: &ViewLists, matches: impl Fn(&ViewEntry) -> bool) -> bool {
+        let reused =
+            self.pos < arrays.len(self.list) && matches(arrays.entries.get(self.list, self.pos));
+        if reused {
+            self.pos += 1;
+            self.tail = None;
+        }
+        reused
+    }
+
+    /// Put `entry` at the cursor (forking the list there if it goes on) and move past it.
+    fn push(&mut self, arrays: &mut ViewLists, entry: ViewEntry, item_hash: Hash, tokens: usize) {
+        if self.pos < arrays.len(self.list) {
+            self.list = arrays.fork(self.list, self.pos);
+        }
+        let (chain, total) = self.chain_and_tokens(arrays);
+        let chain = chain_next(&chain, &item_hash);
+        let total = total + tokens;
+        arrays.entries.push(self.list, entry);
+        arrays.data.push(
+            self.list,
+            EntryData {
+                item_hash,
+                chain,
+                tokens: total,
+            },
+        );
+        self.pos += 1;
+        self.tail = Some((chain, total));
+    }
+
+    /// The chain value and token total of the view up to the cursor.
+    fn chain_and_tokens(&self, arrays: &ViewLists) -> (Hash, usize) {
+        self.tail.unwrap_or_else(|| match self.pos.checked_sub(1) {
+            Some(last) => {
+                let data = arrays.data.get(self.list, last);
+                (data.chain, data.tokens)
+            }
+            None => (chain_start(), 0),
+        })
+    }
+}
+
+impl<'a> ViewBuilder<'a> {
+    fn new(session: &'a Session, options: &'a PlanOptions, first_epoch: usize) -> Self {
+        let item_digests = if options.estimate_tokens {
+            digest_items(session, options)
+        } else {
+            Vec::new()
+        };
+        let mut arrays = ViewLists::default();
+        // Room for the first epoch's whole history, which is usually all of it (see
+        // `replay::replay`).
+        let capacity = session.replay.epochs.list_len(first_epoch);
+        let live = Live {
+            epoch: first_epoch,
+            slots: Vec::with_capacity(capacity),
+            first_call: HashMap::new(),
+            first_output: HashMap::new(),
+            array: arrays.new_list(capacity),
+            len: 0,
+            chain: chain_start(),
+            tokens: 0,
+        };
+        ViewBuilder {
+            session,
+            options,
+            item_digests,
+            arrays,
+            live,
+            changes: ChangeLog::default(),
+            flips: Vec::new(),
+        }
+    }
+
+    /// The view of a step whose raw history is the first `target` entries of `epoch`: its
+    /// list, length and chain value.
+    fn step(&mut self, step_index: usize, epoch: usize, target: usize) -> (ListId, usize, Hash) {
+        let materialized = self.live.slots.len();
+        // All of it while the epoch grows; less after a rollback; nothing after a compaction.
+        let common = if self.live.epoch == epoch {
+            materialized.min(target)
+        } else {
+            let epochs = &self.session.replay.epochs;
+            epochs.common_prefix(self.live.epoch, materialized, epoch, target)
+        };
+        self.flips.clear();
+        self.cut_back(common);
+        self.extend(epoch, common, target);
+        self.flips.retain(|&f| f < common);
+        self.flips.sort_unstable();
+        self.flips.dedup();
+        // The first raw entry whose view changes: the cut, or an earlier flip.
+        let change = self.flips.first().map_or(common, |&f| f.min(common));
+        let mut cursor = if change >= materialized {
+            Cursor {
+                list: self.live.array,
+                pos: self.live.len,
+                tail: Some((self.live.chain, self.live.tokens)),
+            }
+        } else {
+            let pos = view_position(&self.arrays, self.live.array, 0, self.live.len, change);
+            Cursor {
+                list: self.live.array,
+                pos,
+                tail: None,
+            }
+        };
+        if change < common {
+            self.remember_left_rendering(step_index, change, common, &cursor);
+        }
+        self.render(change, common, target, &mut cursor);
+        self.changes.push(step_index, change);
+        let (chain, tokens) = cursor.chain_and_tokens(&self.arrays);
+        let live = &mut self.live;
+        (live.array, live.len, live.chain, live.tokens) = (cursor.list, cursor.pos, chain, tokens);
+        (cursor.list, cursor.pos, chain)
+    }
+
+    /// Pop the raw entries past `common`; the entries whose partner (a call's output, an
+    /// output's call) leaves with them change status.
+    fn cut_back(&mut self, common: usize) {
+        let live = &mut self.live;
+        while live.slots.len() > common {
+            let Some(slot) = live.slots.pop() else { break };
+            if let (true, Some((is_call, key))) = (slot.first, slot.key) {
+                if is_call {
+                    live.first_call.remove(&key);
+                } else {
+                    live.first_output.remove(&key);
+                }
+                live.partner(!is_call, key, &mut self.flips);
+            }
+        }
+    }
+
+    /// Push the raw entries `common..target` of `epoch`; the entries whose partner joins with
+    /// them change status.
+    fn extend(&mut self, epoch: usize, common: usize, target: usize) {
+        let session = self.session;
+        let live = &mut self.live;
+        let entries = session.replay.epochs.slice(epoch, common..target);
+        for (offset, entry) in entries.iter().enumerate() {
+            let (role, key) = classify(session.item(entry.item));
+            let mut first = false;
+            if let Some((is_call, k)) = key {
+                let own = if is_call {
+                    &mut live.first_call
+                } else {
+                    &mut live.first_output
+                };
+                if let Entry::Vacant(vacant) = own.entry(k) {
+                    vacant.insert(common + offset);
+                    first = true;
+                    live.partner(!is_call, k, &mut self.flips);
+                }
+            }
+            live.slots.push(RawSlot {
+                item: entry.item,
+                role,
+                key,
+                first,
+                status: (false, false),
+                alts: Vec::new(),
+            });
+        }
+        live.epoch = epoch;
+    }
+
+    /// The first flip after raw entry `j`, or the cut.
+    fn next_flip(&self, j: usize, common: usize) -> usize {
+        let flips = &self.flips;
+        flips
+            .get(flips.partition_point(|&f| f <= j))
+            .map_or(common, |&f| f.min(common))
+    }
+
+    /// Keep the rendering that the view leaves at flipped entry `change` (at the cursor), to
+    /// come back to when its status flips back.
+    fn remember_left_rendering(
+        &mut self,
+        step_index: usize,
+        change: usize,
+        common: usize,
+        cursor: &Cursor,
+    ) {
+        let alt = Alt {
+            prefix: prefix_place(&self.arrays, cursor.list, cursor.pos),
+            status: self.live.slots[change].status,
+            list: cursor.list,
+            pos: cursor.pos,
+            len: self.live.len,
+            agree: self.next_flip(change, common),
+            stamp: step_index,
+        };
+        let alts = &mut self.live.slots[change].alts;
+        alts.retain(|a| (a.prefix, a.status) != (alt.prefix, alt.status));
+        if alts.len() == MAX_ALTS {
+            alts.remove(0);
+        }
+        alts.push(alt);
+    }
+
+    /// Render raw entries `change..target` from the cursor: each one's status, then its
+    /// entries (reused where the list holds them, pushed where not), jumping over the entries
+    /// of a rendering left earlier where one fits.
+    fn render(&mut self, change: usize, common: usize, target: usize, cursor: &mut Cursor) {
+        let mut raw = change;
+        while raw < target {
+            let status = self.live.status(&self.live.slots[raw]);
+            self.live.slots[raw].status = status;
+            if raw < common
+                && self.flips.binary_search(&raw).is_ok()
+                && let Some(end) = self.jump_to_left_rendering(raw, common, cursor)
+            {
+                raw = end;
+                continue;
+            }
+            let (kept, synthetic) = status;
+            if kept {
+                let id = self.live.slots[raw].item;
+                self.render_item(raw, id, cursor);
+                if synthetic {
+                    self.render_synthetic_output(raw, id, cursor);
+                }
+            }
+            raw += 1;
+        }
+    }
+
+    /// A rendering of flipped raw entry `raw` that the view left earlier after the same
+    /// prefix and with its status now: move the cursor over the entries it renders as this
+    /// path needs them, and return the raw entry after those.
+    fn jump_to_left_rendering(
+        &self,
+        raw: usize,
+        common: usize,
+        cursor: &mut Cursor,
+    ) -> Option<usize> {
+        let slot = &self.live.slots[raw];
+        let prefix = prefix_place(&self.arrays, cursor.list, cursor.pos);
+        let alt = slot
+            .alts
+            .iter()
+            .rev()
+            .find(|a| a.prefix == prefix && a.status == slot.status)?;
+        let end = alt
+            .agree
+            .min(self.changes.after(alt.stamp))
+            .min(self.next_flip(raw, common))
+            .max(raw + 1);
+        cursor.list = alt.list;
+        // Within the view the alt was taken from: after it, `list` may go on with entries of
+        // an older path (a rolled-back message, say).
+        cursor.pos = view_position(&self.arrays, alt.list, alt.pos, alt.len, end);
+        cursor.tail = None;
+        Some(end)
+    }
+
+    /// The entry of history item `id` at raw position `raw`.
+    fn render_item(&mut self, raw: usize, id: ItemId, cursor: &mut Cursor) {
+        let held = |entry: &ViewEntry| {
+            matches!(entry, ViewEntry { origin: Origin::Raw(r), item: ViewItem::History(i) }
+                if *r == raw && *i == id)
+        };
+        if cursor.reuse(&self.arrays, held) {
+            return;
+        }
+        let session = self.session;
+        let digest = || digest_item(session.item(id), &session.rollout.bytes, self.options);
+        let (item_hash, item_tokens) = if self.options.estimate_tokens {
+            *self.item_digests[id].get_or_insert_with(digest)
+        } else {
+            digest()
+        };
+        let entry = ViewEntry {
+            origin: Origin::Raw(raw),
+            item: ViewItem::History(id),
+        };
+        cursor.push(&mut self.arrays, entry, item_hash, item_tokens);
+    }
+
+    /// The synthetic output of call `id` at raw position `raw`, which has none on the path.
+    fn render_synthetic_output(&mut self, raw: usize, id: ItemId, cursor: &mut Cursor) {
+        let Some(output) = synthetic_output(self.session.item(id)) else {
+            return;
+        };
+        let held =
+            |entry: &ViewEntry| matches!(entry.origin, Origin::Synthetic { call } if call == raw);
+        if cursor.reuse(&self.arrays, held) {
+            return;
+        }
+        let json = output.json(&self.session.rollout.bytes);
+        let item_hash = hash("item", json.as_bytes());
+        let tokens = if self.options.estimate_tokens {
+            tokens::item_tokens(&output, json)
+        } else {
+            0
+        };
+        let entry = ViewEntry {
+            origin: Origin::Synthetic { call: raw },
+            item: ViewItem::Synthetic(Arc::new(output)),
+        };
+        cursor.push(&mut self.arrays, entry, item_hash, tokens);
+    }
+}
