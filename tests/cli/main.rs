@@ -10,6 +10,7 @@ mod fingerprint;
 mod hostile;
 mod readme;
 mod real_samples;
+mod report;
 mod sessions;
 mod steps;
 mod support;

@@ -1,0 +1,445 @@
+//! `promptc report`: where the prompt-cache money goes, across many rollouts.
+//!
+//! Each rollout gives a [`SessionUsage`]: one [`Request`] per distinct cumulative
+//! `total_token_usage` counter (a `token_count` that repeats the previous counters is the same
+//! request, re-emitted), whose tokens are the counters' growth since the previous one. Summed,
+//! a session's requests are its last counters, as the rollout itself says. The cache loss of a
+//! request and its cause come from the step analysis `promptc steps` shows ([`crate::cache`]),
+//! matched by the `token_count` line. [`resolve`] then removes what forks copied from their
+//! parent, and [`build`] filters by date, groups and prices ([`crate::pricing`]).
+//! No I/O: the binary reads the files and the time zone.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+use crate::cache::{StepCache, Verdict, cacheable};
+use crate::model::{EventKind, RecordKind, Usage};
+use crate::pricing::PriceTable;
+use crate::session::Session;
+
+/// Token counts of one request or a sum of them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    /// Input tokens, cached ones included (OpenAI's `input_tokens`).
+    pub input: u64,
+    pub cached: u64,
+    /// Output tokens, reasoning included (OpenAI's `output_tokens`).
+    pub output: u64,
+    pub reasoning: u64,
+}
+
+impl Tokens {
+    fn of(usage: &Usage) -> Tokens {
+        Tokens {
+            input: usage.input_tokens,
+            cached: usage.cached_input_tokens,
+            output: usage.output_tokens,
+            reasoning: usage.reasoning_output_tokens,
+        }
+    }
+
+    pub fn add(&mut self, other: Tokens) {
+        self.input = self.input.saturating_add(other.input);
+        self.cached = self.cached.saturating_add(other.cached);
+        self.output = self.output.saturating_add(other.output);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+    }
+
+    /// `self - before`, or `None` when a counter went down (the counters restarted).
+    fn growth(self, before: Tokens) -> Option<Tokens> {
+        Some(Tokens {
+            input: self.input.checked_sub(before.input)?,
+            cached: self.cached.checked_sub(before.cached)?,
+            output: self.output.checked_sub(before.output)?,
+            reasoning: self.reasoning.checked_sub(before.reasoning)?,
+        })
+    }
+
+    pub fn uncached(&self) -> u64 {
+        self.input.saturating_sub(self.cached)
+    }
+
+    /// `cached / input`; `None` without input.
+    pub fn hit_rate(&self) -> Option<f64> {
+        (self.input > 0).then(|| self.cached as f64 / self.input as f64)
+    }
+}
+
+/// Why a request's input was not served from the cache, from the step's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cause {
+    ProviderMiss,
+    IdleGap,
+    Compaction,
+    Rollback,
+    /// A component before the input changed (`instructions`, `tools`, `params`,
+    /// `prompt_cache_key`), or `history` when the input itself was rewritten.
+    PrefixBroken(&'static str),
+    /// The session's first request: nothing to reuse. Its uncached input is counted apart and
+    /// is not a loss.
+    ColdStart,
+}
+
+impl Cause {
+    fn of(verdict: &Verdict) -> Option<Cause> {
+        Some(match verdict {
+            Verdict::First => Cause::ColdStart,
+            Verdict::Compaction => Cause::Compaction,
+            Verdict::Rollback => Cause::Rollback,
+            Verdict::ComponentChanged(c) => Cause::PrefixBroken(c),
+            Verdict::HistoryRewritten(_) => Cause::PrefixBroken("history"),
+            Verdict::IdleGap(_) => Cause::IdleGap,
+            Verdict::ProviderMiss => Cause::ProviderMiss,
+            Verdict::Hit | Verdict::NoUsage => return None,
+        })
+    }
+
+    /// Stable name used in output.
+    pub fn name(&self) -> String {
+        match self {
+            Cause::ProviderMiss => "provider_miss".into(),
+            Cause::IdleGap => "idle_gap".into(),
+            Cause::Compaction => "compaction".into(),
+            Cause::Rollback => "rollback".into(),
+            Cause::PrefixBroken(part) => format!("prefix_broken:{part}"),
+            Cause::ColdStart => "cold_start".into(),
+        }
+    }
+
+    /// A few words, for tables.
+    pub fn label(&self) -> String {
+        match self {
+            Cause::ProviderMiss => "provider miss".into(),
+            Cause::IdleGap => "idle gap".into(),
+            Cause::Compaction => "compaction".into(),
+            Cause::Rollback => "rollback".into(),
+            Cause::PrefixBroken(part) => format!("prefix broken: {part}"),
+            Cause::ColdStart => "cold start (not a loss)".into(),
+        }
+    }
+}
+
+/// One model request, as its usage counters record it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Line of the `token_count` event.
+    pub line: usize,
+    /// Its time (the last time read before it when the line has none).
+    pub unix_seconds: Option<i64>,
+    pub model: Option<String>,
+    pub cwd: Option<String>,
+    /// The growth of the cumulative counters at this request.
+    pub tokens: Tokens,
+    /// The cumulative counters after it, as written.
+    pub total: Tokens,
+    /// Input tokens the previous request's size says the cache could have served but did not
+    /// (for a cold start: the cacheable input, not a loss).
+    pub lost: u64,
+    pub cause: Option<Cause>,
+    /// Copied from the parent by a fork: not this session's.
+    pub inherited: bool,
+}
+
+/// How a fork's copy of its parent's counters was treated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fork {
+    /// Not a fork.
+    None,
+    /// The parent was read: its first `requests` counters, which the fork's file repeats, were
+    /// not counted again.
+    Subtracted { parent: String, requests: usize },
+    /// The parent was not among the files read: the fork's counters may include the parent's
+    /// history, and are counted whole.
+    Unknown { parent: String },
+}
+
+/// What a rollout says about its usage.
+#[derive(Debug, Clone)]
+pub struct SessionUsage {
+    pub path: String,
+    /// The session id: from the file name, else the first `session_meta`.
+    pub id: Option<String>,
+    /// `forked_from_id`, or the id of a later `session_meta` that copied another session's lines.
+    pub parent: Option<String>,
+    pub fork: Fork,
+    pub requests: Vec<Request>,
+    /// Times the counters went down (a resume by a build that did not restore them): each run
+    /// then counts from zero, and the session's tokens are the sum of each run's last counters.
+    pub counter_restarts: usize,
+    /// Lines that could not be read.
+    pub skipped_lines: usize,
+}
+
+/// The usage of a loaded session. `cache` is [`crate::cache::analyze`] of it; `id` the session
+/// id from the file name, when it has one.
+pub fn session_usage(
+    session: &Session,
+    cache: &[StepCache],
+    path: &str,
+    id: Option<&str>,
+) -> SessionUsage {
+    let rollout = &session.rollout;
+    let meta = rollout.meta.as_ref();
+    let id = id
+        .map(str::to_string)
+        .or_else(|| meta.and_then(|m| m.id.clone()));
+    let mut parent = meta.and_then(|m| m.forked_from_id.clone());
+    // Losses by the line of the usage they were observed with.
+    let mut losses = BTreeMap::new();
+    for row in cache {
+        let Some(observation) = &session.replay.steps[row.step].usage else {
+            continue;
+        };
+        let cause = Cause::of(&row.verdict);
+        let lost = match (cause, row.observed_input, row.observed_cached) {
+            (Some(Cause::ColdStart), Some(input), Some(cached)) => {
+                (cacheable(usize::try_from(input).unwrap_or(usize::MAX)) as u64)
+                    .saturating_sub(cached)
+            }
+            _ => row.lost_tokens,
+        };
+        losses.insert(observation.line, (lost, cause));
+    }
+    let mut usage = SessionUsage {
+        path: path.to_string(),
+        id,
+        parent: None,
+        fork: Fork::None,
+        requests: Vec::new(),
+        counter_restarts: 0,
+        skipped_lines: rollout.skipped.len(),
+    };
+    let (mut model, mut cwd) = (None::<String>, meta.and_then(|m| m.cwd.clone()));
+    let mut previous: Option<Tokens> = None;
+    let mut time = None;
+    let mut metas = 0;
+    for record in &rollout.records {
+        time = record.unix_seconds.or(time);
+        match &record.kind {
+            RecordKind::SessionMeta(m) => {
+                metas += 1;
+                // Forks before `forked_from_id` copied the parent's lines, its meta first.
+                if metas > 1 && parent.is_none() && m.id.is_some() && m.id != usage.id {
+                    parent = m.id.clone();
+                }
+            }
+            RecordKind::TurnContext(context) => {
+                if context.model.is_some() {
+                    model.clone_from(&context.model);
+                }
+                if context.cwd.is_some() {
+                    cwd.clone_from(&context.cwd);
+                }
+            }
+            RecordKind::Event(event) => {
+                let EventKind::TokenCount(Some(info)) = &event.kind else {
+                    continue;
+                };
+                let total = Tokens::of(&info.total);
+                if previous == Some(total) {
+                    continue;
+                }
+                let tokens = match previous {
+                    None => total,
+                    Some(before) => total.growth(before).unwrap_or_else(|| {
+                        usage.counter_restarts += 1;
+                        total
+                    }),
+                };
+                previous = Some(total);
+                let (lost, cause) = losses.get(&record.line).copied().unwrap_or((0, None));
+                usage.requests.push(Request {
+                    line: record.line,
+                    unix_seconds: time,
+                    model: model.clone(),
+                    cwd: cwd.clone(),
+                    tokens,
+                    total,
+                    lost,
+                    cause,
+                    inherited: false,
+                });
+            }
+            _ => {}
+        }
+    }
+    usage.parent = parent.filter(|p| Some(p) != usage.id.as_ref());
+    usage
+}
+
+/// Rollouts that were not counted, or counted with a caveat.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Notes {
+    /// Files that could not be read, and why.
+    pub skipped: Vec<Skipped>,
+    /// Rollouts without a single usage counter.
+    pub no_usage: Vec<String>,
+    /// Files of a session already counted from another file (a copy, or an older snapshot).
+    pub duplicates: Vec<Duplicate>,
+    /// Forks whose parent was read: the parent's counters they repeat were counted once.
+    pub forks_subtracted: Vec<String>,
+    /// Forks whose parent was not read: counted whole, the parent's history may be in them.
+    pub forks_unknown_parent: Vec<String>,
+    /// Rollouts whose counters restarted: each run counted up to its last counters.
+    pub counter_restarts: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Duplicate {
+    pub path: String,
+    pub counted: String,
+}
+
+/// Drop the second file of a session (keeping the one with more counters), and mark what forks
+/// copied from a parent that was read.
+pub fn resolve(sessions: Vec<SessionUsage>, notes: &mut Notes) -> Vec<SessionUsage> {
+    let mut kept: Vec<SessionUsage> = Vec::with_capacity(sessions.len());
+    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    for session in sessions {
+        let Some(id) = session.id.clone() else {
+            kept.push(session);
+            continue;
+        };
+        match by_id.get(&id) {
+            None => {
+                by_id.insert(id, kept.len());
+                kept.push(session);
+            }
+            Some(&index) => {
+                // The file with more counters holds the other's (an older copy, or a snapshot).
+                let dropped = if session.requests.len() > kept[index].requests.len() {
+                    std::mem::replace(&mut kept[index], session)
+                } else {
+                    session
+                };
+                notes.duplicates.push(Duplicate {
+                    path: dropped.path,
+                    counted: kept[index].path.clone(),
+                });
+            }
+        }
+    }
+    for k in 0..kept.len() {
+        let Some(parent) = kept[k].parent.clone() else {
+            continue;
+        };
+        let path = kept[k].path.clone();
+        match by_id.get(&parent) {
+            Some(&p) => {
+                let shared = kept[k]
+                    .requests
+                    .iter()
+                    .zip(&kept[p].requests)
+                    .take_while(|(a, b)| a.total == b.total)
+                    .count();
+                for request in &mut kept[k].requests[..shared] {
+                    request.inherited = true;
+                }
+                kept[k].fork = Fork::Subtracted {
+                    parent,
+                    requests: shared,
+                };
+                notes.forks_subtracted.push(path);
+            }
+            None => {
+                kept[k].fork = Fork::Unknown { parent };
+                notes.forks_unknown_parent.push(path);
+            }
+        }
+    }
+    for session in &kept {
+        if session.requests.is_empty() {
+            notes.no_usage.push(session.path.clone());
+        }
+        if session.counter_restarts > 0 {
+            notes.counter_restarts.push(session.path.clone());
+        }
+    }
+    kept
+}
+
+/// How requests are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    Day,
+    Week,
+    Month,
+    Model,
+    Session,
+    Cwd,
+    Cause,
+}
+
+impl GroupBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Week => "week",
+            GroupBy::Month => "month",
+            GroupBy::Model => "model",
+            GroupBy::Session => "session",
+            GroupBy::Cwd => "cwd",
+            GroupBy::Cause => "cause",
+        }
+    }
+}
+
+/// What [`build`] is asked.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Dates and days are read in this zone.
+    pub time_zone: TimeZone,
+    /// First and last day counted, inclusive (in `time_zone`).
+    pub since: Option<Date>,
+    pub until: Option<Date>,
+    pub by: GroupBy,
+    /// Sessions listed in the top table.
+    pub top: usize,
+    pub prices: PriceTable,
+}
+
+/// A date that a request without a time takes: it is counted only without `--since`/`--until`.
+pub const NO_DATE: &str = "(no date)";
+/// A group key that is not known (no model, no working directory).
+pub const UNKNOWN: &str = "(unknown)";
+
+/// The local date of a time.
+pub fn local_date(unix_seconds: i64, time_zone: &TimeZone) -> Option<Date> {
+    let timestamp = Timestamp::from_second(unix_seconds).ok()?;
+    Some(time_zone.to_datetime(timestamp).date())
+}
+
+/// The key of a request's group.
+pub(crate) fn group_key(
+    by: GroupBy,
+    date: Option<Date>,
+    session: &SessionUsage,
+    request: &Request,
+) -> String {
+    let date_key = |format: fn(Date) -> String| date.map_or(NO_DATE.to_string(), format);
+    match by {
+        GroupBy::Day => date_key(|d| d.to_string()),
+        GroupBy::Week => date_key(|d| {
+            let week = d.iso_week_date();
+            format!("{}-W{:02}", week.year(), week.week())
+        }),
+        GroupBy::Month => date_key(|d| format!("{:04}-{:02}", d.year(), d.month())),
+        GroupBy::Model => request.model.clone().unwrap_or_else(|| UNKNOWN.into()),
+        GroupBy::Session => session.id.clone().unwrap_or_else(|| session.path.clone()),
+        GroupBy::Cwd => request.cwd.clone().unwrap_or_else(|| UNKNOWN.into()),
+        GroupBy::Cause => request.cause.map_or_else(|| "none".into(), |c| c.name()),
+    }
+}
+
+mod build;
+pub use build::{CauseSum, Group, Report, SessionRow, build};

@@ -1,0 +1,344 @@
+//! `promptc report`: totals held to an independent computation over the rollouts' own counters,
+//! dates and zones, prices, bad input, and the output formats.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+use serde_json::Value;
+
+use crate::support::{code, promptc, root, run, stdout_json};
+
+const A: &str = "019b8e40-0000-7000-8000-00000000000a";
+const B: &str = "019b8e40-0000-7000-8000-00000000000b";
+const C: &str = "019b8e40-0000-7000-8000-00000000000c";
+const D: &str = "019b8e40-0000-7000-8000-00000000000d";
+
+fn fixture_dir() -> PathBuf {
+    root().join("fixtures/report")
+}
+
+fn fixture_path(id: &str) -> PathBuf {
+    let name = std::fs::read_dir(fixture_dir())
+        .expect("fixtures/report")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find(|n| n.contains(id))
+        .expect("a fixture of that session");
+    fixture_dir().join(name)
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+    std::fs::write(path, bytes).expect("write");
+}
+
+/// A Codex home as Codex lays it out: dated folders, one rollout compressed in
+/// `archived_sessions`, and a `.jsonl.zst` that is not zstd data.
+fn home() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for entry in std::fs::read_dir(fixture_dir()).expect("fixtures/report") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let bytes = std::fs::read(&path).expect("read fixture");
+        if name.contains(C) {
+            let compressed = compress_to_vec(&bytes[..], CompressionLevel::Fastest);
+            write(
+                &dir.path().join(format!("archived_sessions/{name}.zst")),
+                &compressed,
+            );
+        } else {
+            // rollout-YYYY-MM-DD...: sessions/YYYY/MM/DD/
+            let date = &name["rollout-".len().."rollout-YYYY-MM-DD".len()];
+            let folder = date.replace('-', "/");
+            write(
+                &dir.path().join(format!("sessions/{folder}/{name}")),
+                &bytes,
+            );
+        }
+    }
+    let mut broken = vec![0x28, 0xb5, 0x2f, 0xfd];
+    broken.extend_from_slice(b"not a frame");
+    write(
+        &dir.path().join(
+            "sessions/2026/01/08/rollout-2026-01-08T09-00-00-019b8e40-0000-7000-8000-000000000099.jsonl.zst",
+        ),
+        &broken,
+    );
+    dir
+}
+
+/// A session's tokens, computed the plain way: the distinct cumulative counters of its
+/// `token_count` lines, in order; its tokens are the last, less the counters it shares with
+/// its parent's when its parent is among `files`.
+fn independent(files: &[PathBuf]) -> BTreeMap<String, [u64; 4]> {
+    let mut counters: BTreeMap<String, (Option<String>, Vec<[u64; 4]>)> = BTreeMap::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).expect("read");
+        let mut id = None;
+        let mut parent = None;
+        let mut list: Vec<[u64; 4]> = Vec::new();
+        for line in text.lines() {
+            let Ok(value) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let payload = &value["payload"];
+            if value["type"] == "session_meta" && id.is_none() {
+                id = payload["id"].as_str().map(str::to_string);
+                parent = payload["forked_from_id"].as_str().map(str::to_string);
+            }
+            if value["type"] == "event_msg" && payload["type"] == "token_count" {
+                let total = &payload["info"]["total_token_usage"];
+                if total.is_null() {
+                    continue;
+                }
+                let get = |k: &str| total[k].as_u64().expect("a count");
+                let counts = [
+                    get("input_tokens"),
+                    get("cached_input_tokens"),
+                    get("output_tokens"),
+                    get("reasoning_output_tokens"),
+                ];
+                if list.last() != Some(&counts) {
+                    list.push(counts);
+                }
+            }
+        }
+        counters.insert(id.expect("a session id"), (parent, list));
+    }
+    let mut tokens = BTreeMap::new();
+    for (id, (parent, list)) in &counters {
+        let Some(last) = list.last() else { continue };
+        let base = parent
+            .as_ref()
+            .and_then(|p| counters.get(p))
+            .and_then(|(_, parent_list)| {
+                list.iter()
+                    .zip(parent_list)
+                    .take_while(|(a, b)| a == b)
+                    .last()
+                    .map(|(a, _)| *a)
+            })
+            .unwrap_or([0; 4]);
+        tokens.insert(id.clone(), std::array::from_fn(|i| last[i] - base[i]));
+    }
+    tokens
+}
+
+fn report_json(args: &[&str]) -> Value {
+    let mut all = vec!["report"];
+    all.extend_from_slice(args);
+    let output = run(&all);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout_json(&all, &output)
+}
+
+fn counts(group: &Value) -> [u64; 4] {
+    let get = |k: &str| group[k].as_u64().expect("a count");
+    [
+        get("input_tokens"),
+        get("cached_input_tokens"),
+        get("output_tokens"),
+        get("reasoning_output_tokens"),
+    ]
+}
+
+fn groups(report: &Value) -> BTreeMap<String, &Value> {
+    report["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| (g["key"].as_str().unwrap().to_string(), g))
+        .collect()
+}
+
+#[test]
+fn totals_equal_the_rollouts_own_counters() {
+    let home = home();
+    let report = report_json(&[
+        "--codex-home",
+        home.path().to_str().unwrap(),
+        "--by",
+        "session",
+        "--timezone",
+        "UTC",
+        "--format",
+        "json",
+    ]);
+    let files: Vec<PathBuf> = [A, B, C, D, "00000000000e"]
+        .iter()
+        .map(|id| fixture_path(id))
+        .collect();
+    let expected = independent(&files);
+    let groups = groups(&report);
+    assert_eq!(
+        groups.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    let mut sum = [0; 4];
+    for (id, tokens) in &expected {
+        assert_eq!(&counts(groups[id]), tokens, "session {id}");
+        for i in 0..4 {
+            sum[i] += tokens[i];
+        }
+    }
+    assert_eq!(counts(&report["total"]), sum);
+    // By hand (fixtures/README.md, section F): A's last counters 15 600 (its resume appended
+    // to the same file), B's own 5 300 (15 500 less the 10 200 copied from A), C 6 100 read
+    // from archived_sessions through zstd, D 8 200 (its parent is not here).
+    assert_eq!(sum, [35_200, 17_024, 800, 130]);
+    assert_eq!(counts(groups[B]), [5_300, 5_120, 120, 40]);
+    // Re-emitted counts are the same request: A made 3 requests, not 6.
+    assert_eq!(groups[A]["requests"], 3);
+    assert_eq!(report["files"], 6);
+}
+
+#[test]
+fn bad_input_and_caveats_are_named() {
+    let home = home();
+    let output = promptc()
+        .args([
+            "report",
+            "--codex-home",
+            home.path().to_str().unwrap(),
+            "--timezone",
+            "UTC",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 0);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let notes = &report["notes"];
+    let skipped = notes["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{notes}");
+    assert!(
+        skipped[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("099.jsonl.zst")
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("099.jsonl.zst: skipped"), "{stderr}");
+    let one = |key: &str| {
+        let list = notes[key].as_array().unwrap();
+        assert_eq!(list.len(), 1, "{key}: {list:?}");
+        list[0].as_str().unwrap().to_string()
+    };
+    assert!(one("no_usage").contains("00000000000e"));
+    assert!(one("forks_subtracted").contains(B));
+    assert!(one("forks_unknown_parent").contains(D));
+    let unpriced = report["unpriced_models"].as_array().unwrap();
+    assert_eq!(unpriced.len(), 1);
+    assert_eq!(unpriced[0]["key"], "gpt-5.1-codex-max");
+    assert_eq!(unpriced[0]["input_tokens"], 6_100);
+}
+
+#[test]
+fn costs_and_losses_by_hand() {
+    let report = report_json(&[
+        fixture_dir().to_str().unwrap(),
+        "--timezone",
+        "UTC",
+        "--format",
+        "json",
+    ]);
+    let total = &report["total"];
+    // gpt-5.2-codex at $1.75 / $0.175 / $14 per million: A 10 608 uncached, 4 992 cached,
+    // 400 output = $0.0250376; B 180, 5 120, 120 = $0.002891; D 4 232, 3 968, 160 =
+    // $0.0103404. C's model has no price.
+    assert_eq!(total["cost_usd"], 0.038269);
+    assert_eq!(total["unpriced_requests"], 2);
+    // A's third request came 23 hours after the second, whose 5 200 input tokens were
+    // cacheable in 40 granules of 128: 5 120 lost to the idle gap, $1.575 per million more.
+    assert_eq!(total["lost_input_tokens"], 5_120);
+    assert_eq!(total["by_cause"]["idle_gap"]["tokens"], 5_120);
+    assert_eq!(total["miss_cost_usd"], 0.008064);
+    // First requests: cacheable 4 992 (A), 2 944 (C), 3 968 (D); B's first is A's copy.
+    assert_eq!(total["by_cause"]["cold_start"]["tokens"], 11_904);
+    let top = &report["top_sessions"][0];
+    assert_eq!(top["id"], A);
+    assert_eq!(top["top_cause"], "idle_gap");
+    assert_eq!(top["command"], format!("promptc steps {A}"));
+}
+
+#[test]
+fn days_follow_the_time_zone_and_the_date_filters() {
+    let dir = fixture_dir();
+    let dir = dir.to_str().unwrap();
+    let day = |zone: &str, key: &str| {
+        let report = report_json(&[dir, "--timezone", zone, "--format", "json"]);
+        groups(&report).get(key).map(|g| g["input_tokens"].clone())
+    };
+    // B's request at 10:00:31 UTC on the 6th is on the 7th at UTC+14, and D's at 12:05 UTC
+    // on the 7th is on the 8th.
+    assert_eq!(day("UTC", "2026-01-07"), Some(8_200.into()));
+    assert_eq!(day("UTC", "2026-01-08"), None);
+    assert_eq!(day("Pacific/Kiritimati", "2026-01-07"), Some(5_300.into()));
+    assert_eq!(day("Pacific/Kiritimati", "2026-01-08"), Some(8_200.into()));
+    let sixth = report_json(&[
+        dir,
+        "--timezone",
+        "UTC",
+        "--since",
+        "2026-01-06",
+        "--until",
+        "2026-01-06",
+        "--format",
+        "json",
+    ]);
+    // A's resumed request (5 400) and B's own (5 300).
+    assert_eq!(sixth["total"]["input_tokens"], 10_700);
+    assert_eq!(sixth["sessions"], 2);
+    let by_week = report_json(&[dir, "--timezone", "UTC", "--by", "week", "--format", "json"]);
+    let weeks: Vec<&str> = by_week["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    // 2026-01-04 is a Sunday (ISO week 1); the 5th to the 7th are in week 2.
+    assert_eq!(weeks, ["2026-W01", "2026-W02"]);
+}
+
+#[test]
+fn a_price_file_extends_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let prices = dir.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"as_of":"2030-01-01","source":"test","models":{"gpt-5.1-codex-max":{"input":1.25,"cached_input":0.125,"output":10}}}"#,
+    )
+    .unwrap();
+    let report = report_json(&[
+        fixture_dir().to_str().unwrap(),
+        "--pricing",
+        prices.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    // C: 3 156 uncached × $1.25 + 2 944 cached × $0.125 + 120 output × $10 = $0.005513.
+    assert_eq!(report["total"]["cost_usd"], 0.043782);
+    assert_eq!(report["unpriced_models"], Value::Array(vec![]));
+    std::fs::write(&prices, r#"{"models":{"m":{"input":"cheap"}}}"#).unwrap();
+    let output = run(&[
+        "report",
+        fixture_dir().to_str().unwrap(),
+        "--pricing",
+        prices.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&output), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("prices.json"));
+}
+
+#[test]
+fn text_report() {
+    let output = run(&["report", "fixtures/report", "--timezone", "UTC"]);
+    assert_eq!(code(&output), 0);
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+}
