@@ -30,6 +30,14 @@ const PALETTE: [&str; 10] = [
     "#b5838d", "#457b9d",
 ];
 
+/// The shortest prefix of each top session's key that tells them apart (at least 8).
+fn labels(top: &[SessionRow]) -> Vec<String> {
+    let len = crate::discover::unique_prefix_len(top.iter().map(|r| r.sums.key.as_str()), 8);
+    top.iter()
+        .map(|r| r.sums.key.chars().take(len).collect())
+        .collect()
+}
+
 /// Escape text for HTML content and attribute values.
 fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -186,7 +194,11 @@ fn cards(page: &mut String, total: &Group) {
         "",
         "Cache hit rate",
         percent(total.tokens.hit_rate()),
-        format!("{} of {} input", tokens(total.tokens.cached), tokens(total.tokens.input)),
+        format!(
+            "{} of {} input",
+            tokens(total.tokens.cached),
+            tokens(total.tokens.input)
+        ),
     );
     card(
         page,
@@ -296,7 +308,11 @@ fn day_chart(page: &mut String, days: &[Group]) {
 fn cause_chart(page: &mut String, total: &Group) {
     let mut causes: Vec<_> = total.causes.iter().collect();
     causes.sort_by(|a, b| {
-        (*a.0 == Cause::ColdStart, b.1.tokens, a.0).cmp(&(*b.0 == Cause::ColdStart, a.1.tokens, b.0))
+        (*a.0 == Cause::ColdStart, b.1.tokens, a.0).cmp(&(
+            *b.0 == Cause::ColdStart,
+            a.1.tokens,
+            b.0,
+        ))
     });
     if causes.is_empty() {
         page.push_str("<p>No input was lost: every request was cached as predicted.</p>\n");
@@ -426,13 +442,12 @@ fn hit_rate_chart(page: &mut String, top: &[SessionRow]) {
         page.push('\n');
     }
     page.push_str("</svg>\n<div class=\"legend\">");
-    for (k, row) in top.iter().enumerate() {
-        let label: String = row.sums.key.chars().take(8).collect();
+    for (k, label) in labels(top).iter().enumerate() {
         let _ = write!(
             page,
             "<span style=\"--swatch:{}\">{}</span>",
             PALETTE[k % PALETTE.len()],
-            esc(&label)
+            esc(label)
         );
     }
     page.push_str("</div>\n");
@@ -444,9 +459,8 @@ fn top_table(page: &mut String, top: &[SessionRow]) {
          <th>Requests</th><th>Input</th><th>Hit</th><th>Lost</th><th>Misses</th>\
          <th class=\"left\">Top cause</th><th class=\"left\">Why</th></tr>\n",
     );
-    for row in top {
+    for (row, id) in top.iter().zip(labels(top)) {
         let priced = row.sums.unpriced_requests < row.sums.requests;
-        let id: String = row.sums.key.chars().take(8).collect();
         let _ = writeln!(
             page,
             "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\

@@ -342,3 +342,204 @@ fn text_report() {
     assert_eq!(code(&output), 0);
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
 }
+
+/// A Chromium on PATH (`$CHROMIUM` first), or `None`.
+fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| {
+            ["chromium", "chromium-browser", "google-chrome"].map(|name| dir.join(name))
+        })
+        .find(|candidate| candidate.is_file())
+}
+
+/// The numbers of the `name` attributes of every tag `<tag ... class="class" ...>` in `html`,
+/// in order.
+fn attributes(html: &str, tag: &str, class: &str, names: &[&str]) -> Vec<Vec<String>> {
+    let open = format!("<{tag} class=\"{class}\"");
+    html.match_indices(&open)
+        .map(|(at, _)| {
+            let end = html[at..].find('>').expect("a closed tag") + at;
+            let element = &html[at..end];
+            names
+                .iter()
+                .map(|name| {
+                    let key = format!(" {name}=\"");
+                    let start = element.find(&key).unwrap_or_else(|| {
+                        panic!("{name} in {element}");
+                    }) + key.len();
+                    let len = element[start..].find('"').expect("a closed value");
+                    element[start..start + len].to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The page loads in a real browser without a console message (a blocked fetch, a script
+/// error), its charts are there with the sizes the JSON report's numbers give, and a
+/// screenshot is written to `target/report-screenshot.png` for the person reviewing.
+#[test]
+fn html_page_in_a_browser() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "Chromium is needed for the HTML test under CI (.ci/run installs it)"
+        );
+        crate::support::skip("no chromium on PATH: the HTML page is not tested in a browser");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let fixtures = fixture_dir();
+    let fixtures = fixtures.to_str().unwrap();
+    let output = run(&[
+        "report",
+        fixtures,
+        "--timezone",
+        "UTC",
+        "--format",
+        "html",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let url = format!("file://{}", page.display());
+    let browse = |extra: &[&str]| {
+        let profile = tempfile::tempdir().unwrap();
+        let mut command = std::process::Command::new(&browser);
+        command.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            "--window-size=1100,1700",
+        ]);
+        command.arg(format!("--user-data-dir={}", profile.path().display()));
+        command.args(extra).arg(&url);
+        command.output().expect("chromium runs")
+    };
+    let loaded = browse(&["--dump-dom"]);
+    assert!(loaded.status.success(), "chromium failed");
+    let log = String::from_utf8_lossy(&loaded.stderr);
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let dom = String::from_utf8_lossy(&loaded.stdout);
+    for id in [
+        "chart-days",
+        "chart-causes",
+        "chart-hit-rate",
+        "top-sessions",
+        "groups",
+    ] {
+        assert!(
+            dom.contains(&format!("id=\"{id}\"")),
+            "no #{id} in the page"
+        );
+    }
+    // Day bars: the same days and tokens as the JSON report, each bar's height its tokens
+    // over the scale's top times the plot height (208 units of 260).
+    let report = report_json(&[fixtures, "--timezone", "UTC", "--format", "json"]);
+    let days = groups(&report);
+    let chart = &dom[dom.find("id=\"chart-days\"").expect("the day chart")..];
+    let at = chart.find("data-max=\"").expect("data-max") + "data-max=\"".len();
+    let max: f64 = chart[at..at + chart[at..].find('"').unwrap()]
+        .parse()
+        .expect("a number");
+    let largest = days
+        .values()
+        .map(|d| d["input_tokens"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    assert!(
+        max >= largest as f64 && max <= 2.5 * largest as f64,
+        "scale {max}"
+    );
+    for (class, field) in [
+        ("cached", "cached_input_tokens"),
+        ("uncached", "uncached_input_tokens"),
+    ] {
+        let bars = attributes(&dom, "rect", class, &["data-day", "data-tokens", "height"]);
+        assert_eq!(bars.len(), days.len(), "{class} bars");
+        for bar in bars {
+            let expected = days[&bar[0]][field].as_u64().unwrap();
+            assert_eq!(
+                bar[1].parse::<u64>().unwrap(),
+                expected,
+                "{class} {}",
+                bar[0]
+            );
+            let height: f64 = bar[2].parse().unwrap();
+            let want = 208.0 * expected as f64 / max;
+            assert!(
+                (height - want).abs() < 0.01,
+                "{class} {}: {height} vs {want}",
+                bar[0]
+            );
+        }
+    }
+    // Cause bars: the longest (560 units) for the cause with the most tokens.
+    let causes = attributes(
+        &dom,
+        "rect",
+        "cause",
+        &["data-cause", "data-tokens", "width"],
+    );
+    let by_cause = report["total"]["by_cause"].as_object().unwrap();
+    assert_eq!(causes.len(), by_cause.len());
+    let most = by_cause
+        .values()
+        .map(|c| c["tokens"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    for bar in causes {
+        let tokens = by_cause[&bar[0]]["tokens"].as_u64().unwrap();
+        assert_eq!(bar[1].parse::<u64>().unwrap(), tokens);
+        let width: f64 = bar[2].parse().unwrap();
+        assert!((width - (560.0 * tokens as f64 / most as f64).max(1.0)).abs() < 0.01);
+    }
+    // One line per top session, one point per request.
+    let lines = attributes(
+        &dom,
+        "polyline",
+        "session",
+        &["data-session", "data-points"],
+    );
+    let top = report["top_sessions"].as_array().unwrap();
+    assert_eq!(lines.len(), top.len());
+    for (line, session) in lines.iter().zip(top) {
+        assert_eq!(line[0], session["id"].as_str().unwrap());
+        assert_eq!(line[1], session["requests"].to_string());
+    }
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .join("report-screenshot.png");
+    let _ = std::fs::remove_file(&target);
+    let shot = browse(&[&format!("--screenshot={}", target.display())]);
+    assert!(
+        shot.status.success(),
+        "chromium failed to take the screenshot"
+    );
+    let size = std::fs::metadata(&target).map_or(0, |m| m.len());
+    assert!(
+        size > 20_000,
+        "screenshot of {size} bytes at {}",
+        target.display()
+    );
+}
