@@ -443,3 +443,81 @@ pub(crate) fn group_key(
 
 mod build;
 pub use build::{CauseSum, Group, Report, SessionRow, build};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(input: u64, cached: u64, output: u64) -> String {
+        format!(
+            r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output},"reasoning_output_tokens":0,"total_tokens":0}},"last_token_usage":{{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":0}}}}}}}}"#
+        )
+    }
+
+    fn usage(path: &str, id: &str, lines: &[String]) -> SessionUsage {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let session = crate::test_support::session(&lines);
+        session_usage(&session, &[], path, Some(id))
+    }
+
+    #[test]
+    fn repeated_counters_are_one_request_and_restarts_start_a_run() {
+        let s = usage(
+            "a",
+            "a",
+            &[
+                count(100, 0, 10),
+                count(100, 0, 10),
+                count(250, 64, 30),
+                // A resume by a build that did not restore the counters.
+                count(40, 0, 5),
+                count(90, 0, 9),
+            ],
+        );
+        let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
+        assert_eq!(tokens, [100, 150, 40, 50]);
+        assert_eq!(s.counter_restarts, 1);
+    }
+
+    #[test]
+    fn a_second_file_of_a_session_counts_once_and_forks_drop_what_they_copied() {
+        let parent = usage("p1", "p", &[count(100, 0, 1), count(300, 0, 2)]);
+        let longer = usage(
+            "p2",
+            "p",
+            &[count(100, 0, 1), count(300, 0, 2), count(600, 0, 3)],
+        );
+        let mut fork = usage("f", "f", &[count(100, 0, 1), count(700, 0, 4)]);
+        fork.parent = Some("p".into());
+        let mut orphan = usage("o", "o", &[count(50, 0, 1)]);
+        orphan.parent = Some("missing".into());
+        let mut notes = Notes::default();
+        let kept = resolve(vec![parent, fork, longer, orphan], &mut notes);
+        let paths: Vec<&str> = kept.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(paths, ["p2", "f", "o"]);
+        assert_eq!(notes.duplicates.len(), 1);
+        assert_eq!(notes.duplicates[0].path, "p1");
+        // The fork repeats the parent's first counters only.
+        assert_eq!(
+            kept[1].fork,
+            Fork::Subtracted {
+                parent: "p".into(),
+                requests: 1
+            }
+        );
+        let own: u64 = kept[1]
+            .requests
+            .iter()
+            .filter(|r| !r.inherited)
+            .map(|r| r.tokens.input)
+            .sum();
+        assert_eq!(own, 600);
+        assert_eq!(
+            kept[2].fork,
+            Fork::Unknown {
+                parent: "missing".into()
+            }
+        );
+        assert_eq!(notes.forks_unknown_parent, ["o"]);
+    }
+}

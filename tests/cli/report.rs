@@ -103,7 +103,15 @@ fn independent(files: &[PathBuf]) -> BTreeMap<String, [u64; 4]> {
                 }
             }
         }
-        counters.insert(id.expect("a session id"), (parent, list));
+        if let Some(id) = id {
+            counters.insert(id, (parent, list));
+        } else {
+            assert!(
+                list.is_empty(),
+                "{}: usage without a session id",
+                file.display()
+            );
+        }
     }
     let mut tokens = BTreeMap::new();
     for (id, (parent, list)) in &counters {
@@ -195,6 +203,33 @@ fn totals_equal_the_rollouts_own_counters() {
     // Re-emitted counts are the same request: A made 3 requests, not 6.
     assert_eq!(groups[A]["requests"], 3);
     assert_eq!(report["files"], 6);
+}
+
+/// The same plain computation over the real samples, when they are beside the repository.
+#[test]
+fn real_sample_totals_equal_their_own_counters() {
+    let files = crate::support::all_samples();
+    if files.is_empty() {
+        return;
+    }
+    let mut args = vec!["--by", "session", "--timezone", "UTC", "--format", "json"];
+    let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    args.extend(paths.iter().map(String::as_str));
+    let report = report_json(&args);
+    let expected = independent(&files);
+    let groups = groups(&report);
+    assert_eq!(
+        groups.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (id, tokens) in &expected {
+        assert_eq!(&counts(groups[id]), tokens, "session {id}");
+    }
+    // 019b3cd4, which ccusage 18.0.11 counts as 34.19 M input: 17.16 M (BENCHMARKS.md).
+    assert_eq!(
+        groups["019b3cd4-2000-7553-b475-7027684d1f18"]["input_tokens"],
+        17_158_824
+    );
 }
 
 #[test]
@@ -340,6 +375,8 @@ fn a_price_file_extends_the_table() {
 fn text_report() {
     let output = run(&["report", "fixtures/report", "--timezone", "UTC"]);
     assert_eq!(code(&output), 0);
+    // No progress bar when stderr is not a terminal, and no warning for these files.
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
 }
 
