@@ -10,6 +10,7 @@
 //! No I/O: the binary reads the files and the time zone.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -130,8 +131,9 @@ pub struct Request {
     pub line: usize,
     /// Its time (the last time read before it when the line has none).
     pub unix_seconds: Option<i64>,
-    pub model: Option<String>,
-    pub cwd: Option<String>,
+    /// Shared by the requests of a run: a string per request was most of a report's memory.
+    pub model: Option<Arc<str>>,
+    pub cwd: Option<Arc<str>>,
     /// The growth of the cumulative counters at this request.
     pub tokens: Tokens,
     /// The cumulative counters after it, as written.
@@ -213,7 +215,8 @@ pub fn session_usage(
         counter_restarts: 0,
         skipped_lines: rollout.skipped.len(),
     };
-    let (mut model, mut cwd) = (None::<String>, meta.and_then(|m| m.cwd.clone()));
+    let mut model: Option<Arc<str>> = None;
+    let mut cwd: Option<Arc<str>> = meta.and_then(|m| m.cwd.as_deref()).map(Arc::from);
     let mut previous: Option<Tokens> = None;
     let mut time = None;
     let mut metas = 0;
@@ -228,11 +231,16 @@ pub fn session_usage(
                 }
             }
             RecordKind::TurnContext(context) => {
-                if context.model.is_some() {
-                    model.clone_from(&context.model);
+                // A new string only when the value changes.
+                if let Some(m) = &context.model
+                    && model.as_deref() != Some(m)
+                {
+                    model = Some(Arc::from(m.as_str()));
                 }
-                if context.cwd.is_some() {
-                    cwd.clone_from(&context.cwd);
+                if let Some(c) = &context.cwd
+                    && cwd.as_deref() != Some(c)
+                {
+                    cwd = Some(Arc::from(c.as_str()));
                 }
             }
             RecordKind::Event(event) => {
@@ -434,9 +442,9 @@ pub(crate) fn group_key(
             format!("{}-W{:02}", week.year(), week.week())
         }),
         GroupBy::Month => date_key(|d| format!("{:04}-{:02}", d.year(), d.month())),
-        GroupBy::Model => request.model.clone().unwrap_or_else(|| UNKNOWN.into()),
+        GroupBy::Model => request.model.as_deref().unwrap_or(UNKNOWN).to_string(),
         GroupBy::Session => session.id.clone().unwrap_or_else(|| session.path.clone()),
-        GroupBy::Cwd => request.cwd.clone().unwrap_or_else(|| UNKNOWN.into()),
+        GroupBy::Cwd => request.cwd.as_deref().unwrap_or(UNKNOWN).to_string(),
         GroupBy::Cause => request.cause.map_or_else(|| "none".into(), |c| c.name()),
     }
 }
