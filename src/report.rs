@@ -294,6 +294,15 @@ pub struct Notes {
     pub forks_unknown_parent: Vec<String>,
     /// Rollouts whose counters restarted: each run counted up to its last counters.
     pub counter_restarts: Vec<String>,
+    /// Rollouts read with lines that could not be (a truncated last line, say): counted from
+    /// the lines that could.
+    pub partly_read: Vec<PartlyRead>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PartlyRead {
+    pub path: String,
+    pub skipped_lines: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -371,6 +380,12 @@ pub fn resolve(sessions: Vec<SessionUsage>, notes: &mut Notes) -> Vec<SessionUsa
         }
         if session.counter_restarts > 0 {
             notes.counter_restarts.push(session.path.clone());
+        }
+        if session.skipped_lines > 0 {
+            notes.partly_read.push(PartlyRead {
+                path: session.path.clone(),
+                skipped_lines: session.skipped_lines,
+            });
         }
     }
     kept
@@ -485,6 +500,20 @@ mod tests {
         let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
         assert_eq!(tokens, [100, 150, 40, 50]);
         assert_eq!(s.counter_restarts, 1);
+    }
+
+    #[test]
+    fn a_fork_before_forked_from_id_is_known_by_its_parents_meta_line() {
+        let meta = |id: &str| {
+            format!(
+                r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{{"id":"{id}"}}}}"#
+            )
+        };
+        let s = usage("f", "f", &[meta("f"), meta("p"), count(100, 0, 1)]);
+        assert_eq!(s.parent.as_deref(), Some("p"));
+        // A second meta line of the same session (a resume by an old writer) is no fork.
+        let s = usage("s", "s", &[meta("s"), count(100, 0, 1), meta("s")]);
+        assert_eq!(s.parent, None);
     }
 
     #[test]

@@ -486,6 +486,17 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
             escape_line(&duplicate.counted)
         )?;
     }
+    for partly in &notes.partly_read {
+        gap(out)?;
+        writeln!(
+            out,
+            "{}: {}: {} line{} could not be read; counted from the others",
+            warn("partly read"),
+            escape_line(&partly.path),
+            partly.skipped_lines,
+            if partly.skipped_lines == 1 { "" } else { "s" }
+        )?;
+    }
     for path in &notes.counter_restarts {
         gap(out)?;
         writeln!(

@@ -533,6 +533,13 @@ fn notes(page: &mut String, report: &Report) {
             esc(&skipped.reason)
         ));
     }
+    for partly in &notes.partly_read {
+        items.push(format!(
+            "<code>{}</code>: {} lines could not be read; counted from the others.",
+            esc(&partly.path),
+            partly.skipped_lines
+        ));
+    }
     for fork in &notes.forks_unknown_parent {
         items.push(format!(
             "<code>{}</code> is a fork whose parent was not read: counted whole, its parent's \

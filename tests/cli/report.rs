@@ -56,6 +56,15 @@ fn home() -> tempfile::TempDir {
             );
         }
     }
+    // A rollout whose writer was killed mid-line: read up to its last whole line.
+    let a = std::fs::read_to_string(fixture_path(A)).unwrap();
+    let cut = &a[..a.len() - 40];
+    write(
+        &dir.path().join(
+            "sessions/2026/01/08/rollout-2026-01-08T08-00-00-019b8e40-0000-7000-8000-000000000098.jsonl",
+        ),
+        cut.replace(A, "019b8e40-0000-7000-8000-000000000098").as_bytes(),
+    );
     let mut broken = vec![0x28, 0xb5, 0x2f, 0xfd];
     broken.extend_from_slice(b"not a frame");
     write(
@@ -177,10 +186,13 @@ fn totals_equal_the_rollouts_own_counters() {
         "--format",
         "json",
     ]);
-    let files: Vec<PathBuf> = [A, B, C, D, "00000000000e"]
+    let mut files: Vec<PathBuf> = [A, B, C, D, "00000000000e"]
         .iter()
         .map(|id| fixture_path(id))
         .collect();
+    files.push(home.path().join(
+        "sessions/2026/01/08/rollout-2026-01-08T08-00-00-019b8e40-0000-7000-8000-000000000098.jsonl",
+    ));
     let expected = independent(&files);
     let groups = groups(&report);
     assert_eq!(
@@ -197,12 +209,13 @@ fn totals_equal_the_rollouts_own_counters() {
     assert_eq!(counts(&report["total"]), sum);
     // By hand (fixtures/README.md, section F): A's last counters 15 600 (its resume appended
     // to the same file), B's own 5 300 (15 500 less the 10 200 copied from A), C 6 100 read
-    // from archived_sessions through zstd, D 8 200 (its parent is not here).
-    assert_eq!(sum, [35_200, 17_024, 800, 130]);
+    // from archived_sessions through zstd, D 8 200 (its parent is not here); and A's copy cut
+    // in its last line, a repeat of the counters before: 15 600/4 992/400/80 again.
+    assert_eq!(sum, [35_200 + 15_600, 17_024 + 4_992, 800 + 400, 130 + 80]);
     assert_eq!(counts(groups[B]), [5_300, 5_120, 120, 40]);
     // Re-emitted counts are the same request: A made 3 requests, not 6.
     assert_eq!(groups[A]["requests"], 3);
-    assert_eq!(report["files"], 6);
+    assert_eq!(report["files"], 7);
 }
 
 /// The same plain computation over the real samples, when they are beside the repository.
@@ -266,6 +279,10 @@ fn bad_input_and_caveats_are_named() {
         list[0].as_str().unwrap().to_string()
     };
     assert!(one("no_usage").contains("00000000000e"));
+    let partly = notes["partly_read"].as_array().unwrap();
+    assert_eq!(partly.len(), 1, "{partly:?}");
+    assert!(partly[0]["path"].as_str().unwrap().ends_with("098.jsonl"));
+    assert_eq!(partly[0]["skipped_lines"], 1);
     assert!(one("forks_subtracted").contains(B));
     assert!(one("forks_unknown_parent").contains(D));
     let unpriced = report["unpriced_models"].as_array().unwrap();
