@@ -404,6 +404,21 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    pub const ALL: [GroupBy; 7] = [
+        GroupBy::Day,
+        GroupBy::Week,
+        GroupBy::Month,
+        GroupBy::Model,
+        GroupBy::Session,
+        GroupBy::Cwd,
+        GroupBy::Cause,
+    ];
+
+    /// The one named `name` (as [`GroupBy::name`] writes it).
+    pub fn from_name(name: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|by| by.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             GroupBy::Day => "day",

@@ -264,7 +264,9 @@ fn write_table(
     Ok(())
 }
 
-fn group_cells(group: &Group, key: String) -> Vec<String> {
+/// The cells of a group's row, text and HTML alike: key, requests, the token columns, hit rate,
+/// lost, cost, misses.
+pub(crate) fn group_cells(group: &Group, key: String) -> Vec<String> {
     let priced = group.unpriced_requests < group.requests;
     vec![
         key,

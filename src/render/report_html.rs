@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::report::{dollars, percent, tokens, zone_name};
+use super::report::{dollars, group_cells, percent, tokens, zone_name};
 use crate::report::{Cause, Group, Report, SessionRow};
 
 /// Chart sizes, in SVG user units (the page scales them to its width).
@@ -489,23 +489,11 @@ fn groups_table(page: &mut String, report: &Report) {
         esc(report.options.by.name())
     );
     let row = |page: &mut String, group: &Group, class: &str, key: &str| {
-        let priced = group.unpriced_requests < group.requests;
-        let _ = writeln!(
-            page,
-            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(key),
-            group.requests,
-            tokens(group.tokens.input),
-            tokens(group.tokens.cached),
-            tokens(group.tokens.uncached()),
-            tokens(group.tokens.output),
-            tokens(group.tokens.reasoning),
-            percent(group.tokens.hit_rate()),
-            tokens(group.lost()),
-            dollars(group.cost, priced),
-            dollars(group.miss_cost(), priced)
-        );
+        let _ = write!(page, "<tr class=\"{class}\">");
+        for cell in group_cells(group, key.to_string()) {
+            let _ = write!(page, "<td>{}</td>", esc(&cell));
+        }
+        page.push_str("</tr>\n");
     };
     for group in &report.groups {
         row(page, group, "", &group.key);

@@ -140,19 +140,6 @@ pub enum ReportFormat {
     Html,
 }
 
-/// `report --by`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ReportBy {
-    #[default]
-    Day,
-    Week,
-    Month,
-    Model,
-    Session,
-    Cwd,
-    Cause,
-}
-
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Rollout files, and folders to search for rollouts: a Codex home (its `sessions/` and
@@ -175,8 +162,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
     /// Group requests by this.
-    #[arg(long, value_enum, default_value_t = ReportBy::Day)]
-    pub by: ReportBy,
+    #[arg(long, default_value = "day", value_parser = group_by())]
+    pub by: promptc::report::GroupBy,
     /// Sessions listed in the table of those that lost the most.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
@@ -191,6 +178,14 @@ pub struct ReportArgs {
     /// "cached_input": 0.125, "output": 10}}}`, USD per million tokens.
     #[arg(long, value_name = "FILE")]
     pub pricing: Option<std::path::PathBuf>,
+}
+
+/// `--by`'s values: the library's names, so the two lists cannot part.
+fn group_by() -> impl clap::builder::TypedValueParser<Value = promptc::report::GroupBy> {
+    use clap::builder::TypedValueParser as _;
+    use promptc::report::GroupBy;
+    clap::builder::PossibleValuesParser::new(GroupBy::ALL.map(GroupBy::name))
+        .map(|name: String| GroupBy::from_name(&name).expect("invariant: a name from GroupBy::ALL"))
 }
 
 fn parse_date(text: &str) -> Result<jiff::civil::Date, String> {

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::cli::{ReportArgs, ReportBy, ReportFormat};
+use crate::cli::{ReportArgs, ReportFormat};
 use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
 use crate::input;
 use promptc::discover::parse_file_name;
 use promptc::pricing::PriceTable;
-use promptc::report::{GroupBy, Notes, ReportOptions, SessionUsage, Skipped};
+use promptc::report::{Notes, ReportOptions, SessionUsage, Skipped};
 
 pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     // jiff reads the zone database and the local zone ($TZ, /etc/localtime): the binary's
@@ -62,7 +62,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             time_zone,
             since: args.since,
             until: args.until,
-            by: group_by(args.by),
+            by: args.by,
             top: args.top,
             prices,
         },
@@ -95,18 +95,6 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         }
     }
     Ok(ExitStatus::Success)
-}
-
-fn group_by(by: ReportBy) -> GroupBy {
-    match by {
-        ReportBy::Day => GroupBy::Day,
-        ReportBy::Week => GroupBy::Week,
-        ReportBy::Month => GroupBy::Month,
-        ReportBy::Model => GroupBy::Model,
-        ReportBy::Session => GroupBy::Session,
-        ReportBy::Cwd => GroupBy::Cwd,
-        ReportBy::Cause => GroupBy::Cause,
-    }
 }
 
 /// A bar on stderr while reading, only when a person watches it and the output is not JSON.
