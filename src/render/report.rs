@@ -354,6 +354,9 @@ pub fn write_report_text(
 }
 
 fn write_causes(out: &mut dyn Write, total: &Group, options: &RenderOptions) -> io::Result<()> {
+    if total.requests == 0 {
+        return writeln!(out, "No request was counted.");
+    }
     if total.causes.is_empty() {
         return writeln!(
             out,

@@ -314,6 +314,10 @@ fn cause_chart(page: &mut String, total: &Group) {
             b.0,
         ))
     });
+    if total.requests == 0 {
+        page.push_str("<p>No request was counted.</p>\n");
+        return;
+    }
     if causes.is_empty() {
         page.push_str("<p>No input was lost: every request was cached as predicted.</p>\n");
         return;
