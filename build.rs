@@ -11,6 +11,9 @@
 //!
 //! Every table is a flat array of little-endian integers, one file each, in `$OUT_DIR/o200k/`:
 //! 3-byte ones (`write_u24s`) but for the character classes.
+//!
+//! Apart from the tables, `long_version` (at the end, on its own) sets the text of
+//! `promptc --version`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -20,6 +23,7 @@ const NONE: u32 = u32::MAX;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
+    long_version();
     let out = Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("o200k");
     std::fs::create_dir_all(&out).expect("can create $OUT_DIR/o200k");
 
@@ -270,4 +274,56 @@ fn write_u24s(dir: &Path, name: &str, values: impl Iterator<Item = u32>) {
 fn write_u32s(dir: &Path, name: &str, values: impl Iterator<Item = u32>) {
     let bytes: Vec<u8> = values.flat_map(u32::to_le_bytes).collect();
     write(dir, name, &bytes);
+}
+
+// ---- `promptc --version`: the package version and, from a git checkout, the commit ----------
+
+/// Sets `PROMPTC_LONG_VERSION`, what `promptc --version` prints after the name: the package
+/// version, and for a build from a git checkout of this package the commit and its date, as
+/// rustc and cargo print theirs (`0.1.0 (8ba7137abcd1 2026-12-02)`). Just the version when git or
+/// the checkout is absent (the crates.io package), or when the package is not the checkout's top
+/// level (a crate vendored into another repository, `cargo package`'s copy under `target/`).
+fn long_version() {
+    let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+    let long = match git_commit() {
+        Some(commit) => format!("{version} ({commit})"),
+        None => version,
+    };
+    println!("cargo::rustc-env=PROMPTC_LONG_VERSION={long}");
+}
+
+/// `<12 hex digits> <commit date>` of HEAD, and the files whose change means HEAD moved.
+fn git_commit() -> Option<String> {
+    let dir = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+    let git = |args: &[&str]| -> Option<String> {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8(output.stdout).ok()?;
+        output.status.success().then(|| text.trim_end().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    if std::fs::canonicalize(top).ok()? != std::fs::canonicalize(&dir).ok()? {
+        return None;
+    }
+    // HEAD (a checkout), its reflog (every commit, reset or checkout appends to it), the branch
+    // HEAD names and packed refs. Only files that exist: cargo reruns on every build for a
+    // missing one. This worktree's own files, so other worktrees' commits rebuild nothing.
+    let mut watched = vec![
+        "HEAD".to_string(),
+        "logs/HEAD".to_string(),
+        "packed-refs".to_string(),
+    ];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", &name])
+            && std::path::Path::new(&path).exists()
+        {
+            println!("cargo::rerun-if-changed={path}");
+        }
+    }
+    git(&["log", "-1", "--abbrev=12", "--format=%h %cs"])
 }

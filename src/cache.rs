@@ -131,8 +131,8 @@ impl StepCache {
 /// Analyse every step against the one before it, in blocks of steps on the plan's threads
 /// (each step needs only itself and the one before).
 pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
-    // Blocks of steps: one step is less work than taking a task. Tests use short blocks, so
-    // that their small sessions span several.
+    // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
+    // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let steps = session.replay.steps.len();
     crate::parallel::map_each(steps, BLOCK, plan.threads, |k| {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::{Verdict, analyze};
+use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
 use crate::model::Item;
 use crate::normalize::first_violation;
@@ -253,8 +254,21 @@ pub fn baseline_steps(session: &Session, plan: &Plan) -> Vec<BaselineStep> {
         .collect()
 }
 
-/// Compare a rollout's steps with its baseline entries: one finding per drift class, at the
-/// first step that shows it. The entries must come from a baseline without
+/// A baseline entry's fingerprints, for [`component_drifts`].
+fn components(f: &FingerprintDocument) -> Components<'_, String> {
+    Components {
+        prompt_cache_key: f.prompt_cache_key.as_ref(),
+        instructions: f.instructions.as_ref(),
+        tools: f.tools.as_ref(),
+        tools_canonical: f.tools_canonical.as_ref(),
+        params: &f.params,
+        checkpoint: f.checkpoint.as_ref(),
+        input: &f.input,
+    }
+}
+
+/// Compare a rollout's steps with its baseline entries: one finding per drift class (as
+/// [`component_drifts`] classifies them, with `diff`), at the first step that shows it. The entries must come from a baseline without
 /// [`Baseline::incompatibility`]: fingerprints of another hash differ at every step.
 pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
@@ -281,53 +295,23 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
             );
             continue;
         }
-        if e.fingerprint.prompt_cache_key != a.fingerprint.prompt_cache_key {
-            push(
-                "cache_key_changed",
-                k,
-                format!("{at}: prompt_cache_key changed"),
-            );
-        }
-        if e.fingerprint.instructions != a.fingerprint.instructions {
-            push(
-                "instructions_changed",
-                k,
-                format!("{at}: instructions changed"),
-            );
-        }
-        if e.fingerprint.tools != a.fingerprint.tools {
-            let class = if e.fingerprint.tools_canonical == a.fingerprint.tools_canonical
-                && e.fingerprint.tools.is_some()
-                && a.fingerprint.tools.is_some()
-            {
-                "tools_reordered"
-            } else {
-                "tools_changed"
-            };
-            push(class, k, format!("{at}: tools changed"));
-        }
-        if e.fingerprint.params != a.fingerprint.params {
-            push(
-                "params_changed",
-                k,
-                format!("{at}: request parameters changed"),
-            );
-        }
-        if e.fingerprint.checkpoint != a.fingerprint.checkpoint {
-            push(
-                "compaction",
-                k,
-                format!("{at}: the history starts from another checkpoint"),
-            );
-        } else if e.fingerprint.input != a.fingerprint.input {
-            push(
-                "history_rewritten",
-                k,
-                format!(
+        for (class, _) in component_drifts(components(&e.fingerprint), components(&a.fingerprint)) {
+            let detail = match class {
+                DriftClass::CacheKeyChanged => format!("{at}: prompt_cache_key changed"),
+                DriftClass::InstructionsChanged => format!("{at}: instructions changed"),
+                DriftClass::ToolsReordered | DriftClass::ToolsChanged => {
+                    format!("{at}: tools changed")
+                }
+                DriftClass::ParamsChanged => format!("{at}: request parameters changed"),
+                DriftClass::Compaction => {
+                    format!("{at}: the history starts from another checkpoint")
+                }
+                _ => format!(
                     "{at}: input changed ({} items, was {})",
                     a.fingerprint.input_items, e.fingerprint.input_items
                 ),
-            );
+            };
+            push(class.name(), k, detail);
         }
     }
     if expected.len() != actual.len() {
@@ -342,4 +326,57 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{baseline_steps, compare_baseline};
+    use crate::diff::diff;
+    use crate::fingerprint::{PlanOptions, plan};
+    use crate::test_support::fixture;
+
+    /// `check --baseline` and `diff` classify with one classifier: on every diff fixture (A's
+    /// steps as the baseline, B's as the rollout), each class the baseline names is the class
+    /// `diff` gives the same component, before `diff` refines it from the requests' content
+    /// (a fork is a changed key, per-run values changed instructions, any input drift a
+    /// rewritten history).
+    #[test]
+    fn baseline_and_diff_name_the_same_classes() {
+        let cases = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/diff"))
+            .expect("fixtures/diff")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned());
+        let mut compared = 0;
+        for case in cases {
+            let a = fixture(&format!("diff/{case}/a.jsonl"));
+            let b = fixture(&format!("diff/{case}/b.jsonl"));
+            let (pa, pb) = (
+                plan(&a, &PlanOptions::default()),
+                plan(&b, &PlanOptions::default()),
+            );
+            let coarse: Vec<&str> = diff(&a, &pa, &b, &pb, None)
+                .drifts
+                .iter()
+                .map(|d| match d.component {
+                    "prompt_cache_key" => "cache_key_changed",
+                    "instructions" => "instructions_changed",
+                    "tools" => d.class.name(),
+                    "params" => "params_changed",
+                    "checkpoint" => "compaction",
+                    _ => "history_rewritten",
+                })
+                .collect();
+            for finding in compare_baseline(&baseline_steps(&a, &pa), &baseline_steps(&b, &pb)) {
+                let class = finding.name.trim_start_matches("baseline:");
+                if class == "steps_changed" {
+                    continue;
+                }
+                compared += 1;
+                assert!(
+                    coarse.contains(&class),
+                    "{case}: the baseline names {class}, diff {coarse:?}"
+                );
+            }
+        }
+        assert!(compared >= 10, "only {compared} classes compared");
+    }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::compile::{params, tool_name};
 use crate::content::is_context_message;
-use crate::fingerprint::{Plan, common_prefix};
+use crate::fingerprint::{Fingerprint, Hash, Plan, common_prefix};
 use crate::normalize::Origin;
 use crate::session::Session;
 use crate::shared::Slice;
@@ -59,6 +59,69 @@ impl DriftClass {
                 | DriftClass::ContextAppended
         )
     }
+}
+
+/// The fingerprint components of one request, as a plan has them (hashes) or a baseline file
+/// does (hex): what [`component_drifts`] compares.
+#[derive(Debug, Clone, Copy)]
+pub struct Components<'a, T> {
+    pub prompt_cache_key: Option<&'a T>,
+    pub instructions: Option<&'a T>,
+    pub tools: Option<&'a T>,
+    pub tools_canonical: Option<&'a T>,
+    pub params: &'a T,
+    pub checkpoint: Option<&'a T>,
+    pub input: &'a T,
+}
+
+impl<'a> From<&'a Fingerprint> for Components<'a, Hash> {
+    fn from(f: &'a Fingerprint) -> Self {
+        Components {
+            prompt_cache_key: f.prompt_cache_key.as_ref(),
+            instructions: f.instructions.as_ref(),
+            tools: f.tools.as_ref(),
+            tools_canonical: f.tools_canonical.as_ref(),
+            params: &f.params,
+            checkpoint: f.checkpoint.as_ref(),
+            input: &f.input,
+        }
+    }
+}
+
+/// The components two requests differ in, each with the drift class their fingerprints alone
+/// show, in report order: the one classifier of `diff` (which then reads the requests to refine
+/// a class: a fork, per-run values, which input drift) and of `check --baseline` (which has
+/// only the fingerprints). Another checkpoint accounts for any change of the input after it.
+pub fn component_drifts<T: PartialEq>(
+    a: Components<'_, T>,
+    b: Components<'_, T>,
+) -> Vec<(DriftClass, &'static str)> {
+    let mut out = Vec::new();
+    if a.prompt_cache_key != b.prompt_cache_key {
+        out.push((DriftClass::CacheKeyChanged, "prompt_cache_key"));
+    }
+    if a.instructions != b.instructions {
+        out.push((DriftClass::InstructionsChanged, "instructions"));
+    }
+    if a.tools != b.tools {
+        let reordered =
+            a.tools.is_some() && b.tools.is_some() && a.tools_canonical == b.tools_canonical;
+        let class = if reordered {
+            DriftClass::ToolsReordered
+        } else {
+            DriftClass::ToolsChanged
+        };
+        out.push((class, "tools"));
+    }
+    if a.params != b.params {
+        out.push((DriftClass::ParamsChanged, "params"));
+    }
+    if a.checkpoint != b.checkpoint {
+        out.push((DriftClass::Compaction, "checkpoint"));
+    } else if a.input != b.input {
+        out.push((DriftClass::HistoryRewritten, "input"));
+    }
+    out
 }
 
 /// One drift found between two aligned requests.
@@ -286,147 +349,155 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
     let fa = &pa.fingerprints[sa];
     let fb = &pb.fingerprints[sb];
     let mut out = Vec::new();
-
-    if fa.prompt_cache_key != fb.prompt_cache_key {
-        let a_id = a.rollout.meta.as_ref().and_then(|m| m.id.clone());
-        let b_meta = b.rollout.meta.as_ref();
-        let a_meta = a.rollout.meta.as_ref();
-        let b_id = b_meta.and_then(|m| m.id.clone());
-        let forked = (a_id.is_some() && b_meta.and_then(|m| m.forked_from_id.clone()) == a_id)
-            || (b_id.is_some() && a_meta.and_then(|m| m.forked_from_id.clone()) == b_id);
-        let show = |id: &Option<String>| id.clone().unwrap_or_else(|| "none".into());
-        out.push(drift(
-            if forked {
-                DriftClass::Fork
-            } else {
-                DriftClass::CacheKeyChanged
-            },
-            "prompt_cache_key",
-            sa,
-            sb,
-            if forked {
-                format!("B is a fork of A: key {} → {}", show(&a_id), show(&b_id))
-            } else {
+    for (class, _) in component_drifts(fa.into(), fb.into()) {
+        match class {
+            DriftClass::CacheKeyChanged => out.push(cache_key_drift(a, b, sa, sb)),
+            DriftClass::InstructionsChanged => out.push(instructions_drift(a, pa, sa, b, pb, sb)),
+            DriftClass::ToolsReordered | DriftClass::ToolsChanged => {
+                out.push(tools_drift(pa, pb, sa, sb, class));
+            }
+            DriftClass::ParamsChanged => out.push(params_drift(a, sa, b, sb)),
+            DriftClass::Compaction => out.push(drift(
+                DriftClass::Compaction,
+                "checkpoint",
+                sa,
+                sb,
                 format!(
-                    "key {} → {} and no fork is recorded",
-                    show(&a_id),
-                    show(&b_id)
-                )
-            },
-        ));
-    }
-
-    if fa.instructions != fb.instructions {
-        let ta = pa.instructions[sa].0.as_deref();
-        let tb = pb.instructions[sb].0.as_deref();
-        let mut d = match (ta, tb) {
-            (Some(x), Some(y)) if volatile::mask(x) == volatile::mask(y) => {
-                let values: Vec<String> = volatile::find(x).into_iter().map(|v| v.text).collect();
-                drift(
-                    DriftClass::VolatilePrefix,
-                    "instructions",
-                    sa,
-                    sb,
-                    format!(
-                        "instructions differ only in per-run values ({})",
-                        values.join(", ")
-                    ),
-                )
-            }
-            _ => {
-                let model_a = a.step_context(sa).and_then(|c| c.model.clone());
-                let model_b = b.step_context(sb).and_then(|c| c.model.clone());
-                let why = if model_a != model_b {
-                    format!(
-                        " with a model switch {} → {}",
-                        model_a.unwrap_or_else(|| "?".into()),
-                        model_b.unwrap_or_else(|| "?".into())
-                    )
-                } else {
-                    String::new()
-                };
-                drift(
-                    DriftClass::InstructionsChanged,
-                    "instructions",
-                    sa,
-                    sb,
-                    format!(
-                        "instructions differ ({} → {}){why}",
-                        pa.instructions[sa].1.name(),
-                        pb.instructions[sb].1.name()
-                    ),
-                )
-            }
-        };
-        d.evidence = Some((
-            ta.unwrap_or("(unknown)").to_string(),
-            tb.unwrap_or("(unknown)").to_string(),
-        ));
-        out.push(d);
-    }
-
-    if fa.tools != fb.tools {
-        out.extend(tools_drift(pa, pb, sa, sb));
-    }
-
-    if fa.params != fb.params {
-        let ja = params(a.step_context(sa));
-        let jb = params(b.step_context(sb));
-        let va: Value = serde_json::from_str(&ja).unwrap_or(Value::Null);
-        let vb: Value = serde_json::from_str(&jb).unwrap_or(Value::Null);
-        let mut changes = Vec::new();
-        if let (Some(oa), Some(ob)) = (va.as_object(), vb.as_object()) {
-            let mut keys: Vec<&String> = oa.keys().chain(ob.keys()).collect();
-            keys.dedup();
-            let mut seen = std::collections::HashSet::new();
-            for key in keys {
-                if !seen.insert(key) {
-                    continue;
-                }
-                let (x, y) = (oa.get(key), ob.get(key));
-                if x != y {
-                    let show = |v: Option<&Value>| v.map_or("absent".to_string(), Value::to_string);
-                    let label = if key == "model" {
-                        "model switch"
-                    } else {
-                        key.as_str()
-                    };
-                    changes.push(format!("{label}: {} → {}", show(x), show(y)));
-                }
-            }
+                    "the histories start from different compaction checkpoints ({} vs {})",
+                    checkpoint_line(a, sa),
+                    checkpoint_line(b, sb)
+                ),
+            )),
+            DriftClass::HistoryRewritten => out.extend(input_drift(a, pa, sa, b, pb, sb)),
+            other => unreachable!("component_drifts gives no {}", other.name()),
         }
-        let mut d = drift(
-            DriftClass::ParamsChanged,
-            "params",
-            sa,
-            sb,
-            changes.join("; "),
-        );
-        d.evidence = Some((pretty(&ja), pretty(&jb)));
-        out.push(d);
-    }
-
-    if fa.checkpoint != fb.checkpoint {
-        out.push(drift(
-            DriftClass::Compaction,
-            "checkpoint",
-            sa,
-            sb,
-            format!(
-                "the histories start from different compaction checkpoints ({} vs {})",
-                checkpoint_line(a, sa),
-                checkpoint_line(b, sb)
-            ),
-        ));
-        return out;
-    }
-
-    if fa.input != fb.input
-        && let Some(d) = input_drift(a, pa, sa, b, pb, sb)
-    {
-        out.push(d);
     }
     out
+}
+
+/// A changed `prompt_cache_key`: a fork when one session records the other as its origin.
+fn cache_key_drift(a: &Session, b: &Session, sa: usize, sb: usize) -> Drift {
+    let a_id = a.rollout.meta.as_ref().and_then(|m| m.id.clone());
+    let b_meta = b.rollout.meta.as_ref();
+    let a_meta = a.rollout.meta.as_ref();
+    let b_id = b_meta.and_then(|m| m.id.clone());
+    let forked = (a_id.is_some() && b_meta.and_then(|m| m.forked_from_id.clone()) == a_id)
+        || (b_id.is_some() && a_meta.and_then(|m| m.forked_from_id.clone()) == b_id);
+    let show = |id: &Option<String>| id.clone().unwrap_or_else(|| "none".into());
+    drift(
+        if forked {
+            DriftClass::Fork
+        } else {
+            DriftClass::CacheKeyChanged
+        },
+        "prompt_cache_key",
+        sa,
+        sb,
+        if forked {
+            format!("B is a fork of A: key {} → {}", show(&a_id), show(&b_id))
+        } else {
+            format!(
+                "key {} → {} and no fork is recorded",
+                show(&a_id),
+                show(&b_id)
+            )
+        },
+    )
+}
+
+/// Changed instructions: per-run values when only those differ.
+fn instructions_drift(
+    a: &Session,
+    pa: &Plan,
+    sa: usize,
+    b: &Session,
+    pb: &Plan,
+    sb: usize,
+) -> Drift {
+    let ta = pa.instructions[sa].0.as_deref();
+    let tb = pb.instructions[sb].0.as_deref();
+    let mut d = match (ta, tb) {
+        (Some(x), Some(y)) if volatile::mask(x) == volatile::mask(y) => {
+            let values: Vec<String> = volatile::find(x).into_iter().map(|v| v.text).collect();
+            drift(
+                DriftClass::VolatilePrefix,
+                "instructions",
+                sa,
+                sb,
+                format!(
+                    "instructions differ only in per-run values ({})",
+                    values.join(", ")
+                ),
+            )
+        }
+        _ => {
+            let model_a = a.step_context(sa).and_then(|c| c.model.clone());
+            let model_b = b.step_context(sb).and_then(|c| c.model.clone());
+            let why = if model_a != model_b {
+                format!(
+                    " with a model switch {} → {}",
+                    model_a.unwrap_or_else(|| "?".into()),
+                    model_b.unwrap_or_else(|| "?".into())
+                )
+            } else {
+                String::new()
+            };
+            drift(
+                DriftClass::InstructionsChanged,
+                "instructions",
+                sa,
+                sb,
+                format!(
+                    "instructions differ ({} → {}){why}",
+                    pa.instructions[sa].1.name(),
+                    pb.instructions[sb].1.name()
+                ),
+            )
+        }
+    };
+    d.evidence = Some((
+        ta.unwrap_or("(unknown)").to_string(),
+        tb.unwrap_or("(unknown)").to_string(),
+    ));
+    d
+}
+
+/// Changed request parameters, each changed field named.
+fn params_drift(a: &Session, sa: usize, b: &Session, sb: usize) -> Drift {
+    let ja = params(a.step_context(sa));
+    let jb = params(b.step_context(sb));
+    let va: Value = serde_json::from_str(&ja).unwrap_or(Value::Null);
+    let vb: Value = serde_json::from_str(&jb).unwrap_or(Value::Null);
+    let mut changes = Vec::new();
+    if let (Some(oa), Some(ob)) = (va.as_object(), vb.as_object()) {
+        let mut keys: Vec<&String> = oa.keys().chain(ob.keys()).collect();
+        keys.dedup();
+        let mut seen = std::collections::HashSet::new();
+        for key in keys {
+            if !seen.insert(key) {
+                continue;
+            }
+            let (x, y) = (oa.get(key), ob.get(key));
+            if x != y {
+                let show = |v: Option<&Value>| v.map_or("absent".to_string(), Value::to_string);
+                let label = if key == "model" {
+                    "model switch"
+                } else {
+                    key.as_str()
+                };
+                changes.push(format!("{label}: {} → {}", show(x), show(y)));
+            }
+        }
+    }
+    let mut d = drift(
+        DriftClass::ParamsChanged,
+        "params",
+        sa,
+        sb,
+        changes.join("; "),
+    );
+    d.evidence = Some((pretty(&ja), pretty(&jb)));
+    d
 }
 
 /// A reset between two steps of the same session: a rollback or a compaction.
@@ -680,21 +751,21 @@ fn describe(item: &crate::model::Item, synthetic: bool) -> String {
     text
 }
 
-fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize) -> Vec<Drift> {
-    let fa = &pa.fingerprints[sa];
-    let fb = &pb.fingerprints[sb];
+/// Changed tools (`class` from [`component_drifts`]): which were added, removed or changed,
+/// or the names in their two orders.
+fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize, class: DriftClass) -> Drift {
     let (Some(ta), Some(tb)) = (&pa.tools.tools, &pb.tools.tools) else {
-        return vec![drift(
+        return drift(
             DriftClass::ToolsChanged,
             "tools",
             sa,
             sb,
             "the tool list is known on one side only".into(),
-        )];
+        );
     };
     let names_a: Vec<String> = ta.iter().map(|t| tool_name(t)).collect();
     let names_b: Vec<String> = tb.iter().map(|t| tool_name(t)).collect();
-    if fa.tools_canonical == fb.tools_canonical {
+    if class == DriftClass::ToolsReordered {
         let mut d = drift(
             DriftClass::ToolsReordered,
             "tools",
@@ -707,7 +778,7 @@ fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize) -> Vec<Drift> {
             ),
         );
         d.evidence = Some((names_a.join("\n"), names_b.join("\n")));
-        return vec![d];
+        return d;
     }
     let mut changes = Vec::new();
     let mut evidence = (String::new(), String::new());
@@ -752,5 +823,5 @@ fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize) -> Vec<Drift> {
         changes.join("; "),
     );
     d.evidence = Some(evidence);
-    vec![d]
+    d
 }

@@ -10,12 +10,15 @@
 //! | component | tag | bytes |
 //! |---|---|---|
 //! | `instructions` | `instructions` | the instructions text, UTF-8 |
-//! | `tools` | `tools` | the `tools` array exactly as in the request (compact JSON, request order) |
+//! | `tools` | `tools` | the `tools` array as sent: `[`, each spec joined by `,`, `]` (a `--tools` spec's exact JSON, then `session_meta.dynamic_tools`, each as compact JSON), request order |
 //! | `tools_canonical` | `tools-canonical` | each tool's JSON with object keys sorted, the tools sorted, joined by `\n` |
-//! | `params` | `params` | compact JSON `{model, tool_choice, parallel_tool_calls, reasoning, store, stream, include, text}` in that order |
-//! | `prompt_cache_key` | `prompt_cache_key` | the key |
-//! | `checkpoint` | `checkpoint` | the exact bytes of the `compacted` line the history starts from, or `none` |
+//! | `params` | `params` | compact JSON `{model, tool_choice, parallel_tool_calls, reasoning, store, stream, include, text}` in that order, as [`crate::compile::params`] writes it: `parallel_tool_calls` is `null` (not recorded), `reasoning` and `text` are left out when the turn context has nothing for them |
+//! | `prompt_cache_key` | `prompt_cache_key` | the key (the session id) |
+//! | `checkpoint` | `checkpoint` | the exact bytes of the `compacted` line the history starts from (no line: no checkpoint hash, `none` in `request`) |
 //! | item `i` | `item` | the item's JSON exactly as sent |
+//!
+//! `tests/reference/fingerprints.py` computes every component from this description alone, for
+//! small rollouts and for `fixtures/baseline.json`; `src/fingerprint/tests.rs` holds promptc to it.
 //!
 //! `input` is chained: `c_0 = XXH3-128("input" || 0x00)`, `c_{i+1} = XXH3-128(c_i || h_i)` where
 //! `h_i` is item `i`'s hash above, over the 16-byte hashes, so the fingerprint after item `i` covers items `0..=i` and two requests'
@@ -460,8 +463,9 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
     let cache_key_hash = cache_key.map(|k| hash("prompt_cache_key", k.as_bytes()));
     let checkpoint_of_epoch = checkpoints(session);
 
-    // A thread of its own for the headers pays off from a few hundred steps (tests use it
-    // from two, so that their small sessions take that path).
+    // A thread of its own for the headers pays off from a few hundred steps (unit tests use
+    // it from two, so that their small sessions take that path; tests/cli/fuzz_bodies.rs
+    // runs 256).
     const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
     let (views, headers) = if options.threads.count > 1 && replay.steps.len() >= HEADER_THREAD_STEPS
     {
@@ -507,8 +511,8 @@ pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
         .map(|h| h.instructions.map_or(0, |(_, tokens)| tokens))
         .collect();
 
-    // Blocks of steps: one step is less work than taking a task. Tests use short blocks, so
-    // that their small sessions span several.
+    // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
+    // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 256.
     const BLOCK: usize = if cfg!(test) { 4 } else { 256 };
     let steps = replay.steps.len();
     let fingerprints = crate::parallel::map_blocks(steps, BLOCK, options.threads, |block| {

@@ -322,9 +322,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn model_view_is_normalized_and_raw_history_untouched(ops in proptest::collection::vec(op(), 0..30)) {
+    fn model_view_is_normalized(ops in proptest::collection::vec(op(), 0..30)) {
         let s = load(&render(&ops));
-        let before: Vec<String> = s.replay.history().iter().map(|e| s.item_json(e.item).to_string()).collect();
         for step in 0..=s.replay.steps.len() {
             let history = if step < s.replay.steps.len() { s.replay.step_history(step) } else { s.replay.history() };
             let view = s.model_view(history);
@@ -346,16 +345,15 @@ proptest! {
                 prop_assert!(items.iter().any(|c| is_call(c) && c.call_id == item.call_id), "no output lacks a call");
             }
         }
-        let after: Vec<String> = s.replay.history().iter().map(|e| s.item_json(e.item).to_string()).collect();
-        prop_assert_eq!(before, after);
     }
 
+    /// One thread or several (the headers beside the views, the fingerprints in blocks of 4
+    /// steps under test), the same fingerprints; and the views are a direct normalization's.
     #[test]
-    fn fingerprints_are_deterministic_and_views_match_direct_normalization(ops in proptest::collection::vec(op(), 0..30)) {
-        let lines = render(&ops);
-        let s = load(&lines);
+    fn fingerprints_do_not_depend_on_threads_and_views_match_direct_normalization(ops in proptest::collection::vec(op(), 0..30)) {
+        let s = load(&render(&ops));
         let a = plan(&s, &PlanOptions::default());
-        let b = plan(&load(&lines), &PlanOptions::default());
+        let b = plan(&s, &PlanOptions { threads: crate::parallel::Threads::new(3), ..PlanOptions::default() });
         prop_assert_eq!(&a.fingerprints, &b.fingerprints);
         for step in 0..s.replay.steps.len() {
             let direct = s.model_view(s.replay.step_history(step));

@@ -1,5 +1,7 @@
 //! Helpers for the library's unit tests.
 
+mod samples_dir;
+
 use crate::model::Item;
 use crate::session::Session;
 use crate::{LoadOptions, Session as S};
@@ -60,7 +62,7 @@ pub fn fixture_bytes() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Real samples beside the repository, when present.
+/// Real samples beside the repository, when present (see [`samples_dir::samples_dir`]).
 pub fn real_samples() -> Vec<(String, Session)> {
     real_sample_bytes()
         .into_iter()
@@ -69,6 +71,18 @@ pub fn real_samples() -> Vec<(String, Session)> {
             (name, session)
         })
         .collect()
+}
+
+/// The real sample whose file name contains `needle`, when the samples are present (see
+/// [`samples_dir::samples_dir`]); a present folder without it fails the test.
+pub fn real_sample(needle: &str) -> Option<(String, Session)> {
+    let samples = real_samples();
+    if samples.is_empty() {
+        return None;
+    }
+    let found = samples.into_iter().find(|(name, _)| name.contains(needle));
+    assert!(found.is_some(), "no real sample named *{needle}*");
+    found
 }
 
 /// Every line of the fixtures and of the real samples (when present), as text.
@@ -85,14 +99,13 @@ pub fn fixture_and_sample_lines() -> Vec<String> {
         .collect()
 }
 
-/// The bytes of the real samples beside the repository, when present.
+/// The bytes of the real samples beside the repository, when present (see
+/// [`samples_dir::samples_dir`]).
 pub fn real_sample_bytes() -> Vec<(String, Vec<u8>)> {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/codex-rollout-samples");
-    if !dir.is_dir() {
-        eprintln!("skipped: ../shared/codex-rollout-samples is not present");
+    let Some(dir) = samples_dir::samples_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+    else {
         return Vec::new();
-    }
+    };
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()

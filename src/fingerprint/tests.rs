@@ -116,13 +116,38 @@ fn common_prefix_equals_a_naive_comparison() {
     }
 }
 
+/// The request fingerprint covers the components in the documented text, in its order, an
+/// unknown component as `unknown` and no checkpoint as `none` (module docs, "Encoding"); the
+/// text is written out here, not by the code under test.
 #[test]
-fn fingerprints_are_deterministic() {
-    for (name, s) in all_fixtures() {
-        let a = plan(&s, &PlanOptions::default());
-        let b = plan(&s, &PlanOptions::default());
-        assert_eq!(a.fingerprints, b.fingerprints, "{name}");
+fn request_fingerprint_is_the_documented_text_of_its_components() {
+    let fixtures = all_fixtures();
+    let (mut unknown, mut checkpoints) = (0, 0);
+    for (name, s) in &fixtures {
+        let p = plan(s, &PlanOptions::default());
+        for (step, f) in p.fingerprints.iter().enumerate() {
+            let or = |h: &Option<crate::fingerprint::Hash>, missing: &str| {
+                h.as_ref().map_or(missing.to_string(), hex)
+            };
+            unknown += usize::from(f.instructions.is_none());
+            checkpoints += usize::from(f.checkpoint.is_some());
+            let text = format!(
+                "instructions={}\ntools={}\nparams={}\nprompt_cache_key={}\ncheckpoint={}\ninput={}\n",
+                or(&f.instructions, "unknown"),
+                or(&f.tools, "unknown"),
+                hex(&f.params),
+                or(&f.prompt_cache_key, "unknown"),
+                or(&f.checkpoint, "none"),
+                hex(&f.input),
+            );
+            assert_eq!(
+                f.request,
+                hash("request", text.as_bytes()),
+                "{name} step {step}"
+            );
+        }
     }
+    assert!(unknown > 0 && checkpoints > 0, "both forms are exercised");
 }
 
 #[test]
@@ -208,7 +233,9 @@ fn plans_do_not_depend_on_the_thread_count() {
                 .collect();
             let one = &plans[0];
             // Each step's fingerprint is that step's, whichever block made it: its params and
-            // instructions from its own turn context, its input from its own view.
+            // instructions from its own turn context, its input from its own view. (What the
+            // params bytes are is pinned apart from `compile::params`, by
+            // `every_component_matches_the_reference_script`.)
             assert_eq!(one.fingerprints.len(), s.replay.steps.len(), "{name}");
             for (step, fingerprint) in one.fingerprints.iter().enumerate() {
                 let params = crate::compile::params(s.step_context(step));
@@ -413,6 +440,126 @@ fn counting_tokens_releases_the_items_it_read() {
                 "item {} ({span:?}) not in its block's release {:?}",
                 entry.item,
                 released[block]
+            );
+        }
+    }
+}
+
+/// `tests/reference/fingerprints.json`, written by `tests/reference/fingerprints.py` from the
+/// documented encoding, apart from promptc.
+fn reference() -> serde_json::Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/fingerprints.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("the reference file"))
+        .expect("the reference file is JSON")
+}
+
+/// Every component of every step of the reference script's rollouts (`request`, `tools`,
+/// `tools_canonical`, `params`, `prompt_cache_key`, `checkpoint` and the rest) is the value the
+/// script computed from the documented encoding.
+#[test]
+fn every_component_matches_the_reference_script() {
+    let reference = reference();
+    let cases = reference["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 3);
+    for case in cases {
+        let name = case["name"].as_str().expect("name");
+        let lines: Vec<&str> = case["lines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .map(|l| l.as_str().expect("a line"))
+            .collect();
+        let s = session(&lines);
+        let options = PlanOptions {
+            instructions: case["instructions"].as_str().map(str::to_string),
+            tools: case["tools"].as_array().map(|tools| {
+                tools
+                    .iter()
+                    .map(|t| t.as_str().expect("a tool").to_string())
+                    .collect()
+            }),
+            ..PlanOptions::default()
+        };
+        let p = plan(&s, &options);
+        let expected = case["steps"].as_array().expect("steps");
+        assert_eq!(p.fingerprints.len(), expected.len(), "{name}: steps");
+        for (step, (f, want)) in p.fingerprints.iter().zip(expected).enumerate() {
+            let got = serde_json::to_value(crate::render::request::FingerprintDocument::new(f))
+                .expect("serializes");
+            assert_eq!(want.as_object().map(|o| o.len()), Some(9), "{name}");
+            // The request last: a wrong component is named before the request it changes.
+            for component in [
+                "instructions",
+                "tools",
+                "tools_canonical",
+                "params",
+                "prompt_cache_key",
+                "checkpoint",
+                "input",
+                "input_items",
+                "request",
+            ] {
+                assert_eq!(
+                    got[component], want[component],
+                    "{name} step {step}: {component} differs from the reference script's"
+                );
+            }
+        }
+    }
+}
+
+/// `fixtures/baseline.json` (written by `--update-baseline`, so by promptc) keeps the encoding:
+/// each component is one the reference script computed from the rollout's own lines, and each
+/// request fingerprint is the hash of its components' text.
+#[test]
+fn the_committed_baseline_matches_the_reference_script() {
+    let reference = reference();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/baseline.json");
+    let baseline: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("baseline")).expect("JSON");
+    let rollouts = baseline["rollouts"].as_object().expect("rollouts");
+    assert_eq!(
+        rollouts.keys().collect::<Vec<_>>(),
+        reference["baseline"]
+            .as_object()
+            .expect("baseline")
+            .keys()
+            .collect::<Vec<_>>(),
+        "the reference covers every rollout of the baseline: run tests/reference/fingerprints.py"
+    );
+    for (file, steps) in rollouts {
+        let allowed = &reference["baseline"][file];
+        for entry in steps.as_array().expect("steps") {
+            let at = format!("{file} turn {} step {}", entry["turn"], entry["step"]);
+            for (component, values) in allowed.as_object().expect("components") {
+                if component == "instructions" && entry[component].is_null() {
+                    continue;
+                }
+                let values = values.as_array().expect("values");
+                assert!(
+                    values.contains(&entry[component]),
+                    "{at}: {component} {} is none of the reference's {values:?}",
+                    entry[component]
+                );
+            }
+            let show =
+                |key: &str, missing: &str| entry[key].as_str().unwrap_or(missing).to_string();
+            let text = format!(
+                "instructions={}\ntools={}\nparams={}\nprompt_cache_key={}\ncheckpoint={}\ninput={}\n",
+                show("instructions", "unknown"),
+                show("tools", "unknown"),
+                show("params", ""),
+                show("prompt_cache_key", "unknown"),
+                show("checkpoint", "none"),
+                show("input", ""),
+            );
+            assert_eq!(
+                entry["request"].as_str(),
+                Some(hex(&hash("request", text.as_bytes())).as_str()),
+                "{at}: request"
             );
         }
     }

@@ -318,8 +318,8 @@ pub fn write_fingerprints(
 }
 
 /// Rows of a text table written as one task, on the plan's threads, the tasks in order: the
-/// rows of a 2 000-step `steps` table took 2.2 ms on one thread, 1.7 ms on two. Tests use
-/// short blocks, so that their small sessions span several.
+/// rows of a 2 000-step `steps` table took 2.2 ms on one thread, 1.7 ms on two. Unit tests use
+/// short blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
 const TABLE_BLOCK: usize = if cfg!(test) { 4 } else { 512 };
 
 /// The `fingerprint` table's lines of `steps`, pushed piece by piece into one buffer: a line

@@ -2,7 +2,7 @@
 
 use crate::replay::Effect;
 use crate::session::Session;
-use crate::test_support::{fixture, real_samples, session};
+use crate::test_support::{fixture, real_sample, real_samples, session};
 
 fn raw_lines(s: &Session) -> Vec<usize> {
     s.replay.history().iter().map(|e| e.line).collect()
@@ -179,10 +179,7 @@ fn real_samples_attach_every_distinct_usage_to_a_request() {
 
 #[test]
 fn real_058_sample_has_one_turn_of_40_steps() {
-    let Some((_, s)) = real_samples()
-        .into_iter()
-        .find(|(n, _)| n.contains("019a93b9"))
-    else {
+    let Some((_, s)) = real_sample("019a93b9") else {
         return;
     };
     assert_eq!(s.replay.turns.len(), 1);

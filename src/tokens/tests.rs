@@ -1,7 +1,7 @@
 //! How close token estimates come to what the provider counted.
 
 use crate::fingerprint::{PlanOptions, plan};
-use crate::test_support::real_samples;
+use crate::test_support::{real_sample, real_samples};
 
 #[test]
 fn long_texts_are_estimated_from_samples_within_a_few_percent() {
@@ -28,10 +28,7 @@ fn counts_known_strings() {
 /// items. Relative error per step, over steps whose observed growth is at least 200 tokens.
 #[test]
 fn estimated_growth_tracks_observed_growth_on_the_058_sample() {
-    let Some((_, s)) = real_samples()
-        .into_iter()
-        .find(|(n, _)| n.contains("019a93b9"))
-    else {
+    let Some((_, s)) = real_sample("019a93b9") else {
         return;
     };
     let p = plan(

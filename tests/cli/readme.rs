@@ -1,6 +1,7 @@
 //! Every `promptc` command shown in README.md runs against the bundled fixtures with the exit
-//! status the README says, and every output line the README shows is in its real output, so the
-//! README cannot rot.
+//! status the README says and no message, and its output is what the README shows: the lines
+//! shown, in order, consecutive between the `…` that mark what is left out, so the README
+//! cannot rot.
 
 use crate::support::{promptc, root};
 
@@ -63,10 +64,7 @@ fn examples() -> Vec<Example> {
         }
         if let Some(command) = line.strip_prefix("$ ") {
             examples.push(parse_command(command).expect("console lines run promptc"));
-        } else if line.trim() != "…"
-            && !line.trim().is_empty()
-            && let Some(example) = examples.last_mut()
-        {
+        } else if let Some(example) = examples.last_mut() {
             example.shown_output.push(line.trim_end().to_string());
         }
     }
@@ -94,13 +92,58 @@ fn every_readme_command_runs_and_shows_real_output() {
             "{shown}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+        assert!(
+            output.stderr.is_empty(),
+            "{shown}: the README shows no message, and it writes: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let stdout = String::from_utf8_lossy(&output.stdout);
         let actual: Vec<&str> = stdout.lines().map(str::trim_end).collect();
-        for line in &example.shown_output {
-            assert!(
-                actual.contains(&line.as_str()),
-                "{shown}: the README shows a line it does not print:\n{line}\n--- actual:\n{stdout}"
+        if let Err(why) = shows(&example.shown_output, &actual) {
+            panic!(
+                "{shown}: {why}\n--- shown:\n{}\n--- actual:\n{stdout}",
+                example.shown_output.join("\n")
             );
         }
     }
+}
+
+/// Whether `actual` is what `shown` shows: its runs of lines between `…` lines are runs of
+/// consecutive lines of `actual`, in order; without a `…` first (last), the first (last) run
+/// starts (ends) the output. Nothing shown (the set-up command): anything.
+fn shows(shown: &[String], actual: &[&str]) -> Result<(), String> {
+    if shown.is_empty() {
+        return Ok(());
+    }
+    let runs: Vec<&[String]> = shown.split(|line| line.trim() == "…").collect();
+    let last = runs.len() - 1;
+    let mut at = 0;
+    for (index, run) in runs.iter().enumerate() {
+        if run.is_empty() {
+            continue;
+        }
+        let fits = |start: usize| {
+            actual.len() >= start + run.len()
+                && run.iter().zip(&actual[start..]).all(|(a, b)| a == b)
+        };
+        let start = if index == 0 {
+            // No `…` before the first run: it is the start of the output.
+            fits(0).then_some(0)
+        } else {
+            (at..=actual.len().saturating_sub(run.len())).find(|&start| fits(start))
+        }
+        .ok_or_else(|| {
+            format!(
+                "the lines {run:?} are not in the output, in this order, from line {}",
+                at + 1
+            )
+        })?;
+        at = start + run.len();
+        if index == last && at != actual.len() {
+            return Err(format!(
+                "the output goes on after the last line shown (line {at}); end the block with …"
+            ));
+        }
+    }
+    Ok(())
 }

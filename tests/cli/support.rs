@@ -85,15 +85,14 @@ pub fn fixtures(dir: &str) -> Vec<String> {
     files
 }
 
-/// The real samples folder beside the repository, when present (a fresh clone has none).
+#[path = "../../src/test_support/samples_dir.rs"]
+mod samples_dir;
+pub use samples_dir::under_ci;
+
+/// The real samples folder beside the repository, when present (a fresh clone has none; under
+/// `CI=true` its absence fails the test: see [`samples_dir::samples_dir`]).
 pub fn samples() -> Option<PathBuf> {
-    let dir = root().join("../shared/codex-rollout-samples");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        skip("../shared/codex-rollout-samples is not present");
-        None
-    }
+    samples_dir::samples_dir(&root())
 }
 
 /// Name of a file without folders, for snapshot names.

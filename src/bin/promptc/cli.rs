@@ -7,7 +7,9 @@ use promptc::TurnSelector;
 /// Inspect Codex rollout files: the history, the model view, the request of every step, its
 /// fingerprint, and why the prompt cache missed.
 #[derive(Debug, Parser)]
-#[command(name = "promptc", version, about, long_about = None)]
+// `--version` adds the commit of a build from a git checkout (build.rs); `-V` and the man page say
+// the version alone, so the committed man page does not change with every commit.
+#[command(name = "promptc", version, long_version = env!("PROMPTC_LONG_VERSION"), about, long_about = None)]
 #[command(after_help = "Exit status: 0 success, 1 differences or failed checks, 2 errors.")]
 pub struct Cli {
     #[command(subcommand)]

@@ -28,7 +28,9 @@ pub fn run_man() -> anyhow::Result<ExitStatus> {
 /// section with the synopsis, description and options of every subcommand (clap_mangen alone
 /// would point at `promptc-view(1)` and other pages that do not exist).
 fn man_page() -> io::Result<String> {
-    let command = Cli::command();
+    // The version alone, without `--version`'s commit: the committed page stays the same from
+    // one commit to the next.
+    let command = Cli::command().long_version(None::<&str>);
     let man = Man::new(command.clone());
     let mut page = String::new();
     let mut preamble = 0;

@@ -1,0 +1,29 @@
+//! The body of the `load` fuzz target, also run over the fixtures as an ordinary test
+//! (`tests/cli/fuzz_bodies.rs`): load and replay a rollout on `threads` threads, then normalize
+//! its final history.
+
+use promptc::parallel::Threads;
+use promptc::{LoadOptions, Session};
+
+/// The JSON of every model-view entry of the final history (`None`: the bytes do not load).
+pub fn run(data: &[u8], threads: usize) -> Option<Vec<String>> {
+    let options = LoadOptions {
+        threads: Threads::new(threads),
+        ..LoadOptions::default()
+    };
+    let session = Session::load("fuzz", data.to_vec(), options).ok()?;
+    let view = session.model_view(session.replay.history());
+    // Every entry's JSON must be reachable.
+    Some(
+        view.entries
+            .iter()
+            .map(|entry| session.view_json(entry).to_string())
+            .collect(),
+    )
+}
+
+/// The threads a fuzz input is loaded on, 1 to 3, from its length: the parallel split and join
+/// is fuzzed too, where an input is big enough to be split.
+pub fn threads_for(data: &[u8]) -> usize {
+    1 + data.len() / 7 % 3
+}
