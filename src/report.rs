@@ -146,16 +146,21 @@ pub struct Request {
     pub inherited: bool,
 }
 
-/// How a fork's copy of its parent's counters was treated.
+/// How a fork's share of its parent's counters was treated. A fork's counters go on from its
+/// parent's at the fork (Codex seeds them from the parent's last `token_count`); forks by
+/// builds before `forked_from_id` also copied the parent's lines, counters included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fork {
     /// Not a fork.
     None,
-    /// The parent was read: its first `requests` counters, which the fork's file repeats, were
-    /// not counted again.
+    /// The parent was read: the counters the fork's file repeats from it (its first
+    /// `requests`) were not counted again, nor the counters the file starts from.
     Subtracted { parent: String, requests: usize },
-    /// The parent was not among the files read: the fork's counters may include the parent's
-    /// history, and are counted whole.
+    /// The parent was not read, and the file copies none of its lines: the counters it starts
+    /// from, the parent's, were not counted.
+    Seeded { parent: String },
+    /// The parent was not read and the file copies its lines: which of its counters are the
+    /// parent's cannot be known; they are counted whole.
     Unknown { parent: String },
 }
 
@@ -168,6 +173,11 @@ pub struct SessionUsage {
     /// `forked_from_id`, or the id of a later `session_meta` that copied another session's lines.
     pub parent: Option<String>,
     pub fork: Fork,
+    /// The file holds another session's `session_meta`: a fork that copied its parent's lines.
+    pub copied: bool,
+    /// The counters the file starts from: its first counters less that request's own usage
+    /// (`last_token_usage`). Zero but for a fork, whose counters go on from its parent's.
+    pub opening: Tokens,
     pub requests: Vec<Request>,
     /// Times the counters went down (a resume by a build that did not restore them): each run
     /// then counts from zero, and the session's tokens are the sum of each run's last counters.
@@ -211,6 +221,8 @@ pub fn session_usage(
         id,
         parent: None,
         fork: Fork::None,
+        copied: false,
+        opening: Tokens::default(),
         requests: Vec::new(),
         counter_restarts: 0,
         skipped_lines: rollout.skipped.len(),
@@ -225,9 +237,12 @@ pub fn session_usage(
         match &record.kind {
             RecordKind::SessionMeta(m) => {
                 metas += 1;
-                // Forks before `forked_from_id` copied the parent's lines, its meta first.
-                if metas > 1 && parent.is_none() && m.id.is_some() && m.id != usage.id {
-                    parent = m.id.clone();
+                // Forks that copy the parent's lines copy its meta line first.
+                if metas > 1 && m.id.is_some() && m.id != usage.id {
+                    usage.copied = true;
+                    if parent.is_none() {
+                        parent = m.id.clone();
+                    }
                 }
             }
             RecordKind::TurnContext(context) => {
@@ -252,7 +267,12 @@ pub fn session_usage(
                     continue;
                 }
                 let tokens = match previous {
-                    None => total,
+                    // The first request's own usage: what the counters held before it are not
+                    // this file's requests (a fork's counters start from its parent's).
+                    None => {
+                        usage.opening = total.growth(Tokens::of(&info.last)).unwrap_or_default();
+                        total.growth(usage.opening).unwrap_or(total)
+                    }
                     Some(before) => total.growth(before).unwrap_or_else(|| {
                         usage.counter_restarts += 1;
                         total
@@ -288,9 +308,11 @@ pub struct Notes {
     pub no_usage: Vec<String>,
     /// Files of a session already counted from another file (a copy, or an older snapshot).
     pub duplicates: Vec<Duplicate>,
-    /// Forks whose parent was read: the parent's counters they repeat were counted once.
+    /// Forks whose share of their parent's counters was not counted again: the parent was read,
+    /// or the file copies none of its lines.
     pub forks_subtracted: Vec<String>,
-    /// Forks whose parent was not read: counted whole, the parent's history may be in them.
+    /// Forks that copy the lines of a parent that was not read: counted whole, the parent's
+    /// history may be in them.
     pub forks_unknown_parent: Vec<String>,
     /// Rollouts whose counters restarted: each run counted up to its last counters.
     pub counter_restarts: Vec<String>,
@@ -368,9 +390,13 @@ pub fn resolve(sessions: Vec<SessionUsage>, notes: &mut Notes) -> Vec<SessionUsa
                 };
                 notes.forks_subtracted.push(path);
             }
-            None => {
+            None if kept[k].copied => {
                 kept[k].fork = Fork::Unknown { parent };
                 notes.forks_unknown_parent.push(path);
+            }
+            None => {
+                kept[k].fork = Fork::Seeded { parent };
+                notes.forks_subtracted.push(path);
             }
         }
     }
@@ -486,10 +512,23 @@ pub use build::{CauseSum, Group, Report, SessionRow, build};
 mod tests {
     use super::*;
 
-    fn count(input: u64, cached: u64, output: u64) -> String {
+    /// A `token_count` with these cumulative counters, and `last` as the request's own.
+    fn count_last(total: (u64, u64, u64), last: (u64, u64, u64)) -> String {
+        let usage = |(input, cached, output): (u64, u64, u64)| {
+            format!(
+                r#"{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output},"reasoning_output_tokens":0,"total_tokens":0}}"#
+            )
+        };
         format!(
-            r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output},"reasoning_output_tokens":0,"total_tokens":0}},"last_token_usage":{{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":0}}}}}}}}"#
+            r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{},"last_token_usage":{}}}}}}}"#,
+            usage(total),
+            usage(last)
         )
+    }
+
+    /// A `token_count` whose request's own usage is all its counters hold (a first request).
+    fn count(input: u64, cached: u64, output: u64) -> String {
+        count_last((input, cached, output), (input, cached, output))
     }
 
     fn usage(path: &str, id: &str, lines: &[String]) -> SessionUsage {
@@ -518,6 +557,30 @@ mod tests {
     }
 
     #[test]
+    fn a_fork_that_starts_from_its_parents_counters_counts_its_own_requests() {
+        // Counters 1 000 before the first request, whose own usage is 1 (`last`).
+        let s = usage(
+            "f",
+            "f",
+            &[count_last((1001, 0, 11), (1, 0, 1)), count(1101, 0, 21)],
+        );
+        assert_eq!(s.opening.input, 1000);
+        let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
+        assert_eq!(tokens, [1, 100]);
+        let mut fork = s;
+        fork.parent = Some("missing".into());
+        let mut notes = Notes::default();
+        let kept = resolve(vec![fork], &mut notes);
+        assert_eq!(
+            kept[0].fork,
+            Fork::Seeded {
+                parent: "missing".into()
+            }
+        );
+        assert_eq!(notes.forks_subtracted, ["f"]);
+    }
+
+    #[test]
     fn a_fork_before_forked_from_id_is_known_by_its_parents_meta_line() {
         let meta = |id: &str| {
             format!(
@@ -526,6 +589,7 @@ mod tests {
         };
         let s = usage("f", "f", &[meta("f"), meta("p"), count(100, 0, 1)]);
         assert_eq!(s.parent.as_deref(), Some("p"));
+        assert!(s.copied);
         // A second meta line of the same session (a resume by an old writer) is no fork.
         let s = usage("s", "s", &[meta("s"), count(100, 0, 1), meta("s")]);
         assert_eq!(s.parent, None);
@@ -543,6 +607,7 @@ mod tests {
         fork.parent = Some("p".into());
         let mut orphan = usage("o", "o", &[count(50, 0, 1)]);
         orphan.parent = Some("missing".into());
+        orphan.copied = true;
         let mut notes = Notes::default();
         let kept = resolve(vec![parent, fork, longer, orphan], &mut notes);
         let paths: Vec<&str> = kept.iter().map(|s| s.path.as_str()).collect();

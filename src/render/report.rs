@@ -78,9 +78,11 @@ impl<'a> GroupDocument<'a> {
 #[derive(Serialize)]
 struct ForkDocument<'a> {
     parent: &'a str,
-    /// Counters the fork repeats from its parent, not counted again; `null`: the parent was
-    /// not read, and the fork is counted whole.
-    subtracted_requests: Option<usize>,
+    /// `subtracted`: the parent's counters were not counted again (`copied_requests` of them
+    /// repeated in the file, when the parent was read); `unknown`: the file copies the lines of
+    /// a parent that was not read, and is counted whole.
+    parent_counters: &'static str,
+    copied_requests: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -141,11 +143,18 @@ fn fork_document(fork: &Fork) -> Option<ForkDocument<'_>> {
         Fork::None => None,
         Fork::Subtracted { parent, requests } => Some(ForkDocument {
             parent,
-            subtracted_requests: Some(*requests),
+            parent_counters: "subtracted",
+            copied_requests: Some(*requests),
+        }),
+        Fork::Seeded { parent } => Some(ForkDocument {
+            parent,
+            parent_counters: "subtracted",
+            copied_requests: None,
         }),
         Fork::Unknown { parent } => Some(ForkDocument {
             parent,
-            subtracted_requests: None,
+            parent_counters: "unknown",
+            copied_requests: None,
         }),
     }
 }
@@ -476,8 +485,8 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
         gap(out)?;
         writeln!(
             out,
-            "{}: {}: a fork whose parent was not read: counted whole, its parent's history may \
-             be in it",
+            "{}: {}: a fork that copies the lines of a parent that was not read: counted whole, \
+             its parent's history may be in it",
             warn("fork"),
             escape_line(fork)
         )?;
@@ -515,7 +524,7 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
         gap(out)?;
         writeln!(
             out,
-            "{} read with the parent: the parent's copied counters counted once",
+            "{} counted without the counters carried over from the parent",
             count(notes.forks_subtracted.len(), "fork")
         )?;
     }

@@ -534,8 +534,8 @@ fn notes(page: &mut String, report: &Report) {
     }
     for fork in &notes.forks_unknown_parent {
         items.push(format!(
-            "<code>{}</code> is a fork whose parent was not read: counted whole, its parent's \
-             history may be in it.",
+            "<code>{}</code> is a fork that copies the lines of a parent that was not read: \
+             counted whole, its parent's history may be in it.",
             esc(fork)
         ));
     }
@@ -548,7 +548,7 @@ fn notes(page: &mut String, report: &Report) {
     }
     if !notes.forks_subtracted.is_empty() {
         items.push(format!(
-            "{} forks read with their parent: the parent's copied counters counted once.",
+            "{} fork(s) counted without the counters carried over from the parent.",
             notes.forks_subtracted.len()
         ));
     }

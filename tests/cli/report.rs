@@ -77,15 +77,19 @@ fn home() -> tempfile::TempDir {
 }
 
 /// A session's tokens, computed the plain way: the distinct cumulative counters of its
-/// `token_count` lines, in order; its tokens are the last, less the counters it shares with
-/// its parent's when its parent is among `files`.
+/// `token_count` lines, in order; its tokens are the last, less the last counters it shares
+/// with its parent's when its parent is among `files`, else less the counters its first
+/// request started from (its first counters less that request's `last_token_usage`: zero but
+/// for a fork, whose counters go on from its parent's).
 fn independent(files: &[PathBuf]) -> BTreeMap<String, [u64; 4]> {
-    let mut counters: BTreeMap<String, (Option<String>, Vec<[u64; 4]>)> = BTreeMap::new();
+    type Counters = (Option<String>, Vec<[u64; 4]>, [u64; 4]);
+    let mut counters: BTreeMap<String, Counters> = BTreeMap::new();
     for file in files {
         let text = std::fs::read_to_string(file).expect("read");
         let mut id = None;
         let mut parent = None;
         let mut list: Vec<[u64; 4]> = Vec::new();
+        let mut first_last = [0; 4];
         for line in text.lines() {
             let Ok(value) = serde_json::from_str::<Value>(line) else {
                 continue;
@@ -100,20 +104,26 @@ fn independent(files: &[PathBuf]) -> BTreeMap<String, [u64; 4]> {
                 if total.is_null() {
                     continue;
                 }
-                let get = |k: &str| total[k].as_u64().expect("a count");
-                let counts = [
-                    get("input_tokens"),
-                    get("cached_input_tokens"),
-                    get("output_tokens"),
-                    get("reasoning_output_tokens"),
-                ];
+                let read = |usage: &Value| {
+                    [
+                        "input_tokens",
+                        "cached_input_tokens",
+                        "output_tokens",
+                        "reasoning_output_tokens",
+                    ]
+                    .map(|k| usage[k].as_u64().expect("a count"))
+                };
+                let counts = read(total);
+                if list.is_empty() {
+                    first_last = read(&payload["info"]["last_token_usage"]);
+                }
                 if list.last() != Some(&counts) {
                     list.push(counts);
                 }
             }
         }
         if let Some(id) = id {
-            counters.insert(id, (parent, list));
+            counters.insert(id, (parent, list, first_last));
         } else {
             assert!(
                 list.is_empty(),
@@ -123,19 +133,19 @@ fn independent(files: &[PathBuf]) -> BTreeMap<String, [u64; 4]> {
         }
     }
     let mut tokens = BTreeMap::new();
-    for (id, (parent, list)) in &counters {
+    for (id, (parent, list, first_last)) in &counters {
         let Some(last) = list.last() else { continue };
         let base = parent
             .as_ref()
             .and_then(|p| counters.get(p))
-            .and_then(|(_, parent_list)| {
+            .and_then(|(_, parent_list, _)| {
                 list.iter()
                     .zip(parent_list)
                     .take_while(|(a, b)| a == b)
                     .last()
                     .map(|(a, _)| *a)
             })
-            .unwrap_or([0; 4]);
+            .unwrap_or(std::array::from_fn(|i| list[0][i] - first_last[i]));
         tokens.insert(id.clone(), std::array::from_fn(|i| last[i] - base[i]));
     }
     tokens
@@ -243,6 +253,91 @@ fn real_sample_totals_equal_their_own_counters() {
         groups["019b3cd4-2000-7553-b475-7027684d1f18"]["input_tokens"],
         17_158_824
     );
+}
+
+/// Forks the real Codex CLI recorded (`codex exec fork`, 0.152.1 to 0.171.0: the conformance
+/// suite's homes): the fork's file copies none of its parent's lines, but its counters go on
+/// from the parent's. Its own tokens are its requests', whether the parent is read or not.
+#[test]
+fn real_forks_count_their_own_requests() {
+    let mut seen = 0;
+    for version in ["0.152.1", "0.162.1", "0.171.0"] {
+        let home = root().join(format!("tests/conformance/{version}/fork/home"));
+        if !home.is_dir() {
+            continue;
+        }
+        seen += 1;
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut stack = vec![home.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        let expected = independent(&files);
+        let report = report_json(&[
+            "--codex-home",
+            home.to_str().unwrap(),
+            "--by",
+            "session",
+            "--format",
+            "json",
+        ]);
+        let groups = groups(&report);
+        assert_eq!(groups.len(), 2, "{version}");
+        for (id, tokens) in &expected {
+            assert_eq!(&counts(groups[id]), tokens, "{version} session {id}");
+        }
+        let fork = report["top_sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| !s["fork"].is_null())
+            .expect("a fork");
+        assert_eq!(fork["fork"]["parent_counters"], "subtracted");
+        // Read alone, the fork counts the same.
+        let path = files
+            .iter()
+            .find(|f| f.to_str().unwrap().contains(fork["id"].as_str().unwrap()))
+            .unwrap();
+        let alone = report_json(&[path.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(
+            counts(&alone["total"]),
+            counts(groups[fork["id"].as_str().unwrap()])
+        );
+        assert_eq!(
+            alone["notes"]["forks_subtracted"].as_array().unwrap().len(),
+            1
+        );
+    }
+    if seen > 0 {
+        // 0.171.0 by hand: the parent's counters stood at 18 363 input tokens at the fork; the
+        // fork's two requests used 9 304 and 9 397 (their `last_token_usage`), its counters
+        // ending at 37 064 = 18 363 + 18 701.
+        let home = root().join("tests/conformance/0.171.0/fork/home");
+        let report = report_json(&[
+            "--codex-home",
+            home.to_str().unwrap(),
+            "--by",
+            "session",
+            "--format",
+            "json",
+        ]);
+        let groups = groups(&report);
+        assert_eq!(
+            groups["01a235fe-2b89-7a80-8bb7-5c585a098b44"]["input_tokens"],
+            18_701
+        );
+        assert_eq!(
+            groups["01a235fe-2931-7c83-aca7-0875ae32363a"]["input_tokens"],
+            27_667
+        );
+    }
 }
 
 #[test]
