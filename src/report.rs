@@ -60,6 +60,16 @@ impl Tokens {
         })
     }
 
+    /// Each count the smaller of the two.
+    fn min_each(self, other: Tokens) -> Tokens {
+        Tokens {
+            input: self.input.min(other.input),
+            cached: self.cached.min(other.cached),
+            output: self.output.min(other.output),
+            reasoning: self.reasoning.min(other.reasoning),
+        }
+    }
+
     pub fn uncached(&self) -> u64 {
         self.input.saturating_sub(self.cached)
     }
@@ -266,17 +276,29 @@ pub fn session_usage(
                 if previous == Some(total) {
                     continue;
                 }
+                let own = Tokens::of(&info.last);
+                // What the counters held before this request, by its own account.
+                let before = total.growth(own);
                 let tokens = match previous {
-                    // The first request's own usage: what the counters held before it are not
-                    // this file's requests (a fork's counters start from its parent's).
+                    // The first request: what the counters held before it is not this file's
+                    // (a fork's counters start from its parent's).
                     None => {
-                        usage.opening = total.growth(Tokens::of(&info.last)).unwrap_or_default();
-                        total.growth(usage.opening).unwrap_or(total)
+                        usage.opening = before.unwrap_or_default();
+                        own.min_each(total)
                     }
-                    Some(before) => total.growth(before).unwrap_or_else(|| {
-                        usage.counter_restarts += 1;
-                        total
-                    }),
+                    Some(previous) => match total.growth(previous) {
+                        // The counters went on from the previous request's, or they grew more
+                        // than this request's own usage (a request whose event is missing):
+                        // the growth is what was used.
+                        Some(growth) if before != Some(Tokens::default()) => growth,
+                        // They went down, or restarted from zero (a resume by a build that did
+                        // not restore them, even if the new run's counters passed the old
+                        // ones): a new run, counted from zero.
+                        _ => {
+                            usage.counter_restarts += 1;
+                            total
+                        }
+                    },
                 };
                 previous = Some(total);
                 let (lost, cause) = losses.get(&record.line).copied().unwrap_or((0, None));
@@ -531,6 +553,23 @@ mod tests {
         count_last((input, cached, output), (input, cached, output))
     }
 
+    /// `token_count`s of consecutive requests: each one's own usage is its counters' growth.
+    fn chain(totals: &[(u64, u64, u64)]) -> Vec<String> {
+        let mut previous = (0, 0, 0);
+        totals
+            .iter()
+            .map(|&total| {
+                let own = (
+                    total.0 - previous.0,
+                    total.1 - previous.1,
+                    total.2 - previous.2,
+                );
+                previous = total;
+                count_last(total, own)
+            })
+            .collect()
+    }
+
     fn usage(path: &str, id: &str, lines: &[String]) -> SessionUsage {
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let session = crate::test_support::session(&lines);
@@ -539,21 +578,15 @@ mod tests {
 
     #[test]
     fn repeated_counters_are_one_request_and_restarts_start_a_run() {
-        let s = usage(
-            "a",
-            "a",
-            &[
-                count(100, 0, 10),
-                count(100, 0, 10),
-                count(250, 64, 30),
-                // A resume by a build that did not restore the counters.
-                count(40, 0, 5),
-                count(90, 0, 9),
-            ],
-        );
+        let mut lines = chain(&[(100, 0, 10), (100, 0, 10), (250, 64, 30)]);
+        // A resume by a build that did not restore the counters (Codex 0.58 to 0.77), twice:
+        // the second time the new run's counters pass the old ones.
+        lines.extend(chain(&[(40, 0, 5), (90, 0, 9)]));
+        lines.extend(chain(&[(120, 0, 9)]));
+        let s = usage("a", "a", &lines);
         let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
-        assert_eq!(tokens, [100, 150, 40, 50]);
-        assert_eq!(s.counter_restarts, 1);
+        assert_eq!(tokens, [100, 150, 40, 50, 120]);
+        assert_eq!(s.counter_restarts, 2);
     }
 
     #[test]
@@ -562,7 +595,10 @@ mod tests {
         let s = usage(
             "f",
             "f",
-            &[count_last((1001, 0, 11), (1, 0, 1)), count(1101, 0, 21)],
+            &[
+                count_last((1001, 0, 11), (1, 0, 1)),
+                count_last((1101, 0, 21), (100, 0, 10)),
+            ],
         );
         assert_eq!(s.opening.input, 1000);
         let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
@@ -597,13 +633,10 @@ mod tests {
 
     #[test]
     fn a_second_file_of_a_session_counts_once_and_forks_drop_what_they_copied() {
-        let parent = usage("p1", "p", &[count(100, 0, 1), count(300, 0, 2)]);
-        let longer = usage(
-            "p2",
-            "p",
-            &[count(100, 0, 1), count(300, 0, 2), count(600, 0, 3)],
-        );
-        let mut fork = usage("f", "f", &[count(100, 0, 1), count(700, 0, 4)]);
+        let parent = usage("p1", "p", &chain(&[(100, 0, 1), (300, 0, 2)]));
+        let longer = usage("p2", "p", &chain(&[(100, 0, 1), (300, 0, 2), (600, 0, 3)]));
+        // Copied the parent's first counters, then its own.
+        let mut fork = usage("f", "f", &chain(&[(100, 0, 1), (700, 0, 4)]));
         fork.parent = Some("p".into());
         let mut orphan = usage("o", "o", &[count(50, 0, 1)]);
         orphan.parent = Some("missing".into());
