@@ -3,10 +3,13 @@
 //! Each rollout gives a [`SessionUsage`]: one [`Request`] per distinct cumulative
 //! `total_token_usage` counter (a `token_count` that repeats the previous counters is the same
 //! request, re-emitted), whose tokens are the counters' growth since the previous one. Summed,
-//! a session's requests are its last counters, as the rollout itself says. The cache loss of a
-//! request and its cause come from the step analysis `promptc steps` shows ([`crate::cache`]),
-//! matched by the `token_count` line. [`resolve`] then removes what forks copied from their
-//! parent, and [`build`] filters by date, groups and prices ([`crate::pricing`]).
+//! a session's requests are its last counters, as the rollout itself says, but for two things
+//! the counters carry from elsewhere: a fork's start from its parent's (the first request
+//! counts its own usage, `last_token_usage`), and Codex 0.58–0.77 restarted them at each resume
+//! (a request whose counters before it are zero starts a new run). The cache loss of a request
+//! and its cause come from the step analysis `promptc steps` shows ([`crate::cache`]), matched
+//! by the `token_count` line. [`resolve`] then removes what forks copied from their parent, and
+//! [`build`] filters by date, groups and prices ([`crate::pricing`]).
 //! No I/O: the binary reads the files and the time zone.
 
 use std::collections::BTreeMap;
