@@ -255,6 +255,18 @@ fn real_sample_totals_equal_their_own_counters() {
     );
 }
 
+/// `report --by session` of a Codex home, as JSON.
+fn home_by_session(home: &Path) -> Value {
+    report_json(&[
+        "--codex-home",
+        home.to_str().unwrap(),
+        "--by",
+        "session",
+        "--format",
+        "json",
+    ])
+}
+
 /// Forks the real Codex CLI recorded (`codex exec fork`, 0.152.1 to 0.171.0: the conformance
 /// suite's homes): the fork's file copies none of its parent's lines, but its counters go on
 /// from the parent's. Its own tokens are its requests', whether the parent is read or not.
@@ -280,14 +292,7 @@ fn real_forks_count_their_own_requests() {
             }
         }
         let expected = independent(&files);
-        let report = report_json(&[
-            "--codex-home",
-            home.to_str().unwrap(),
-            "--by",
-            "session",
-            "--format",
-            "json",
-        ]);
+        let report = home_by_session(&home);
         let groups = groups(&report);
         assert_eq!(groups.len(), 2, "{version}");
         for (id, tokens) in &expected {
@@ -319,15 +324,7 @@ fn real_forks_count_their_own_requests() {
         // 0.171.0 by hand: the parent's counters stood at 18 363 input tokens at the fork; the
         // fork's two requests used 9 304 and 9 397 (their `last_token_usage`), its counters
         // ending at 37 064 = 18 363 + 18 701.
-        let home = root().join("tests/conformance/0.171.0/fork/home");
-        let report = report_json(&[
-            "--codex-home",
-            home.to_str().unwrap(),
-            "--by",
-            "session",
-            "--format",
-            "json",
-        ]);
+        let report = home_by_session(&root().join("tests/conformance/0.171.0/fork/home"));
         let groups = groups(&report);
         assert_eq!(
             groups["01a235fe-2b89-7a80-8bb7-5c585a098b44"]["input_tokens"],
