@@ -35,6 +35,13 @@ pub enum Verdict {
     ComponentChanged(&'static str),
     /// The input no longer starts with the previous input: first differing view index.
     HistoryRewritten(usize),
+    /// The recorded parts of the prefix were intact and the cache dropped, but a recorded
+    /// turn-context field changed (`sandbox_policy`, `approval_policy`, …): it feeds a part of
+    /// the request the rollout does not record (the tools) or that promptc cannot see.
+    ContextChanged(&'static str),
+    /// The cache dropped on the request whose output a compaction replaced the history with:
+    /// Codex sends its compaction request without the turn's tools, so its prefix differs.
+    CompactionRequest,
     /// The prefix was intact but the gap since the previous request exceeds the retention.
     IdleGap(i64),
     /// The prefix was intact, yet far less was cached than the previous request's size.
@@ -54,6 +61,8 @@ impl Verdict {
             Verdict::Rollback => "rollback_reset",
             Verdict::ComponentChanged(_) => "prefix_broken",
             Verdict::HistoryRewritten(_) => "prefix_broken",
+            Verdict::ContextChanged(_) => "prefix_broken_context",
+            Verdict::CompactionRequest => "compaction_request",
             Verdict::IdleGap(_) => "idle_gap",
             Verdict::ProviderMiss => "provider_miss",
             Verdict::Hit => "hit",
@@ -69,6 +78,8 @@ impl Verdict {
             Verdict::Rollback => "reset: rollback".into(),
             Verdict::ComponentChanged(c) => format!("broken: {c}"),
             Verdict::HistoryRewritten(i) => format!("broken: item {i}"),
+            Verdict::ContextChanged(f) => format!("broken: {f}"),
+            Verdict::CompactionRequest => "compaction request".into(),
             Verdict::IdleGap(s) => format!("idle {}m", s / 60),
             Verdict::ProviderMiss => "provider miss".into(),
             Verdict::Hit => "hit".into(),
@@ -84,6 +95,13 @@ impl Verdict {
             Verdict::Rollback => "rollback dropped turns: expected reset".into(),
             Verdict::ComponentChanged(c) => format!("prefix broken: {c} changed"),
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
+            Verdict::ContextChanged(f) => format!(
+                "prefix broken: {f} changed ({})",
+                crate::session::field_effect(f)
+            ),
+            Verdict::CompactionRequest => {
+                "prefix broken: the compaction request is sent without the tools".into()
+            }
             Verdict::IdleGap(s) => {
                 format!("idle {}m{}s: longer than cache retention", s / 60, s % 60)
             }
@@ -236,9 +254,19 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         Verdict::HistoryRewritten(shared_items)
     } else if let Some(cached) = observed_cached {
         match floor {
-            Some(floor) if cached < floor => match gap() {
-                Some(g) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
-                _ => Verdict::ProviderMiss,
+            // A recorded cause first: only when nothing recorded changed is it the provider's.
+            Some(floor) if cached < floor => match (
+                crate::session::context_changes(
+                    session.step_context(previous),
+                    session.step_context(k),
+                )
+                .first(),
+                gap(),
+            ) {
+                (Some(change), _) => Verdict::ContextChanged(change.field),
+                _ if compaction_request(replay, k) => Verdict::CompactionRequest,
+                (None, Some(g)) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
+                (None, _) => Verdict::ProviderMiss,
             },
             _ => Verdict::Hit,
         }
@@ -272,6 +300,21 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         chain_break,
         lost_tokens,
     }
+}
+
+/// Is step `k` the request a compaction answered: the last step of its epoch, with a compaction
+/// checkpoint starting the next epoch after it?
+fn compaction_request(replay: &crate::replay::Replay, k: usize) -> bool {
+    let step = &replay.steps[k];
+    let last_of_epoch = replay
+        .steps
+        .get(k + 1)
+        .is_none_or(|next| next.epoch != step.epoch);
+    last_of_epoch
+        && replay
+            .checkpoints
+            .iter()
+            .any(|c| c.epoch == step.epoch + 1 && c.line >= step.line)
 }
 
 /// Codex sends `previous_response_id` plus only the new items when every non-input field is the
@@ -369,5 +412,54 @@ mod tests {
                 "second output at {second_output}"
             );
         }
+    }
+
+    /// A cache drop with the recorded prefix intact is put on a recorded turn-context change
+    /// (here the sandbox, which decides the tools) before it is called a provider miss.
+    #[test]
+    fn a_drop_after_a_sandbox_change_is_attributed() {
+        let context = |sandbox: &str| {
+            format!(
+                r#"{{"timestamp":"2025-11-20T14:00:00.000Z","type":"turn_context","payload":{{"cwd":"/w","model":"m","approval_policy":"never","sandbox_policy":{{"type":"{sandbox}"}},"summary":"auto"}}}}"#
+            )
+        };
+        let usage = |input: u64, cached: u64| {
+            format!(
+                r#"{{"timestamp":"2025-11-20T14:00:02.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":{input}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":{input}}},"model_context_window":272000}}}}}}"#
+            )
+        };
+        let message = |role: &str, text: &str| {
+            format!(
+                r#"{{"timestamp":"2025-11-20T14:00:01.000Z","type":"response_item","payload":{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"{text}"}}]}}}}"#
+            )
+        };
+        for (second, expected) in [
+            ("read-only", Verdict::ContextChanged("sandbox_policy")),
+            ("danger-full-access", Verdict::ProviderMiss),
+        ] {
+            let lines = [
+                context("danger-full-access"),
+                message("user", "hi"),
+                message("assistant", "a"),
+                usage(5000, 0),
+                context(second),
+                message("user", "next"),
+                message("assistant", "b"),
+                usage(5200, 0),
+            ];
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let s = crate::test_support::session(&lines);
+            let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
+            let cache = analyze(&s, &plan);
+            assert_eq!(cache[1].verdict, expected, "second sandbox {second}");
+        }
+        assert_eq!(
+            Verdict::ContextChanged("sandbox_policy").explain(),
+            "prefix broken: sandbox_policy changed (tools depend on it, not recorded)"
+        );
+        assert_eq!(
+            Verdict::ContextChanged("cwd").name(),
+            "prefix_broken_context"
+        );
     }
 }

@@ -245,6 +245,21 @@ pub fn diff(
                 .collect(),
         )
     };
+    // B is a fork of A written by 0.152+ (its own file, new turns): nothing aligns, and B's
+    // first request should extend A's last request before the fork point.
+    if only.is_none()
+        && pairs.is_empty()
+        && let Some(a_step) = fork_point_step(a, b)
+    {
+        let drifts = continuation(a, pa, a_step, b, pb, 0, "B's first request (a fork of A)");
+        return PromptDiff {
+            pairs,
+            drifts,
+            common_prefix: None,
+            a_only: Vec::new(),
+            b_only,
+        };
+    }
     let mut drifts: Vec<Drift> = Vec::new();
     let mut common: Option<CommonPrefix> = None;
     for &(sa, sb) in &pairs {
@@ -309,6 +324,20 @@ pub fn diff(
             d.input_index = Some(common_prefix(pb, last_b, pb, first_b_only));
             drifts.push(d);
         }
+    } else if let (Some(&first_b_only), Some(&(last_a, last_b))) = (b_only.first(), pairs.last())
+        && a_only.is_empty()
+        && first_b_only > last_b
+    {
+        // B resumes A: its first request after A's end should extend A's last request.
+        drifts.extend(continuation(
+            a,
+            pa,
+            last_a,
+            b,
+            pb,
+            first_b_only,
+            "B's first request after A's end",
+        ));
     }
     PromptDiff {
         pairs,
@@ -336,6 +365,15 @@ fn drift(
         steps_affected: 1,
         evidence: None,
     }
+}
+
+/// Model-view entries as pretty JSON, one after the other.
+fn pretty_items(session: &Session, entries: Slice<'_, crate::normalize::ViewEntry>) -> String {
+    let items: Vec<String> = entries
+        .iter()
+        .map(|e| pretty(session.view_json(e)))
+        .collect();
+    items.join("\n")
 }
 
 fn pretty(json: &str) -> String {
@@ -373,6 +411,108 @@ fn compare(a: &Session, pa: &Plan, sa: usize, b: &Session, pb: &Plan, sb: usize)
         }
     }
     out
+}
+
+/// What breaks the prefix between A's last request `sa` and B's first request after A's end
+/// `sb` (B resumes A), or what B's resume appends as expected.
+fn continuation(
+    a: &Session,
+    pa: &Plan,
+    sa: usize,
+    b: &Session,
+    pb: &Plan,
+    sb: usize,
+    label: &str,
+) -> Vec<Drift> {
+    // The components before the input, as for aligned steps; the input is held to "extends".
+    let mut out: Vec<Drift> = compare(a, pa, sa, b, pb, sb)
+        .into_iter()
+        .filter(|d| d.component != "input")
+        .collect();
+    let tag = |mut d: Drift| {
+        d.detail = format!("{label}: {}", d.detail);
+        d
+    };
+    out = out.into_iter().map(tag).collect();
+    // Turn-context fields that feed parts of the request the rollout does not record.
+    for change in crate::session::context_changes(a.step_context(sa), b.step_context(sb)) {
+        if matches!(change.field, "sandbox_policy" | "approval_policy") {
+            let mut d = drift(
+                DriftClass::ToolsChanged,
+                "tools",
+                sa,
+                sb,
+                format!(
+                    "{label}: {}: {} → {} ({})",
+                    change.field,
+                    change.before,
+                    change.after,
+                    crate::session::field_effect(change.field)
+                ),
+            );
+            d.evidence = Some((change.before, change.after));
+            out.push(d);
+        }
+    }
+    let prev_len = pa.views[sa].1;
+    let lcp = common_prefix(pa, sa, pb, sb);
+    if lcp < prev_len {
+        if let Some(d) = input_drift(a, pa, sa, b, pb, sb) {
+            out.push(tag(d));
+        }
+        return out;
+    }
+    if !out.is_empty() {
+        // What broke the prefix is the finding; context appended with it is its consequence.
+        return out;
+    }
+    // The prefix is intact: what follows A's input is A's response output, then B's new input.
+    // Context messages there (an AGENTS.md or environment update) are an expected append.
+    let view = pb.view(sb);
+    let mut k = prev_len;
+    while k < view.len() && b.view_item(&view[k]).is_model_output() {
+        k += 1;
+    }
+    let start = k;
+    while k < view.len() && is_context_message(b.view_item(&view[k]), || b.view_json(&view[k])) {
+        k += 1;
+    }
+    if k > start {
+        let mut d = drift(
+            DriftClass::ContextAppended,
+            "input",
+            sa,
+            sb,
+            format!(
+                "{label} appends {} context item(s) at input item {start}",
+                k - start
+            ),
+        );
+        d.input_index = Some(start);
+        d.evidence = Some((String::new(), pretty_items(b, view.slice(start..k))));
+        out.push(d);
+    }
+    out
+}
+
+/// When B is a fork of A (its `session_meta` names A's id): A's last step before the fork point
+/// (the parent lines the fork took, or A's last step when its parent was not loaded).
+fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
+    let a_id = a.rollout.meta.as_ref()?.id.as_deref()?;
+    let parent = b.rollout.meta.as_ref()?.forked_from_id.as_deref()?;
+    if a_id != parent || a.replay.steps.is_empty() {
+        return None;
+    }
+    let last = a.replay.steps.len() - 1;
+    Some(match &b.fork {
+        Some(link) if link.parent.is_some() => a
+            .replay
+            .steps
+            .iter()
+            .rposition(|s| s.line <= link.parent_lines)
+            .unwrap_or(last),
+        _ => last,
+    })
 }
 
 /// A changed `prompt_cache_key`: a fork when one session records the other as its origin.
@@ -668,12 +808,7 @@ fn input_drift(
                         "B appends context at input item {lcp} (an environment or permission update) and then goes on as A"
                     ),
                 );
-                let inserted: Vec<String> = view_b
-                    .slice(lcp..end)
-                    .iter()
-                    .map(|e| pretty(b.view_json(e)))
-                    .collect();
-                drift.evidence = Some((String::new(), inserted.join("\n")));
+                drift.evidence = Some((String::new(), pretty_items(b, view_b.slice(lcp..end))));
                 return Some(drift);
             } else if reinjected(b, pb, sb, lcp) || reinjected(a, pa, sa, lcp) {
                 d(

@@ -33,6 +33,8 @@ pub enum EntryOrigin {
     Rebuilt,
     /// The summary message of such a compaction.
     Summary,
+    /// A fork's parent history, read from the parent rollout: Codex sends it first.
+    Parent,
 }
 
 impl EntryOrigin {
@@ -43,6 +45,7 @@ impl EntryOrigin {
             EntryOrigin::Approximate => "approximate",
             EntryOrigin::Rebuilt => "rebuilt",
             EntryOrigin::Summary => "synthetic",
+            EntryOrigin::Parent => "parent",
         }
     }
 }
@@ -269,6 +272,12 @@ struct State<'a> {
 
 /// Replay a rollout into its raw history, turns and steps.
 pub fn replay(rollout: &Rollout) -> Replay {
+    replay_with_base(rollout, Vec::new(), 0)
+}
+
+/// Replay a rollout whose history starts with `base` (a fork's parent history, items that own
+/// their text), placed at `line` (the line that names the parent).
+pub fn replay_with_base(rollout: &Rollout, base: Vec<Item>, line: usize) -> Replay {
     let lifecycle = rollout
         .records
         .iter()
@@ -307,6 +316,15 @@ pub fn replay(rollout: &Rollout) -> Replay {
         scanned: 0,
         live_turns: Vec::new(),
     };
+    for item in base {
+        state.replay.extra_items.push(item);
+        let id = rollout.items.len() + state.replay.extra_items.len() - 1;
+        state.push_entry(HistoryEntry {
+            item: id,
+            line,
+            origin: EntryOrigin::Parent,
+        });
+    }
     // In order, not by index: an index is first located among the parts it was parsed in.
     for (index, record) in rollout.records.iter().enumerate() {
         state.current_record = index;

@@ -91,7 +91,8 @@ pub enum Cause {
     Compaction,
     Rollback,
     /// A component before the input changed (`instructions`, `tools`, `params`,
-    /// `prompt_cache_key`), or `history` when the input itself was rewritten.
+    /// `prompt_cache_key`), `history` when the input itself was rewritten, or the recorded
+    /// turn-context field that changed (`sandbox_policy`, …).
     PrefixBroken(&'static str),
     /// The session's first request: nothing to reuse. Its uncached input is counted apart and
     /// is not a loss.
@@ -106,6 +107,10 @@ impl Cause {
             Verdict::Rollback => Cause::Rollback,
             Verdict::ComponentChanged(c) => Cause::PrefixBroken(c),
             Verdict::HistoryRewritten(_) => Cause::PrefixBroken("history"),
+            // A recorded turn-context field that feeds a part the rollout does not record.
+            Verdict::ContextChanged(field) => Cause::PrefixBroken(field),
+            // The compaction's own request, sent without the tools.
+            Verdict::CompactionRequest => Cause::Compaction,
             Verdict::IdleGap(_) => Cause::IdleGap,
             Verdict::ProviderMiss => Cause::ProviderMiss,
             Verdict::Hit | Verdict::NoUsage => return None,

@@ -3,7 +3,7 @@
 use crate::model::{Bytes, Item, ItemId, Rollout, TurnContext};
 use crate::normalize::{ModelView, ViewEntry, ViewItem, normalize};
 use crate::parse::{LoadError, LoadOptions, load};
-use crate::replay::{HistoryEntry, Replay, replay};
+use crate::replay::{HistoryEntry, Replay, replay, replay_with_base};
 use crate::shared::Slice;
 
 /// A rollout with its replay.
@@ -11,6 +11,89 @@ use crate::shared::Slice;
 pub struct Session {
     pub rollout: Rollout,
     pub replay: Replay,
+    /// For a fork (`forked_from_id`): its parent and what was taken from it.
+    pub fork: Option<ForkLink>,
+}
+
+/// Where a fork branched off its parent, as the fork's first line (`session_meta`) says
+/// (0.152+: `forked_from_id`, `forked_from_ordinal_exclusive`, `history_base`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkPoint {
+    pub parent_id: String,
+    /// The parent's lines before the fork: those with a smaller `ordinal` (0-based line index).
+    pub ordinal_exclusive: Option<usize>,
+    /// The byte length of those lines in the parent file.
+    pub end_byte_offset: Option<usize>,
+}
+
+/// The parent of a fork, as the caller (which reads files) found it.
+#[derive(Debug)]
+pub enum Parent {
+    /// The parent rollout, already cut at the fork point ([`parent_prefix`]) and loaded.
+    Found(Box<Session>),
+    /// Not found: why, for the notes.
+    NotFound(String),
+}
+
+/// A fork's link to its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkLink {
+    pub parent_id: String,
+    /// How the caller named the parent rollout; `None` when it was not found.
+    pub parent: Option<String>,
+    /// Raw history items taken from the parent (they open the fork's history).
+    pub items: usize,
+    /// Lines of the parent before the fork point.
+    pub parent_lines: usize,
+}
+
+/// The fork point a rollout's first line names, if it is a fork.
+pub fn fork_point(bytes: &[u8]) -> Option<ForkPoint> {
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    let line: serde_json::Value = serde_json::from_slice(&bytes[..end]).ok()?;
+    let payload = line.get("payload")?;
+    let parent_id = payload.get("forked_from_id")?.as_str()?.to_string();
+    let number = |v: Option<&serde_json::Value>| {
+        v.and_then(serde_json::Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    let base = payload.get("history_base");
+    Some(ForkPoint {
+        parent_id,
+        ordinal_exclusive: number(payload.get("forked_from_ordinal_exclusive"))
+            .or_else(|| number(base.and_then(|b| b.get("end_ordinal_exclusive")))),
+        end_byte_offset: number(base.and_then(|b| b.get("end_byte_offset"))),
+    })
+}
+
+/// The part of the parent rollout before the fork point: the byte offset when it ends a line,
+/// else the first `ordinal_exclusive` lines, else the whole file (a fork written before these
+/// fields took the whole parent).
+pub fn parent_prefix<'a>(parent: &'a [u8], point: &ForkPoint) -> &'a [u8] {
+    if let Some(end) = point.end_byte_offset
+        && end <= parent.len()
+        && (end == parent.len() || end == 0 || parent[end - 1] == b'\n')
+    {
+        return &parent[..end];
+    }
+    if let Some(lines) = point.ordinal_exclusive {
+        let mut seen = 0;
+        for (index, &byte) in parent.iter().enumerate() {
+            if seen == lines {
+                return &parent[..index];
+            }
+            if byte == b'\n' {
+                seen += 1;
+            }
+        }
+        if seen == lines {
+            return parent;
+        }
+    }
+    parent
 }
 
 /// How a command names a turn.
@@ -60,7 +143,81 @@ impl Session {
     ) -> Result<Session, LoadError> {
         let rollout = load(name, bytes, options)?;
         let replay = replay(&rollout);
-        Ok(Session { rollout, replay })
+        Ok(Session {
+            rollout,
+            replay,
+            fork: None,
+        })
+    }
+
+    /// Load and replay a fork: its history starts with the parent's history at the fork point
+    /// (what Codex sends in the fork's first request), or, when the parent was not found, the
+    /// replay says so in its approximations.
+    pub fn load_fork(
+        name: &str,
+        bytes: impl Into<Bytes>,
+        options: LoadOptions,
+        point: &ForkPoint,
+        parent: Parent,
+    ) -> Result<Session, LoadError> {
+        let rollout = load(name, bytes, options)?;
+        let (replay, link) = match parent {
+            Parent::Found(parent) => {
+                let base: Vec<Item> = parent
+                    .replay
+                    .history()
+                    .iter()
+                    .map(|entry| {
+                        let item = parent.item(entry.item);
+                        Item {
+                            text: crate::model::Text::Owned(
+                                item.json(&parent.rollout.bytes).into(),
+                            ),
+                            line: 1,
+                            ..item.clone()
+                        }
+                    })
+                    .collect();
+                let link = ForkLink {
+                    parent_id: point.parent_id.clone(),
+                    parent: Some(parent.rollout.name.clone()),
+                    items: base.len(),
+                    parent_lines: parent.rollout.records.len() + parent.rollout.skipped.len(),
+                };
+                let mut replay = replay_with_base(&rollout, base, 1);
+                // The parent's own approximations (a rebuilt compaction) hold for its history.
+                for (line, note) in &parent.replay.approximations {
+                    replay.approximations.push((
+                        1,
+                        format!("parent {} line {line}: {note}", parent.rollout.name),
+                    ));
+                }
+                (replay, link)
+            }
+            Parent::NotFound(why) => {
+                let mut replay = replay(&rollout);
+                replay.approximations.push((
+                    1,
+                    format!(
+                        "fork of {}: parent rollout not found ({why}); Codex sends the parent's \
+                         history first, and the requests here lack it",
+                        point.parent_id
+                    ),
+                ));
+                let link = ForkLink {
+                    parent_id: point.parent_id.clone(),
+                    parent: None,
+                    items: 0,
+                    parent_lines: 0,
+                };
+                (replay, link)
+            }
+        };
+        Ok(Session {
+            rollout,
+            replay,
+            fork: Some(link),
+        })
     }
 
     /// An item by id (file items and replay-made items).
@@ -174,4 +331,64 @@ impl Session {
                 .ok_or_else(|| SelectError::NoSuchTurn(id.clone(), turns.len())),
         }
     }
+}
+
+/// A field of the recorded turn context that differs between two requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextChange {
+    /// The `turn_context` field, as Codex names it (`sandbox_policy`, `model`, …).
+    pub field: &'static str,
+    pub before: String,
+    pub after: String,
+}
+
+/// Which part of the request a turn-context field feeds: why its change can break the prefix.
+pub fn field_effect(field: &str) -> &'static str {
+    match field {
+        "sandbox_policy" | "approval_policy" => "tools depend on it, not recorded",
+        "model" | "effort" | "summary" | "verbosity" => "request parameters depend on it",
+        "base_instructions" => "instructions depend on it",
+        "final_output_json_schema" => "text.format depends on it",
+        _ => "the context Codex sends depends on it",
+    }
+}
+
+/// The recorded turn-context fields that differ between two requests' contexts, in a fixed
+/// order (tools-affecting first). Nothing when either context is missing: no record, no cause.
+pub fn context_changes(
+    before: Option<&TurnContext>,
+    after: Option<&TurnContext>,
+) -> Vec<ContextChange> {
+    let (Some(a), Some(b)) = (before, after) else {
+        return Vec::new();
+    };
+    let fields: [(&'static str, &Option<String>, &Option<String>); 9] = [
+        ("sandbox_policy", &a.sandbox, &b.sandbox),
+        ("approval_policy", &a.approval_policy, &b.approval_policy),
+        ("model", &a.model, &b.model),
+        ("effort", &a.effort, &b.effort),
+        ("summary", &a.summary, &b.summary),
+        ("verbosity", &a.verbosity, &b.verbosity),
+        (
+            "base_instructions",
+            &a.base_instructions,
+            &b.base_instructions,
+        ),
+        (
+            "final_output_json_schema",
+            &a.output_schema,
+            &b.output_schema,
+        ),
+        ("cwd", &a.cwd, &b.cwd),
+    ];
+    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "absent".into());
+    fields
+        .into_iter()
+        .filter(|(_, x, y)| x != y)
+        .map(|(field, x, y)| ContextChange {
+            field,
+            before: show(x),
+            after: show(y),
+        })
+        .collect()
 }

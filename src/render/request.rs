@@ -28,16 +28,28 @@ pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequ
         context: session.step_context(step),
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
     });
-    let rebuilt = session
-        .replay
-        .step_history(step)
-        .iter()
-        .any(|e| e.origin != crate::replay::EntryOrigin::File);
+    let rebuilt = session.replay.step_history(step).iter().any(|e| {
+        matches!(
+            e.origin,
+            crate::replay::EntryOrigin::Approximate
+                | crate::replay::EntryOrigin::Rebuilt
+                | crate::replay::EntryOrigin::Summary
+        )
+    });
     if rebuilt {
         compiled.approximations.push((
             "input",
             "rebuilt from a compaction without replacement_history: Codex re-creates the \
              initial context from its config at resume time",
+        ));
+    }
+    if let Some(fork) = &session.fork
+        && fork.parent.is_none()
+    {
+        compiled.approximations.push((
+            "input",
+            "a fork whose parent rollout was not found: Codex sends the parent's history first, \
+             and it is missing here",
         ));
     }
     compiled

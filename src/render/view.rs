@@ -516,6 +516,17 @@ pub fn write_header(
         session_line.push_str(&format!("  forked from {}", escape_line(forked)));
     }
     writeln!(out, "{} {}", label("session"), session_line)?;
+    if let Some(fork) = &session.fork
+        && let Some(parent) = &fork.parent
+    {
+        writeln!(
+            out,
+            "{} {}: the history opens with its {} items before the fork",
+            label("parent"),
+            escape_line(parent),
+            fork.items
+        )?;
+    }
     let models = session.models();
     if !models.is_empty() {
         let models: Vec<_> = models.iter().map(|m| escape_line(m).into_owned()).collect();
@@ -761,6 +772,7 @@ fn row_right(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> S
                 crate::replay::EntryOrigin::Summary => ('+', "synthetic "),
                 crate::replay::EntryOrigin::Rebuilt => ('~', "rebuilt "),
                 crate::replay::EntryOrigin::Approximate => ('~', "approx. "),
+                crate::replay::EntryOrigin::Parent => ('^', "parent "),
             };
             let head = format!("{marker}{index:>4} {label}");
             let room = width.saturating_sub(head.chars().count());

@@ -84,6 +84,17 @@ fn expected(case: &str) -> Expected {
             Some(4),
             Some(1),
         ),
+        // B resumes A (recorded with Codex 0.141.0 / 0.171.0, trimmed): B's first request after
+        // A's end is held against A's last one.
+        "resumed_resume" => e(None, None, None, None),
+        "resumed_model_switch" => e(Some(("params_changed", false)), Some((1, 2)), None, Some(1)),
+        "resumed_sandbox_change" => e(Some(("tools_changed", false)), Some((1, 2)), None, Some(1)),
+        "resumed_agents_md_edit" => e(
+            Some(("context_appended", true)),
+            Some((1, 2)),
+            Some(6),
+            Some(1),
+        ),
         other => panic!("fixtures/diff/{other} has no expectation in tests/cli/diff.rs"),
     }
 }
@@ -158,7 +169,11 @@ per_fixture! {
     identical,
     instructions_changed,
     params_changed,
+    resumed_agents_md_edit,
     resumed_appended,
+    resumed_model_switch,
+    resumed_resume,
+    resumed_sandbox_change,
     rollback,
     synthetic_output_changed,
     tools_changed,

@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod env;
 mod exit;
+mod fork;
 mod input;
 mod placement;
 mod term;

@@ -75,7 +75,7 @@ pub fn keep_until_exit<T>(value: T) {
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
     let crate::input::Input { name, bytes } =
         crate::input::read(&input.rollout, context.map_files)?;
-    let session = Session::load(
+    let session = crate::fork::load(
         &name,
         bytes,
         promptc::LoadOptions {

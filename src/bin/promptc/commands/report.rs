@@ -171,8 +171,10 @@ fn read_usage(path: &Path) -> Result<SessionUsage, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let bytes =
         input::decompress_if_zstd(bytes.into()).map_err(|e| format!("cannot read: {e:#}"))?;
+    // As `steps` loads it: a fork with its parent's history, so that its first request is
+    // held to the parent's last one, as the provider's cache saw it.
     let session =
-        promptc::Session::load(&name, bytes, promptc::LoadOptions::default()).map_err(|e| {
+        crate::fork::load(&name, bytes, promptc::LoadOptions::default()).map_err(|e| {
             let message = e.to_string();
             message
                 .strip_prefix(&format!("{name}: "))
