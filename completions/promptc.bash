@@ -149,7 +149,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__compile)
-            opts="-h --strict --turn --step --tools --instructions --format --json --full --color --width --no-mmap --help"
+            opts="-h --strict --turn --step --tools --instructions --format --json --output-schema --full --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,6 +173,10 @@ _promptc() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -57,9 +57,10 @@ complete -c promptc -n "__fish_promptc_using_subcommand view" -s h -l help -d 'P
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand compile" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l output-schema -d 'The JSON schema given to `codex exec --output-schema`, sent as `text.format`. Codex 0.104 and 0.122 record it; the other builds do not, and without it it is unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -72,7 +73,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand compile" -s h -l help -d
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -84,7 +85,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l json -d 
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -99,7 +100,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand steps" -s h -l help -d '
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -113,7 +114,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-mmap -d 'Rea
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'The base instructions text. Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''

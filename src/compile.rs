@@ -1,10 +1,15 @@
 //! The request compiler: a pure function from the parts of a request to the Responses-API body
-//! Codex would send (codex-rollout.md section 8.2). It reads nothing and invents nothing: a part
-//! the rollout does not record is `null` in the body and named in `approximations`.
+//! Codex would send (codex-rollout.md section 8.2), in the shape of the build that wrote the
+//! step's turn (per-build and per-model rules: [`crate::codex_rules`]). It reads nothing and
+//! invents nothing: a part the rollout does not record is `null` in the body and named in
+//! `approximations`; a part set by an inferred rule is named in `rules` with its case.
+
+use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::codex_rules::{Build, RequestShape, derived_id, model_rules};
 use crate::model::TurnContext;
 
 /// Where the instructions come from.
@@ -43,12 +48,26 @@ pub struct ToolPlan {
 #[derive(Debug, Clone, Copy)]
 pub struct RequestParts<'a> {
     pub instructions: Option<&'a str>,
+    pub instructions_source: InstructionsSource,
     /// The model view, as JSON texts.
     pub input: &'a [&'a str],
     pub tools: &'a ToolPlan,
     pub context: Option<&'a TurnContext>,
     /// The thread id (`session_meta.id`).
     pub prompt_cache_key: Option<&'a str>,
+    /// The build generation and settings that decide the body's shape.
+    pub shape: &'a RequestShape,
+    /// `--output-schema`: the schema sent as `text.format`, compact JSON.
+    pub output_schema: Option<&'a str>,
+}
+
+/// A part of the body set by a rule inferred from recorded requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub part: &'static str,
+    pub rule: &'static str,
+    /// The recorded case the rule is inferred from (`tests/conformance/...`).
+    pub case: &'static str,
 }
 
 /// A compiled request.
@@ -58,50 +77,417 @@ pub struct CompiledRequest {
     pub body: String,
     /// Parts the rollout does not record, each with a reason.
     pub approximations: Vec<(&'static str, &'static str)>,
+    /// The build generation whose rules shaped the body, when the step's turn tells it.
+    pub build: Option<Build>,
+    /// Parts set by per-build or per-model rules, with the case each comes from.
+    pub rules: Vec<Rule>,
 }
 
 /// Reasoning efforts Codex has sent (codex-rollout.md section 3.2).
 const KNOWN_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
 
-/// Compile a request body from its parts.
+/// Compile a request body from its parts: in the shape of the build that wrote the step's
+/// turn ([`crate::codex_rules`]), or, when no known build wrote it, in the generic shape with
+/// every build- or model-dependent field `null`.
 pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
-    let mut approximations = Vec::new();
-    let context = parts.context;
-    let model = context.and_then(|c| c.model.as_deref());
-    if model.is_none() {
+    match parts.shape.build {
+        Some(build) => compile_for(build, parts),
+        None => compile_generic(parts),
+    }
+}
+
+/// Approximations every shape shares: model, tools, prompt_cache_key, effort.
+fn common_approximations(parts: &RequestParts<'_>, approximations: &mut Vec<(&str, &str)>) {
+    if parts.context.and_then(|c| c.model.as_deref()).is_none() {
         approximations.push(("model", "no turn_context records the model"));
     }
-    if parts.instructions.is_none() {
+    if parts.prompt_cache_key.is_none() {
+        approximations.push(("prompt_cache_key", "no session_meta id"));
+    }
+    if let Some(effort) = parts.context.and_then(|c| c.effort.as_deref())
+        && !KNOWN_EFFORTS.contains(&effort)
+    {
         approximations.push((
-            "instructions",
-            "not recorded (Codex used its built-in prompt); pass --instructions FILE",
+            "reasoning.effort",
+            "a value promptc does not know: sent as recorded, the provider may reject it",
         ));
     }
-    if parts.tools.tools.is_none() {
+}
+
+const NO_INSTRUCTIONS: &str =
+    "not recorded (Codex used its built-in prompt); pass --instructions FILE";
+const NO_TOOLS: &str = "tool specs are not recorded in rollouts; pass --tools FILE";
+
+/// The body in the shape of `build` (rules and their cases: [`crate::codex_rules`]).
+fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
+    let mut approximations = Vec::new();
+    let mut rules = Vec::new();
+    if parts.shape.unrecorded_build {
         approximations.push((
-            "tools",
-            "tool specs are not recorded in rollouts; pass --tools FILE",
+            "request shape",
+            "session_meta.cli_version is newer than the recorded builds of this turn_context's \
+             shape: their rules are applied unverified (CONFORMANCE.md)",
         ));
+    }
+    common_approximations(parts, &mut approximations);
+    let context = parts.context;
+    let model = context.and_then(|c| c.model.as_deref());
+    let model_rules = model.and_then(model_rules);
+    let code_mode = build >= Build::V0_152 && model_rules.is_some_and(|m| m.code_mode);
+
+    // Instructions: the recorded text, with the edits this build makes.
+    let instructions: Option<Cow<'_, str>> =
+        parts
+            .instructions
+            .map(|text| match build.removed_instructions() {
+                Some(removed)
+                    if parts.instructions_source != InstructionsSource::File
+                        && text.contains(removed) =>
+                {
+                    rules.push(Rule {
+                        part: "instructions",
+                        rule: "this build removes the checklist bullet from the base instructions",
+                        case: "tests/conformance/0.152.1/tool_calls",
+                    });
+                    Cow::Owned(text.replacen(removed, "", 1))
+                }
+                _ => Cow::Borrowed(text),
+            });
+    let as_message = build.instructions_as_message() || code_mode;
+
+    // Items this build puts before the history: code mode's tools, the base instructions.
+    let mut prefix: Vec<String> = Vec::new();
+    let (has_tools_item, has_base_message) = recorded_prefix(parts.input, instructions.as_deref());
+    if code_mode && !has_tools_item {
+        match (&parts.tools.tools, parts.prompt_cache_key) {
+            (Some(tools), Some(thread)) => {
+                let tools = format!("[{}]", tools.join(","));
+                let id = format!("at_{}", derived_id(thread, tools.as_bytes()));
+                prefix.push(format!(
+                    "{{\"type\":\"additional_tools\",\"id\":{},\"role\":\"developer\",\"tools\":{tools}}}",
+                    Value::String(id)
+                ));
+                rules.push(Rule {
+                    part: "input[0]",
+                    rule: "code mode: the tools travel in an additional_tools item, id at_ + uuid5 of their JSON in the thread's namespace",
+                    case: "tests/conformance/0.162.1/model_switch",
+                });
+            }
+            _ => {
+                prefix.push("null".to_string());
+                approximations.push(("input[0]", NO_TOOLS));
+            }
+        }
+    }
+    if as_message && !has_base_message {
+        let part = if prefix.is_empty() {
+            "input[0]"
+        } else {
+            "input[1]"
+        };
+        match (&instructions, parts.prompt_cache_key) {
+            (Some(text), Some(thread)) => {
+                let id = format!("msg_{}", derived_id(thread, text.as_bytes()));
+                prefix.push(format!(
+                    "{{\"type\":\"message\",\"id\":{},\"role\":\"developer\",\"content\":[{{\"type\":\"input_text\",\"text\":{}}}]}}",
+                    Value::String(id),
+                    Value::String(text.to_string())
+                ));
+                rules.push(Rule {
+                    part,
+                    rule: "the base instructions travel as a developer message, id msg_ + uuid5 of the text in the thread's namespace",
+                    case: "tests/conformance/0.162.1/tool_calls",
+                });
+            }
+            _ => {
+                prefix.push("null".to_string());
+                approximations.push((part, NO_INSTRUCTIONS));
+            }
+        }
+    } else if !as_message && instructions.is_none() {
+        approximations.push(("instructions", NO_INSTRUCTIONS));
+    }
+    if !code_mode && parts.tools.tools.is_none() {
+        approximations.push(("tools", NO_TOOLS));
+    }
+
+    let parallel = match model_rules {
+        Some(m) => {
+            rules.push(Rule {
+                part: "parallel_tool_calls",
+                rule: "a setting of the model",
+                case: m.case,
+            });
+            Value::Bool(m.parallel_tool_calls)
+        }
+        None => {
+            approximations.push((
+                "parallel_tool_calls",
+                "a setting of the model, and no recorded request of this model tells it",
+            ));
+            Value::Null
+        }
+    };
+
+    let mut reasoning = Map::new();
+    match context.and_then(|c| c.effort.as_deref()) {
+        Some(effort) => {
+            reasoning.insert("effort".into(), effort.into());
+        }
+        None if build.sends_default_effort() => match model_rules.and_then(|m| m.default_effort) {
+            Some(effort) => {
+                reasoning.insert("effort".into(), effort.into());
+                rules.push(Rule {
+                    part: "reasoning.effort",
+                    rule: "none configured: the model's default",
+                    case: model_rules.map_or("", |m| m.case),
+                });
+            }
+            None => {
+                reasoning.insert("effort".into(), Value::Null);
+                approximations.push((
+                    "reasoning.effort",
+                    "not recorded: the model's default applies, and no recorded request of this model tells it",
+                ));
+            }
+        },
+        None => {}
+    }
+    let recorded_summary = context.and_then(|c| c.summary.as_deref());
+    let summary: Option<Value> = match build {
+        Build::V0_58 | Build::V0_104 | Build::V0_122 => recorded_summary.map(Value::from),
+        Build::V0_141 if recorded_summary == Some("auto") => {
+            approximations.push((
+                "reasoning.summary",
+                "0.141 records `auto` whatever was configured: the model's default is assumed \
+                 (tests/conformance/0.141.0/effort_change sent `detailed`)",
+            ));
+            match model_rules {
+                Some(m) => m.summary_0_141.map(Value::from),
+                None => Some(Value::Null),
+            }
+        }
+        Build::V0_141 => recorded_summary.map(Value::from),
+        Build::V0_152 | Build::V0_162 => {
+            if parts.shape.thread_summary.is_some() {
+                rules.push(Rule {
+                    part: "reasoning.summary",
+                    rule: "the configured summary, recorded by thread_settings_applied (turn_context says `auto` or `none`)",
+                    case: "tests/conformance/0.162.1/effort_change",
+                });
+            }
+            parts.shape.thread_summary.as_deref().map(Value::from)
+        }
+    };
+    if let Some(summary) = summary.filter(|s| s.as_str() != Some("none")) {
+        reasoning.insert("summary".into(), summary);
+    }
+    if code_mode {
+        reasoning.insert("context".into(), "all_turns".into());
+        rules.push(Rule {
+            part: "reasoning.context",
+            rule: "code-mode models",
+            case: "tests/conformance/0.152.1/model_switch",
+        });
+    }
+
+    let mut text = Map::new();
+    if build >= Build::V0_104 {
+        match model_rules {
+            Some(m) => {
+                if let Some(verbosity) = m.verbosity {
+                    text.insert("verbosity".into(), verbosity.into());
+                    rules.push(Rule {
+                        part: "text.verbosity",
+                        rule: "a setting of the model",
+                        case: m.case,
+                    });
+                }
+            }
+            None => {
+                text.insert("verbosity".into(), Value::Null);
+                approximations.push((
+                    "text.verbosity",
+                    "a setting of the model, and no recorded request of this model tells it",
+                ));
+            }
+        }
+    }
+    if let Some(schema) = parts.output_schema {
+        text.insert("format".into(), output_format(schema));
+    } else if build.records_output_schema() {
+        if let Some(schema) = context.and_then(|c| c.output_schema.as_deref()) {
+            text.insert("format".into(), output_format(schema));
+        }
+    } else {
+        approximations.push((
+            "text.format",
+            "`codex exec --output-schema` is not recorded by this build (a run with it sends \
+             text.format): pass --output-schema FILE",
+        ));
+    }
+
+    let mut body =
+        String::with_capacity(parts.input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
+    body.push('{');
+    push_field(&mut body, "model", &json_string_or_null(model));
+    if build.stream_second() {
+        push_field(&mut body, "stream", "true");
+    }
+    if !as_message {
+        push_field(
+            &mut body,
+            "instructions",
+            &json_string_or_null(instructions.as_deref()),
+        );
+    }
+    push_input(
+        &mut body,
+        prefix
+            .iter()
+            .map(String::as_str)
+            .chain(parts.input.iter().copied()),
+    );
+    if !code_mode {
+        push_field(&mut body, "tools", &tools_json(parts.tools));
+    }
+    push_field(&mut body, "tool_choice", "\"auto\"");
+    push_field(&mut body, "parallel_tool_calls", &parallel.to_string());
+    let has_reasoning = !reasoning.is_empty();
+    if has_reasoning {
+        push_field(
+            &mut body,
+            "reasoning",
+            &Value::Object(reasoning).to_string(),
+        );
+    }
+    push_field(&mut body, "store", "false");
+    if !build.stream_second() {
+        push_field(&mut body, "stream", "true");
+    }
+    push_field(
+        &mut body,
+        "include",
+        if has_reasoning {
+            "[\"reasoning.encrypted_content\"]"
+        } else {
+            "[]"
+        },
+    );
+    push_field(
+        &mut body,
+        "prompt_cache_key",
+        &json_string_or_null(parts.prompt_cache_key),
+    );
+    if !text.is_empty() {
+        push_field(&mut body, "text", &Value::Object(text).to_string());
+    }
+    if build.sends_client_metadata() {
+        push_field(&mut body, "client_metadata", "null");
+        approximations.push((
+            "client_metadata",
+            "holds Codex's installation id, which no rollout records (and from 0.141 its key order is random per request)",
+        ));
+    }
+    body.push('}');
+    CompiledRequest {
+        body,
+        approximations,
+        build: Some(build),
+        rules,
+    }
+}
+
+/// Whether the input already starts with what a build puts before the history (a compaction's
+/// `replacement_history` keeps them: 0.171.0/model_switch): an `additional_tools` item, the
+/// base-instructions message. A recorded code-mode prefix is taken whole: its message holds the
+/// model's own instructions, not `session_meta`'s. A message is the base instructions when its
+/// text is theirs or its recorded kinds say so (`model.base_instructions`).
+fn recorded_prefix(input: &[&str], instructions: Option<&str>) -> (bool, bool) {
+    let (mut tools_item, mut base_message) = (false, false);
+    for (index, item) in input.iter().take(2).enumerate() {
+        let Ok(value) = serde_json::from_str::<Value>(item) else {
+            continue;
+        };
+        if value["type"] == "additional_tools" {
+            tools_item = true;
+            if index == 0 {
+                base_message = true;
+            }
+        }
+        let kinds = &value["internal_chat_message_metadata_passthrough"]["content_item_kinds"];
+        if value["type"] == "message"
+            && value["role"] == "developer"
+            && (kinds
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "model.base_instructions"))
+                || value["content"].as_array().is_some_and(|parts| {
+                    matches!(parts.as_slice(), [part]
+                        if instructions.is_some_and(|text| part["text"].as_str() == Some(text)))
+                }))
+        {
+            base_message = true;
+        }
+    }
+    (tools_item, base_message)
+}
+
+/// `text.format` for an `--output-schema` schema (0.104.0/output_schema).
+fn output_format(schema: &str) -> Value {
+    let schema: Value = serde_json::from_str(schema).unwrap_or(Value::Null);
+    let mut format = Map::new();
+    format.insert("type".into(), "json_schema".into());
+    format.insert("strict".into(), true.into());
+    format.insert("schema".into(), schema);
+    format.insert("name".into(), "codex_output_schema".into());
+    Value::Object(format)
+}
+
+fn tools_json(tools: &ToolPlan) -> String {
+    match &tools.tools {
+        Some(tools) => format!("[{}]", tools.join(",")),
+        None => "null".to_string(),
+    }
+}
+
+fn push_input<'a>(body: &mut String, items: impl Iterator<Item = &'a str>) {
+    body.push_str(",\"input\":[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(item);
+    }
+    body.push(']');
+}
+
+/// The generic shape, for turns no known build wrote: every build- or model-dependent field is
+/// `null` and named.
+fn compile_generic(parts: &RequestParts<'_>) -> CompiledRequest {
+    let mut approximations = vec![(
+        "request shape",
+        "the step's turn_context is not one of a recorded Codex build: the generic shape",
+    )];
+    common_approximations(parts, &mut approximations);
+    let context = parts.context;
+    let model = context.and_then(|c| c.model.as_deref());
+    if parts.instructions.is_none() {
+        approximations.push(("instructions", NO_INSTRUCTIONS));
+    }
+    if parts.tools.tools.is_none() {
+        approximations.push(("tools", NO_TOOLS));
     }
     approximations.push((
         "parallel_tool_calls",
         "a model-family setting, not recorded",
     ));
-    let params_object = params_object(context);
-    match context.map(|c| c.effort.as_deref()) {
-        Some(None) => approximations.push((
+    if context.is_some_and(|c| c.effort.is_none()) {
+        approximations.push((
             "reasoning.effort",
             "not recorded: the model's default applies",
-        )),
-        Some(Some(effort)) if !KNOWN_EFFORTS.contains(&effort) => approximations.push((
-            "reasoning.effort",
-            "a value promptc does not know: sent as recorded, the provider may reject it",
-        )),
-        _ => {}
+        ));
     }
-    if parts.prompt_cache_key.is_none() {
-        approximations.push(("prompt_cache_key", "no session_meta id"));
-    }
+    let params_object = params_object(context);
 
     let mut body =
         String::with_capacity(parts.input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
@@ -112,25 +498,11 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
         "instructions",
         &json_string_or_null(parts.instructions),
     );
-    body.push_str(",\"input\":[");
-    for (i, item) in parts.input.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(item);
-    }
-    body.push(']');
-    let tools = match &parts.tools.tools {
-        Some(tools) => format!("[{}]", tools.join(",")),
-        None => "null".to_string(),
-    };
-    push_field(&mut body, "tools", &tools);
+    push_input(&mut body, parts.input.iter().copied());
+    push_field(&mut body, "tools", &tools_json(parts.tools));
     // The remaining fields are the params object's own fields, in request order.
     for (key, value) in &params_object {
-        if key == "model" || key == "prompt_cache_key" {
-            continue;
-        }
-        if key == "text" {
+        if key == "model" || key == "prompt_cache_key" || key == "text" {
             continue;
         }
         push_field(&mut body, key, &value.to_string());
@@ -147,6 +519,8 @@ pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     CompiledRequest {
         body,
         approximations,
+        build: None,
+        rules: Vec::new(),
     }
 }
 
@@ -211,13 +585,7 @@ fn params_object(context: Option<&TurnContext>) -> Map<String, Value> {
             text.insert("verbosity".into(), Value::String(verbosity));
         }
         if let Some(schema) = schema {
-            let schema: Value = serde_json::from_str(schema).unwrap_or(Value::Null);
-            let mut format = Map::new();
-            format.insert("type".into(), "json_schema".into());
-            format.insert("strict".into(), true.into());
-            format.insert("schema".into(), schema);
-            format.insert("name".into(), "codex_output_schema".into());
-            text.insert("format".into(), Value::Object(format));
+            text.insert("format".into(), output_format(schema));
         }
         object.insert("text".into(), Value::Object(text));
     }
@@ -263,4 +631,221 @@ pub fn tool_name(tool: &str) -> String {
         .or_else(|| value.get("type").and_then(Value::as_str))
         .unwrap_or("?")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context(model: &str) -> TurnContext {
+        TurnContext {
+            model: Some(model.to_string()),
+            summary: Some("auto".to_string()),
+            ..TurnContext::default()
+        }
+    }
+
+    fn body(
+        build: Option<Build>,
+        context: &TurnContext,
+        tools: Option<Vec<String>>,
+        instructions: (&str, InstructionsSource),
+        thread_summary: Option<&str>,
+    ) -> (Value, CompiledRequest) {
+        let shape = RequestShape {
+            build,
+            thread_summary: thread_summary.map(str::to_string),
+            unrecorded_build: false,
+        };
+        let tools = ToolPlan { tools };
+        let compiled = compile(&RequestParts {
+            instructions: Some(instructions.0),
+            instructions_source: instructions.1,
+            input: &[
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+            ],
+            tools: &tools,
+            context: Some(context),
+            prompt_cache_key: Some("01a235fd-f41d-7e20-b589-39b66bf535d4"),
+            shape: &shape,
+            output_schema: None,
+        });
+        (
+            serde_json::from_str(&compiled.body).expect("the body is JSON"),
+            compiled,
+        )
+    }
+
+    fn keys(value: &Value) -> Vec<&str> {
+        value
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn named(compiled: &CompiledRequest) -> Vec<&str> {
+        compiled
+            .approximations
+            .iter()
+            .map(|(part, _)| *part)
+            .collect()
+    }
+
+    const META: InstructionsSource = InstructionsSource::SessionMeta;
+
+    /// A body with recorded instructions, no tools and no configured summary.
+    fn plain(build: Build, model: &str) -> (Value, CompiledRequest) {
+        body(
+            Some(build),
+            &context(model),
+            Some(vec![]),
+            ("Base.", META),
+            None,
+        )
+    }
+
+    #[test]
+    fn builds_before_0_162_send_instructions_and_stream_after_store() {
+        // tests/conformance/0.58.0/tool_calls: no effort configured, none sent; no text.
+        let (value, compiled) = plain(Build::V0_58, "gpt-5.1-codex");
+        assert_eq!(
+            keys(&value).join(" "),
+            "model instructions input tools tool_choice parallel_tool_calls reasoning store stream include prompt_cache_key"
+        );
+        assert_eq!(value["parallel_tool_calls"], false);
+        assert_eq!(value["reasoning"].to_string(), r#"{"summary":"auto"}"#);
+        assert_eq!(compiled.build, Some(Build::V0_58));
+    }
+
+    #[test]
+    fn builds_from_0_162_send_stream_second_and_the_instructions_as_a_message() {
+        // tests/conformance/0.162.1/tool_calls; the summary comes from thread_settings_applied.
+        let mut tc = context("gpt-5.5");
+        tc.summary = Some("none".to_string());
+        let bullet = Build::V0_162
+            .removed_instructions()
+            .expect("a removed bullet");
+        let base = format!("Base.\n{bullet}End.");
+        let (value, compiled) = body(
+            Some(Build::V0_162),
+            &tc,
+            Some(vec![]),
+            (&base, META),
+            Some("detailed"),
+        );
+        assert_eq!(
+            keys(&value).join(" "),
+            "model stream input tools tool_choice parallel_tool_calls reasoning store include prompt_cache_key text client_metadata"
+        );
+        let first = &value["input"][0];
+        assert_eq!(first["role"], "developer");
+        assert_eq!(first["content"][0]["text"], "Base.\nEnd.");
+        let id = derived_id("01a235fd-f41d-7e20-b589-39b66bf535d4", b"Base.\nEnd.");
+        assert_eq!(first["id"], format!("msg_{id}"));
+        assert_eq!(
+            value["reasoning"].to_string(),
+            r#"{"effort":"medium","summary":"detailed"}"#
+        );
+        assert_eq!(value["text"].to_string(), r#"{"verbosity":"low"}"#);
+        assert_eq!(value["client_metadata"], Value::Null);
+        assert!(named(&compiled).contains(&"client_metadata"));
+    }
+
+    #[test]
+    fn instructions_given_by_file_are_sent_as_given() {
+        let bullet = Build::V0_152
+            .removed_instructions()
+            .expect("a removed bullet");
+        let base = format!("Base.\n{bullet}");
+        let (value, _) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.5"),
+            Some(vec![]),
+            (&base, InstructionsSource::File),
+            None,
+        );
+        assert_eq!(value["instructions"], base.as_str());
+        let (value, compiled) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.5"),
+            Some(vec![]),
+            (&base, META),
+            None,
+        );
+        assert_eq!(value["instructions"], "Base.\n");
+        assert!(compiled.rules.iter().any(|r| r.part == "instructions"));
+        // 0.152 records `auto` in turn_context but sends no summary unless one is configured.
+        assert!(value["reasoning"].get("summary").is_none());
+    }
+
+    #[test]
+    fn code_mode_models_get_their_tools_and_instructions_as_items() {
+        // tests/conformance/0.152.1/model_switch (gpt-5.6-sol).
+        let tool = r#"{"type":"function","name":"exec"}"#.to_string();
+        let (value, _) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.6-sol"),
+            Some(vec![tool.clone()]),
+            ("Base.", META),
+            None,
+        );
+        assert!(value.get("tools").is_none() && value.get("instructions").is_none());
+        let items = value["input"].as_array().expect("input");
+        assert_eq!(items[0]["type"], "additional_tools");
+        let id = derived_id(
+            "01a235fd-f41d-7e20-b589-39b66bf535d4",
+            format!("[{tool}]").as_bytes(),
+        );
+        assert_eq!(items[0]["id"], format!("at_{id}"));
+        assert_eq!(items[1]["content"][0]["text"], "Base.");
+        assert_eq!(items[2]["role"], "user");
+        assert_eq!(value["parallel_tool_calls"], false);
+        assert_eq!(
+            value["reasoning"].to_string(),
+            r#"{"effort":"low","context":"all_turns"}"#
+        );
+        // Without --tools the item is unknown: `null`, named.
+        let (value, compiled) = body(
+            Some(Build::V0_152),
+            &context("gpt-5.6-sol"),
+            None,
+            ("Base.", META),
+            None,
+        );
+        assert_eq!(value["input"][0], Value::Null);
+        assert!(named(&compiled).contains(&"input[0]"));
+    }
+
+    #[test]
+    fn a_recorded_prefix_is_not_added_again() {
+        // 0.171.0/model_switch: the compaction's replacement_history keeps the code-mode prefix,
+        // with the model's own instructions.
+        let input = [
+            r#"{"type":"additional_tools","id":"at_1","role":"developer","tools":[]}"#,
+            r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"Own."}]}"#,
+        ];
+        assert_eq!(recorded_prefix(&input, Some("Base.")), (true, true));
+        let message = r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"Base."}]}"#;
+        assert_eq!(recorded_prefix(&[message], Some("Base.")), (false, true));
+        assert_eq!(recorded_prefix(&[message], Some("Other.")), (false, false));
+        let kinds = r#"{"type":"message","role":"developer","content":[],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["model.base_instructions"]}}"#;
+        assert_eq!(recorded_prefix(&[kinds], None), (false, true));
+    }
+
+    #[test]
+    fn model_settings_no_recorded_request_tells_are_null_and_named() {
+        let (value, compiled) = plain(Build::V0_104, "gpt-9");
+        assert_eq!(value["parallel_tool_calls"], Value::Null);
+        assert_eq!(value["reasoning"]["effort"], Value::Null);
+        assert_eq!(value["text"]["verbosity"], Value::Null);
+        for part in ["parallel_tool_calls", "reasoning.effort", "text.verbosity"] {
+            assert!(named(&compiled).contains(&part), "{part}");
+        }
+        // No known build: the generic shape, itself named.
+        let (_, compiled) = body(None, &context("gpt-5.5"), Some(vec![]), ("B", META), None);
+        assert!(named(&compiled).contains(&"request shape"));
+        assert_eq!(compiled.build, None);
+    }
 }

@@ -10,23 +10,41 @@ use serde_json::value::RawValue;
 use super::view::write_header;
 use super::{RenderOptions, Tone, paint, raw_json, write_json};
 use crate::cache::StepCache;
-use crate::compile::{CompiledRequest, RequestParts, compile};
+use crate::codex_rules::request_shape;
+use crate::compile::{CompiledRequest, RequestParts, Rule, compile};
 use crate::fingerprint::{Fingerprint, Plan, hex};
 use crate::hash::push_hex;
 use crate::sanitize::{escape_block, escape_line, truncate};
 use crate::session::Session;
 
+/// What `compile` is given beyond the plan.
+#[derive(Debug, Clone, Default)]
+pub struct CompileOptions {
+    /// `--output-schema FILE`, compact JSON: the schema `codex exec --output-schema` sends as
+    /// `text.format`, which most builds do not record.
+    pub output_schema: Option<String>,
+}
+
 /// Compile the request of one step from a plan.
-pub fn compile_step(session: &Session, plan: &Plan, step: usize) -> CompiledRequest {
+pub fn compile_step(
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    options: &CompileOptions,
+) -> CompiledRequest {
     let view = plan.view(step);
     let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
-    let (instructions, _) = &plan.instructions[step];
+    let (instructions, instructions_source) = &plan.instructions[step];
+    let shape = request_shape(session, step);
     let mut compiled = compile(&RequestParts {
         instructions: instructions.as_deref(),
+        instructions_source: *instructions_source,
         input: &texts,
         tools: &plan.tools,
         context: session.step_context(step),
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
+        shape: &shape,
+        output_schema: options.output_schema.as_deref(),
     });
     let rebuilt = session.replay.step_history(step).iter().any(|e| {
         matches!(
@@ -100,6 +118,21 @@ struct Approximation {
     reason: &'static str,
 }
 
+/// The build generation whose rules shaped a compiled request.
+#[derive(Serialize)]
+struct BuildDocument {
+    generation: &'static str,
+    evidence: &'static str,
+    case: &'static str,
+}
+
+#[derive(Serialize)]
+struct RuleDocument {
+    part: &'static str,
+    rule: &'static str,
+    case: &'static str,
+}
+
 #[derive(Serialize)]
 struct CompileDocument<'a> {
     schema_version: u32,
@@ -114,6 +147,9 @@ struct CompileDocument<'a> {
     fingerprint: FingerprintDocument,
     input_items: Vec<InputItemDocument>,
     approximations: Vec<Approximation>,
+    /// `null` when no recorded build's turn_context matches: the generic shape.
+    codex_build: Option<BuildDocument>,
+    rules: Vec<RuleDocument>,
 }
 
 #[derive(Serialize)]
@@ -132,7 +168,18 @@ pub fn write_compile_json(
     plan: &Plan,
     step: usize,
 ) -> io::Result<()> {
-    let compiled = compile_step(session, plan, step);
+    write_compile_json_with(out, session, plan, step, &CompileOptions::default())
+}
+
+/// `compile --format json` with [`CompileOptions`].
+pub fn write_compile_json_with(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    compile_options: &CompileOptions,
+) -> io::Result<()> {
+    let compiled = compile_step(session, plan, step, compile_options);
     let s = &session.replay.steps[step];
     let turn = &session.replay.turns[s.turn];
     let fingerprint = &plan.fingerprints[step];
@@ -170,6 +217,16 @@ pub fn write_compile_json(
             .iter()
             .map(|(part, reason)| Approximation { part, reason })
             .collect(),
+        codex_build: compiled.build.map(|b| BuildDocument {
+            generation: b.name(),
+            evidence: b.evidence(),
+            case: b.case(),
+        }),
+        rules: compiled
+            .rules
+            .iter()
+            .map(|&Rule { part, rule, case }| RuleDocument { part, rule, case })
+            .collect(),
     };
     write_json(out, &document)
 }
@@ -206,8 +263,27 @@ pub fn write_compile_text(
     step: usize,
     options: &RenderOptions,
 ) -> io::Result<()> {
+    write_compile_text_with(
+        out,
+        session,
+        plan,
+        step,
+        options,
+        &CompileOptions::default(),
+    )
+}
+
+/// `compile` as text with [`CompileOptions`].
+pub fn write_compile_text_with(
+    out: &mut dyn Write,
+    session: &Session,
+    plan: &Plan,
+    step: usize,
+    options: &RenderOptions,
+    compile_options: &CompileOptions,
+) -> io::Result<()> {
     write_header(out, session, options)?;
-    let compiled = compile_step(session, plan, step);
+    let compiled = compile_step(session, plan, step, compile_options);
     writeln!(
         out,
         "{} {}",
@@ -220,6 +296,28 @@ pub fn write_compile_text(
         paint(options, Tone::Dim, "instr.   "),
         plan.instructions[step].1.name()
     )?;
+    match compiled.build {
+        Some(build) => writeln!(
+            out,
+            "{} Codex {} ({}; {})",
+            paint(options, Tone::Dim, "shape    "),
+            build.name(),
+            build.evidence(),
+            build.case()
+        )?,
+        None => writeln!(
+            out,
+            "{} generic (no recorded Codex build wrote this turn_context)",
+            paint(options, Tone::Dim, "shape    ")
+        )?,
+    }
+    for Rule { part, rule, case } in &compiled.rules {
+        writeln!(
+            out,
+            "{} {part}: {rule} ({case})",
+            paint(options, Tone::Dim, "rule     ")
+        )?;
+    }
     for (part, reason) in &compiled.approximations {
         writeln!(
             out,

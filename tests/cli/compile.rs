@@ -123,7 +123,8 @@ fn era_d_metadata_is_never_sent() {
     assert_eq!(code(&output), 0);
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     let request: Value = serde_json::from_str(&text).expect("JSON");
-    let body = request["request"].to_string();
+    // The items: the body's own `client_metadata` (0.122+) is another thing.
+    let body = request["request"]["input"].to_string();
     assert!(!body.contains("metadata"), "{body}");
     assert!(!body.contains("ordinal"), "{body}");
     assert_eq!(request["request"]["model"], "gpt-5.5");
@@ -219,4 +220,43 @@ fn requests_after_a_legacy_compaction_are_approximate() {
         !extra.is_empty(),
         "the request after line 17 has the same approximations as the one before: {after:?}"
     );
+}
+
+/// `--output-schema FILE`: the schema `codex exec --output-schema` sends as `text.format`, which
+/// 0.58-0.77 (era B's shape) do not record; compact, keys in the file's order. A file that is not
+/// JSON is an error naming it.
+#[test]
+fn output_schema_is_sent_as_text_format() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        "{\"type\": \"object\",\n \"required\": [\"files\"], \"additionalProperties\": false}\n",
+    )
+    .expect("write the schema");
+    let file = rollout("era_b_steps");
+    let schema_arg = schema.to_string_lossy().into_owned();
+    let without = json(&["compile", "--json", &file]);
+    let parts = |doc: &Value| -> Vec<String> {
+        doc["approximations"]
+            .as_array()
+            .expect("approximations")
+            .iter()
+            .map(|a| a["part"].as_str().expect("a part").to_string())
+            .collect()
+    };
+    assert!(without["request"].get("text").is_none());
+    assert!(parts(&without).contains(&"text.format".to_string()));
+    let with = json(&["compile", "--json", &file, "--output-schema", &schema_arg]);
+    assert_eq!(
+        with["request"]["text"].to_string(),
+        r#"{"format":{"type":"json_schema","strict":true,"schema":{"type":"object","required":["files"],"additionalProperties":false},"name":"codex_output_schema"}}"#
+    );
+    assert!(!parts(&with).contains(&"text.format".to_string()));
+
+    std::fs::write(&schema, "not json").expect("write");
+    let output = run(&["compile", &file, "--output-schema", &schema_arg]);
+    assert_eq!(code(&output), 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a JSON schema"), "{stderr}");
 }

@@ -49,9 +49,13 @@ fn the_forks_first_request_starts_with_the_parents_history() {
     ]);
     let parent_input = input_texts(&parent);
     let fork_input = input_texts(&fork);
-    // The parent's step 2 input, then its answer, then the fork's own prompt.
+    // The parent's step 2 input, then its answer, then the fork's own prompt. The first item is
+    // the base instructions as 0.162+ send them, a developer message whose id derives from the
+    // thread id (CONFORMANCE.md "Request rules"): the fork's differs from its parent's, as in
+    // the case's requests 0 and 2.
     assert_eq!(fork_input.len(), parent_input.len() + 2, "{fork_input:#?}");
-    assert_eq!(fork_input[..parent_input.len()], parent_input[..]);
+    assert_ne!(fork_input[0], parent_input[0]);
+    assert_eq!(fork_input[1..parent_input.len()], parent_input[1..]);
     assert!(fork_input[parent_input.len()].contains("\"assistant\""));
     assert!(
         fork_input
@@ -87,9 +91,10 @@ fn a_fork_without_its_parent_says_so() {
     let args = ["compile", "--json", &copy, "--turn", "1", "--step", "1"];
     let output = run_env(&args, &env);
     let document = stdout_json(&args, &output);
+    // The base-instructions message (0.162+), then the fork's prompt.
     assert_eq!(
         document["request"]["input"].as_array().map(Vec::len),
-        Some(1)
+        Some(2)
     );
     let approximations = document["approximations"].as_array().expect("list");
     assert!(
@@ -105,7 +110,7 @@ fn a_fork_without_its_parent_says_so() {
     let document = stdout_json(&args, &output);
     assert_eq!(
         document["request"]["input"].as_array().map(Vec::len),
-        Some(7)
+        Some(8)
     );
 }
 

@@ -4,6 +4,7 @@ mod check;
 mod color;
 mod compile;
 mod completions;
+mod conformance;
 mod diff;
 mod errors;
 mod fingerprint;

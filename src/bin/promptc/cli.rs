@@ -210,7 +210,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "FILE")]
     pub tools: Option<std::path::PathBuf>,
 
-    /// The base instructions text. Without it: `session_meta.base_instructions` or a
+    /// The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the
+    /// leading developer message). Without it: `session_meta.base_instructions` or a
     /// `turn_context` override when recorded, else unknown.
     #[arg(long, value_name = "FILE")]
     pub instructions: Option<std::path::PathBuf>,
@@ -226,6 +227,10 @@ pub struct CompileArgs {
     pub plan: PlanArgs,
     #[command(flatten)]
     pub format: FormatArgs,
+    /// The JSON schema given to `codex exec --output-schema`, sent as `text.format`. Codex
+    /// 0.104 and 0.122 record it; the other builds do not, and without it it is unknown.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<std::path::PathBuf>,
     /// Print long texts whole instead of folding them.
     #[arg(long)]
     pub full: bool,

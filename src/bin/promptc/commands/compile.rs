@@ -3,19 +3,34 @@
 use crate::cli::{CompileArgs, Format};
 use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
-use promptc::render::request::{write_compile_json, write_compile_text};
+use anyhow::Context as _;
+use promptc::render::request::{CompileOptions, write_compile_json_with, write_compile_text_with};
 
 pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let session = load(&args.input, context)?;
     let step = session.select_step(args.select.turn.as_ref(), args.select.step)?;
     let plan = plan(&session, &args.plan, false)?;
+    let output_schema = match &args.output_schema {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read", path.display()))?;
+            let schema: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a JSON schema", path.display()))?;
+            // Compact, keys in the file's order: as Codex sends it.
+            Some(schema.to_string())
+        }
+    };
+    let compile_options = CompileOptions { output_schema };
     let options = promptc::render::RenderOptions {
         full: args.full,
         ..context.stdout
     };
     with_stdout(|out| match args.format.format() {
-        Format::Json => write_compile_json(out, &session, &plan, step),
-        Format::Text => write_compile_text(out, &session, &plan, step, &options),
+        Format::Json => write_compile_json_with(out, &session, &plan, step, &compile_options),
+        Format::Text => {
+            write_compile_text_with(out, &session, &plan, step, &options, &compile_options)
+        }
     })?;
     keep_until_exit((session, plan));
     Ok(ExitStatus::Success)

@@ -1,0 +1,363 @@
+//! What each generation of Codex builds puts in a request, and how a turn tells which
+//! generation wrote it: the one place for per-build and per-model request rules.
+//!
+//! A rollout records `cli_version` only in `session_meta` (the build that created the session);
+//! a session resumed by a newer build is sent in the newer build's shape. So the shape of each
+//! step's request is told from that step's own `turn_context` line, which every build writes
+//! with its own set of keys, and from the `thread_settings_applied` events before it.
+//!
+//! Every rule here is inferred from the requests real builds sent, recorded in
+//! `tests/conformance/<version>/<scenario>/` (CONFORMANCE.md); each cites the case that shows it.
+//! What the rules cannot tell is `null` in the compiled body and named in its approximations.
+
+use serde_json::{Map, Value};
+
+use crate::model::RecordKind;
+use crate::session::Session;
+
+/// A generation of Codex builds that send requests of the same shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Build {
+    /// 0.58–0.77: `turn_context` has no `turn_id`.
+    V0_58,
+    /// 0.104: `turn_context` has `turn_id`, not `current_date`.
+    V0_104,
+    /// 0.122: `current_date`, not `permission_profile`.
+    V0_122,
+    /// 0.141: `permission_profile`, not `comp_hash`.
+    V0_141,
+    /// 0.152: `comp_hash`, not `root_turn_id`.
+    V0_152,
+    /// 0.162–0.171: `root_turn_id`.
+    V0_162,
+}
+
+impl Build {
+    /// The recorded builds this generation stands for.
+    pub fn name(self) -> &'static str {
+        match self {
+            Build::V0_58 => "0.58-0.77",
+            Build::V0_104 => "0.104",
+            Build::V0_122 => "0.122",
+            Build::V0_141 => "0.141",
+            Build::V0_152 => "0.152",
+            Build::V0_162 => "0.162-0.171",
+        }
+    }
+
+    /// What in the `turn_context` identifies it.
+    pub fn evidence(self) -> &'static str {
+        match self {
+            Build::V0_58 => "turn_context without turn_id",
+            Build::V0_104 => "turn_context with turn_id, without current_date",
+            Build::V0_122 => "turn_context with current_date, without permission_profile",
+            Build::V0_141 => "turn_context with permission_profile, without comp_hash",
+            Build::V0_152 => "turn_context with comp_hash, without root_turn_id",
+            Build::V0_162 => "turn_context with root_turn_id",
+        }
+    }
+
+    /// A recorded case of the generation.
+    pub fn case(self) -> &'static str {
+        match self {
+            Build::V0_58 => "tests/conformance/0.58.0/tool_calls",
+            Build::V0_104 => "tests/conformance/0.104.0/tool_calls",
+            Build::V0_122 => "tests/conformance/0.122.0/tool_calls",
+            Build::V0_141 => "tests/conformance/0.141.0/tool_calls",
+            Build::V0_152 => "tests/conformance/0.152.1/tool_calls",
+            Build::V0_162 => "tests/conformance/0.162.1/tool_calls",
+        }
+    }
+
+    /// The newest recorded build of the generation (`major.minor.patch`).
+    fn newest_recorded(self) -> [u64; 3] {
+        match self {
+            Build::V0_58 => [0, 77, 0],
+            Build::V0_104 => [0, 104, 0],
+            Build::V0_122 => [0, 122, 0],
+            Build::V0_141 => [0, 141, 0],
+            Build::V0_152 => [0, 152, 1],
+            Build::V0_162 => [0, 171, 0],
+        }
+    }
+
+    /// Whether a turn of this shape in a session created by `cli_version` was written by a
+    /// build newer than any recorded one of the shape: a turn is written by the creating build or
+    /// a newer one (resume), so a creating build past the shape's newest recorded build (0.80.0
+    /// writes 0.58-0.77's `turn_context`) means the rules are applied unverified.
+    pub fn unrecorded(self, cli_version: &str) -> bool {
+        let mut parts = cli_version
+            .split(['-', '+'])
+            .next()
+            .unwrap_or("")
+            .split('.')
+            .map(|p| p.parse::<u64>().ok());
+        let version = [parts.next(), parts.next(), parts.next()];
+        match version {
+            [Some(Some(a)), Some(Some(b)), Some(Some(c))] => [a, b, c] > self.newest_recorded(),
+            _ => false,
+        }
+    }
+
+    /// Tell the generation from a `turn_context` payload's keys (newest evidence first).
+    pub fn identify(turn_context: &Map<String, Value>) -> Option<Build> {
+        let has = |key: &str| turn_context.contains_key(key);
+        Some(if has("root_turn_id") {
+            Build::V0_162
+        } else if has("comp_hash") {
+            Build::V0_152
+        } else if has("permission_profile") {
+            Build::V0_141
+        } else if has("current_date") {
+            Build::V0_122
+        } else if has("turn_id") {
+            Build::V0_104
+        } else if has("model") && has("approval_policy") && has("sandbox_policy") {
+            Build::V0_58
+        } else {
+            return None;
+        })
+    }
+
+    /// `stream` comes second, right after `model` (0.162.1/tool_calls); before, it follows
+    /// `store`.
+    pub fn stream_second(self) -> bool {
+        self >= Build::V0_162
+    }
+
+    /// The base instructions travel as the first input item, a developer message, instead of
+    /// the `instructions` field (0.162.1/tool_calls).
+    pub fn instructions_as_message(self) -> bool {
+        self >= Build::V0_162
+    }
+
+    /// `client_metadata` is sent (0.122.0/tool_calls): an installation id no rollout records,
+    /// and from 0.141 a key order that is random per request.
+    pub fn sends_client_metadata(self) -> bool {
+        self >= Build::V0_122
+    }
+
+    /// The `--output-schema` schema is recorded (`turn_context.final_output_json_schema`) only
+    /// by 0.104 and 0.122 (0.104.0/output_schema); the others send `text.format` without
+    /// recording it (0.58.0/output_schema, 0.141.0/output_schema, 0.171.0/output_schema).
+    pub fn records_output_schema(self) -> bool {
+        matches!(self, Build::V0_104 | Build::V0_122)
+    }
+
+    /// A model's default effort is sent when none is configured (0.104.0/tool_calls); 0.58–0.77
+    /// send `effort` only when configured (0.58.0/tool_calls, 0.58.0/effort_change).
+    pub fn sends_default_effort(self) -> bool {
+        self >= Build::V0_104
+    }
+
+    /// The checklist bullet these builds remove from the base instructions before sending them
+    /// (0.152.1/tool_calls: `instructions` is `session_meta.base_instructions` without it, in
+    /// every recorded request of 0.152.1, 0.162.1 and 0.171.0, none of which offers a plan tool).
+    pub fn removed_instructions(self) -> Option<&'static str> {
+        (self >= Build::V0_152).then_some(CHECKLIST_BULLET)
+    }
+}
+
+const CHECKLIST_BULLET: &str = "- If you create a checklist or task list, you update item statuses \
+incrementally as each item is completed rather than marking every item done only at the end.\n";
+
+/// Request settings of a model slug, as the recorded builds sent them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelRules {
+    pub slug: &'static str,
+    pub parallel_tool_calls: bool,
+    /// Sent as `reasoning.effort` when none is configured (builds that send a default).
+    pub default_effort: Option<&'static str>,
+    /// `text.verbosity` (0.104+).
+    pub verbosity: Option<&'static str>,
+    /// What 0.141 sends as `reasoning.summary` when `turn_context.summary` says `auto`.
+    pub summary_0_141: Option<&'static str>,
+    /// Code mode (0.152+): no `tools` or `instructions` key; an `additional_tools` input item
+    /// and the base instructions as a developer message lead the input, and
+    /// `reasoning.context` is `all_turns`.
+    pub code_mode: bool,
+    /// The case the rules come from.
+    pub case: &'static str,
+}
+
+const MODELS: &[ModelRules] = &[
+    ModelRules {
+        slug: "gpt-5.1-codex",
+        parallel_tool_calls: false,
+        default_effort: None,
+        verbosity: None,
+        summary_0_141: None,
+        code_mode: false,
+        case: "tests/conformance/0.58.0/tool_calls",
+    },
+    ModelRules {
+        slug: "gpt-5.1-codex-mini",
+        parallel_tool_calls: false,
+        default_effort: None,
+        verbosity: None,
+        summary_0_141: None,
+        code_mode: false,
+        case: "tests/conformance/0.58.0/model_switch",
+    },
+    ModelRules {
+        slug: "gpt-5.2",
+        parallel_tool_calls: true,
+        default_effort: Some("medium"),
+        verbosity: Some("low"),
+        summary_0_141: Some("auto"),
+        code_mode: false,
+        case: "tests/conformance/0.141.0/model_switch",
+    },
+    ModelRules {
+        slug: "gpt-5.3-codex",
+        parallel_tool_calls: true,
+        default_effort: Some("medium"),
+        verbosity: Some("low"),
+        summary_0_141: None,
+        code_mode: false,
+        case: "tests/conformance/0.141.0/tool_calls",
+    },
+    ModelRules {
+        slug: "gpt-5.5",
+        parallel_tool_calls: true,
+        default_effort: Some("medium"),
+        verbosity: Some("low"),
+        summary_0_141: None,
+        code_mode: false,
+        case: "tests/conformance/0.171.0/tool_calls",
+    },
+    ModelRules {
+        slug: "gpt-5.6-sol",
+        parallel_tool_calls: false,
+        default_effort: Some("low"),
+        verbosity: Some("low"),
+        summary_0_141: None,
+        code_mode: true,
+        case: "tests/conformance/0.152.1/model_switch",
+    },
+];
+
+/// The recorded rules of a model slug.
+pub fn model_rules(slug: &str) -> Option<&'static ModelRules> {
+    MODELS.iter().find(|m| m.slug == slug)
+}
+
+/// What decides the shape of one step's request, read from the rollout.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestShape {
+    pub build: Option<Build>,
+    /// `reasoning_summary` of the last `thread_settings_applied` event before the step (0.152+
+    /// record the configured summary there, not in `turn_context`: 0.152.1/effort_change).
+    pub thread_summary: Option<String>,
+    /// The session was created by a build newer than the recorded ones of this shape
+    /// ([`Build::unrecorded`]).
+    pub unrecorded_build: bool,
+}
+
+/// Read the shape of a step's request from its `turn_context` line and the events before it.
+pub fn request_shape(session: &Session, step: usize) -> RequestShape {
+    let rollout = &session.rollout;
+    let Some(context) = session.replay.steps[step].context else {
+        return RequestShape::default();
+    };
+    let payload = |index: usize| -> Option<Map<String, Value>> {
+        let line: Value =
+            serde_json::from_slice(rollout.line_bytes(&rollout.records[index])).ok()?;
+        match line {
+            Value::Object(mut map) => match map.remove("payload") {
+                Some(Value::Object(payload)) => Some(payload),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let build = payload(context).and_then(|tc| Build::identify(&tc));
+    let step_line = session.replay.steps[step].line;
+    let mut thread_summary = None;
+    if build.is_some_and(|b| b >= Build::V0_152) {
+        let last = (0..rollout.records.len()).rev().find(|&i| {
+            let record = &rollout.records[i];
+            record.line < step_line
+                && matches!(&record.kind, RecordKind::Event(e) if e.type_name == "thread_settings_applied")
+        });
+        thread_summary = last
+            .and_then(payload)
+            .and_then(|p| p.get("thread_settings")?.get("reasoning_summary").cloned())
+            .and_then(|s| s.as_str().map(str::to_string));
+    }
+    let unrecorded_build = match (build, rollout.meta.as_ref()) {
+        (Some(build), Some(meta)) => meta
+            .cli_version
+            .as_deref()
+            .is_some_and(|version| build.unrecorded(version)),
+        _ => false,
+    };
+    RequestShape {
+        build,
+        thread_summary,
+        unrecorded_build,
+    }
+}
+
+/// The id Codex gives an item it derives from the thread (0.152+): `uuid5(uuid5(OID, thread
+/// id), bytes)`. For the base-instructions message the bytes are its text (`msg_` ids in every
+/// 0.162.1 and 0.171.0 request), for a code-mode `additional_tools` item the tools' compact JSON
+/// (`at_` ids in 0.152.1/model_switch and 0.162.1/model_switch).
+pub fn derived_id(thread_id: &str, bytes: &[u8]) -> String {
+    let namespace = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, thread_id.as_bytes());
+    uuid::Uuid::new_v5(&namespace, bytes).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(keys: &[&str]) -> Map<String, Value> {
+        keys.iter().map(|k| (k.to_string(), Value::Null)).collect()
+    }
+
+    #[test]
+    fn generations_are_told_by_their_newest_key() {
+        let base = [
+            "cwd",
+            "approval_policy",
+            "sandbox_policy",
+            "model",
+            "summary",
+        ];
+        assert_eq!(Build::identify(&keys(&base)), Some(Build::V0_58));
+        let mut k = base.to_vec();
+        k.push("turn_id");
+        assert_eq!(Build::identify(&keys(&k)), Some(Build::V0_104));
+        k.push("current_date");
+        assert_eq!(Build::identify(&keys(&k)), Some(Build::V0_122));
+        k.push("permission_profile");
+        assert_eq!(Build::identify(&keys(&k)), Some(Build::V0_141));
+        k.push("comp_hash");
+        assert_eq!(Build::identify(&keys(&k)), Some(Build::V0_152));
+        k.push("root_turn_id");
+        assert_eq!(Build::identify(&keys(&k)), Some(Build::V0_162));
+        assert_eq!(Build::identify(&keys(&["cwd"])), None);
+    }
+
+    #[test]
+    fn builds_past_a_shapes_newest_recording_are_unrecorded() {
+        assert!(!Build::V0_58.unrecorded("0.58.0"));
+        assert!(!Build::V0_58.unrecorded("0.77.0"));
+        assert!(Build::V0_58.unrecorded("0.80.0"));
+        assert!(!Build::V0_104.unrecorded("0.104.0-alpha.1"));
+        assert!(Build::V0_152.unrecorded("0.153.0"));
+        assert!(!Build::V0_162.unrecorded("0.171.0"));
+        assert!(Build::V0_162.unrecorded("1.0.0"));
+        assert!(!Build::V0_162.unrecorded("dev"));
+    }
+
+    #[test]
+    fn derived_ids_are_uuid5_in_a_thread_namespace() {
+        // Python: uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_OID, thread), "You are Codex"). That this
+        // is Codex's derivation is checked against every recorded request by the conformance
+        // test (tests/cli/conformance.rs).
+        let id = derived_id("01a235fd-f41d-7e20-b589-39b66bf535d4", b"You are Codex");
+        assert_eq!(id, "dea1f21e-6197-5681-a6f8-f02d5e365ad2");
+    }
+}
