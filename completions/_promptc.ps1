@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two rollouts request by request and name every drift')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the rollouts under the Codex home, newest first')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many rollouts')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -141,6 +142,24 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'promptc;report' {
+            [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Count requests from this day on (YYYY-MM-DD, in --timezone)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Count requests up to this day, inclusive (YYYY-MM-DD, in --timezone)')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'The time zone of dates and days: an IANA name (Europe/Paris) or UTC (default: the system''s local zone)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group requests by this')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'Sessions listed in the table of those that lost the most')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'promptc;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
@@ -165,6 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two rollouts request by request and name every drift')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the rollouts under the Codex home, newest first')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many rollouts')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -189,6 +209,9 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             break
         }
         'promptc;help;sessions' {
+            break
+        }
+        'promptc;help;report' {
             break
         }
         'promptc;help;completions' {

@@ -37,6 +37,9 @@ _promptc() {
             promptc,man)
                 cmd="promptc__subcmd__man"
                 ;;
+            promptc,report)
+                cmd="promptc__subcmd__report"
+                ;;
             promptc,sessions)
                 cmd="promptc__subcmd__sessions"
                 ;;
@@ -67,6 +70,9 @@ _promptc() {
             promptc__subcmd__help,man)
                 cmd="promptc__subcmd__help__subcmd__man"
                 ;;
+            promptc__subcmd__help,report)
+                cmd="promptc__subcmd__help__subcmd__report"
+                ;;
             promptc__subcmd__help,sessions)
                 cmd="promptc__subcmd__help__subcmd__sessions"
                 ;;
@@ -83,7 +89,7 @@ _promptc() {
 
     case "${cmd}" in
         promptc)
-            opts="-h -V --color --width --no-mmap --help --version view compile fingerprint steps diff check sessions completions man help"
+            opts="-h -V --color --width --no-mmap --help --version view compile fingerprint steps diff check sessions report completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,7 +301,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__help)
-            opts="view compile fingerprint steps diff check sessions completions man help"
+            opts="view compile fingerprint steps diff check sessions report completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -406,6 +412,20 @@ _promptc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        promptc__subcmd__help__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         promptc__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -455,6 +475,68 @@ _promptc() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        promptc__subcmd__report)
+            opts="-o -h --codex-home --since --until --timezone --by --top --format --output --pricing --color --width --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --codex-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --by)
+                    COMPREPLY=($(compgen -W "day week month model session cwd cause" -- "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json html" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pricing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand diff 'Compare two rollouts request by request and name every drift'
             cand check 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
             cand sessions 'List the rollouts under the Codex home, newest first'
+            cand report 'Tokens, cache hits, losses by cause and dollars across many rollouts'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -130,6 +131,23 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'promptc;report'= {
+            cand --codex-home 'The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else ~/.codex)'
+            cand --since 'Count requests from this day on (YYYY-MM-DD, in --timezone)'
+            cand --until 'Count requests up to this day, inclusive (YYYY-MM-DD, in --timezone)'
+            cand --timezone 'The time zone of dates and days: an IANA name (Europe/Paris) or UTC (default: the system''s local zone)'
+            cand --by 'Group requests by this'
+            cand --top 'Sessions listed in the table of those that lost the most'
+            cand --format 'Output format'
+            cand -o 'Write the report to FILE instead of standard output'
+            cand --output 'Write the report to FILE instead of standard output'
+            cand --pricing 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'promptc;completions'= {
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
@@ -152,6 +170,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand diff 'Compare two rollouts request by request and name every drift'
             cand check 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
             cand sessions 'List the rollouts under the Codex home, newest first'
+            cand report 'Tokens, cache hits, losses by cause and dollars across many rollouts'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -169,6 +188,8 @@ set edit:completion:arg-completer[promptc] = {|@words|
         &'promptc;help;check'= {
         }
         &'promptc;help;sessions'= {
+        }
+        &'promptc;help;report'= {
         }
         &'promptc;help;completions'= {
         }

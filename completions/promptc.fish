@@ -38,6 +38,7 @@ complete -c promptc -n "__fish_promptc_needs_command" -f -a "steps" -d 'One row 
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -135,6 +136,29 @@ complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l width -d 'O
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l codex-home -d 'The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l since -d 'Count requests from this day on (YYYY-MM-DD, in --timezone)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l until -d 'Count requests up to this day, inclusive (YYYY-MM-DD, in --timezone)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l timezone -d 'The time zone of dates and days: an IANA name (Europe/Paris) or UTC (default: the system\'s local zone)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l by -d 'Group requests by this' -r -f -a "day\t''
+week\t''
+month\t''
+model\t''
+session\t''
+cwd\t''
+cause\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l top -d 'Sessions listed in the table of those that lost the most' -r
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l format -d 'Output format' -r -f -a "text\t''
+json\t''
+html\t'One self-contained page (charts drawn as inline SVG; no network, no scripts)'"
+complete -c promptc -n "__fish_promptc_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l pricing -d 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -147,13 +171,14 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand man" -s h -l help -d 'Print help'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod diff;
+pub mod report;
+pub mod report_html;
 pub mod request;
 pub mod view;
 

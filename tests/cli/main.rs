@@ -15,6 +15,7 @@ mod install;
 mod interrupted;
 mod readme;
 mod real_samples;
+mod report;
 mod sessions;
 mod steps;
 mod support;

@@ -45,6 +45,8 @@ pub enum Command {
     Check(CheckArgs),
     /// List the rollouts under the Codex home, newest first.
     Sessions(SessionsArgs),
+    /// Tokens, cache hits, losses by cause and dollars across many rollouts.
+    Report(ReportArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Print the man page (roff).
@@ -127,6 +129,69 @@ pub struct SessionsArgs {
     pub codex_home: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub format: FormatArgs,
+}
+
+/// `report --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ReportFormat {
+    #[default]
+    Text,
+    Json,
+    /// One self-contained page (charts drawn as inline SVG; no network, no scripts).
+    Html,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Rollout files, and folders to search for rollouts: a Codex home (its `sessions/` and
+    /// `archived_sessions/`), or any folder (every `*.jsonl` and `*.jsonl.zst` under it).
+    /// Default: the Codex home.
+    #[arg(value_name = "ROLLOUT|DIR")]
+    pub paths: Vec<std::path::PathBuf>,
+    /// The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else
+    /// ~/.codex).
+    #[arg(long, value_name = "DIR")]
+    pub codex_home: Option<std::path::PathBuf>,
+    /// Count requests from this day on (YYYY-MM-DD, in --timezone).
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub since: Option<jiff::civil::Date>,
+    /// Count requests up to this day, inclusive (YYYY-MM-DD, in --timezone).
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub until: Option<jiff::civil::Date>,
+    /// The time zone of dates and days: an IANA name (Europe/Paris) or UTC (default: the
+    /// system's local zone).
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
+    /// Group requests by this.
+    #[arg(long, default_value = "day", value_parser = group_by())]
+    pub by: promptc::report::GroupBy,
+    /// Sessions listed in the table of those that lost the most.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// A JSON price table that extends the built-in one (or replaces it, with
+    /// `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25,
+    /// "cached_input": 0.125, "output": 10}}}`, USD per million tokens.
+    #[arg(long, value_name = "FILE")]
+    pub pricing: Option<std::path::PathBuf>,
+}
+
+/// `--by`'s values: the library's names, so the two lists cannot part.
+fn group_by() -> impl clap::builder::TypedValueParser<Value = promptc::report::GroupBy> {
+    use clap::builder::TypedValueParser as _;
+    use promptc::report::GroupBy;
+    clap::builder::PossibleValuesParser::new(GroupBy::ALL.map(GroupBy::name))
+        .map(|name: String| GroupBy::from_name(&name).expect("invariant: a name from GroupBy::ALL"))
+}
+
+fn parse_date(text: &str) -> Result<jiff::civil::Date, String> {
+    text.parse()
+        .map_err(|e| format!("{text:?} is not a date (YYYY-MM-DD): {e}"))
 }
 
 #[derive(Debug, Args)]

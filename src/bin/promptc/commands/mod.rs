@@ -5,6 +5,7 @@ mod compile;
 mod completions;
 mod diff;
 mod fingerprint;
+mod report;
 mod sessions;
 mod steps;
 mod view;
@@ -43,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Diff(args) => diff::run(args, &context),
         Command::Check(args) => check::run(args, &context),
         Command::Sessions(args) => sessions::run(args, &context),
+        Command::Report(args) => report::run(args, &context),
         Command::Completions(args) => completions::run(args),
         Command::Man => completions::run_man(),
     }

@@ -1,0 +1,540 @@
+//! `promptc report` as text and JSON (the HTML page is [`super::report_html`]).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{RenderOptions, Tone, paint, write_json};
+use crate::report::{Cause, Fork, Group, Notes, Report, SessionRow};
+use crate::sanitize::{escape_line, truncate};
+
+/// Round a dollar amount to a millionth, so JSON does not carry float noise.
+fn usd(value: f64) -> f64 {
+    // `+ 0.0` turns -0.0 into 0.0.
+    (value * 1e6).round() / 1e6 + 0.0
+}
+
+#[derive(Serialize)]
+struct CauseDocument {
+    requests: u64,
+    tokens: u64,
+    cost_usd: f64,
+}
+
+#[derive(Serialize)]
+struct GroupDocument<'a> {
+    key: &'a str,
+    requests: u64,
+    input_tokens: u64,
+    cached_input_tokens: u64,
+    uncached_input_tokens: u64,
+    output_tokens: u64,
+    reasoning_output_tokens: u64,
+    cache_hit_rate: Option<f64>,
+    /// Input the cache could have served, every cause but cold starts.
+    lost_input_tokens: u64,
+    /// Uncached input by cause, `cold_start` included (not a loss).
+    by_cause: BTreeMap<String, CauseDocument>,
+    cost_usd: f64,
+    /// Paid more than had every lost token been cached.
+    miss_cost_usd: f64,
+    unpriced_requests: u64,
+}
+
+impl<'a> GroupDocument<'a> {
+    fn new(group: &'a Group) -> GroupDocument<'a> {
+        GroupDocument {
+            key: &group.key,
+            requests: group.requests,
+            input_tokens: group.tokens.input,
+            cached_input_tokens: group.tokens.cached,
+            uncached_input_tokens: group.tokens.uncached(),
+            output_tokens: group.tokens.output,
+            reasoning_output_tokens: group.tokens.reasoning,
+            cache_hit_rate: group.tokens.hit_rate(),
+            lost_input_tokens: group.lost(),
+            by_cause: group
+                .causes
+                .iter()
+                .map(|(cause, sum)| {
+                    (
+                        cause.name(),
+                        CauseDocument {
+                            requests: sum.requests,
+                            tokens: sum.tokens,
+                            cost_usd: usd(sum.cost),
+                        },
+                    )
+                })
+                .collect(),
+            cost_usd: usd(group.cost),
+            miss_cost_usd: usd(group.miss_cost()),
+            unpriced_requests: group.unpriced_requests,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ForkDocument<'a> {
+    parent: &'a str,
+    /// `subtracted`: the parent's counters were not counted again (`copied_requests` of them
+    /// repeated in the file, when the parent was read); `unknown`: the file copies the lines of
+    /// a parent that was not read, and is counted whole.
+    parent_counters: &'static str,
+    copied_requests: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct SessionDocument<'a> {
+    id: Option<&'a str>,
+    path: &'a str,
+    date: Option<String>,
+    top_cause: Option<String>,
+    command: String,
+    fork: Option<ForkDocument<'a>>,
+    #[serde(flatten)]
+    sums: GroupDocument<'a>,
+}
+
+#[derive(Serialize)]
+struct PricingDocument<'a> {
+    as_of: Option<&'a str>,
+    source: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ReportDocument<'a> {
+    schema_version: u32,
+    time_zone: String,
+    since: Option<String>,
+    until: Option<String>,
+    by: &'static str,
+    pricing: PricingDocument<'a>,
+    files: usize,
+    sessions: usize,
+    first_day: Option<String>,
+    last_day: Option<String>,
+    total: GroupDocument<'a>,
+    groups: Vec<GroupDocument<'a>>,
+    top_sessions: Vec<SessionDocument<'a>>,
+    /// Models without a price: their tokens are counted, their cost is not.
+    unpriced_models: Vec<GroupDocument<'a>>,
+    notes: &'a Notes,
+}
+
+/// The zone's IANA name, else how it was given.
+pub fn zone_name(report: &Report) -> String {
+    let zone = &report.options.time_zone;
+    zone.iana_name().map_or_else(
+        || {
+            if zone == &jiff::tz::TimeZone::UTC {
+                "UTC".into()
+            } else {
+                "local".into()
+            }
+        },
+        str::to_string,
+    )
+}
+
+fn fork_document(fork: &Fork) -> Option<ForkDocument<'_>> {
+    match fork {
+        Fork::None => None,
+        Fork::Subtracted { parent, requests } => Some(ForkDocument {
+            parent,
+            parent_counters: "subtracted",
+            copied_requests: Some(*requests),
+        }),
+        Fork::Seeded { parent } => Some(ForkDocument {
+            parent,
+            parent_counters: "subtracted",
+            copied_requests: None,
+        }),
+        Fork::Unknown { parent } => Some(ForkDocument {
+            parent,
+            parent_counters: "unknown",
+            copied_requests: None,
+        }),
+    }
+}
+
+/// `report --format json`.
+pub fn write_report_json(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    let prices = &report.options.prices;
+    let document = ReportDocument {
+        schema_version: crate::SCHEMA_VERSION,
+        time_zone: zone_name(report),
+        since: report.options.since.map(|d| d.to_string()),
+        until: report.options.until.map(|d| d.to_string()),
+        by: report.options.by.name(),
+        pricing: PricingDocument {
+            as_of: prices.as_of.as_deref(),
+            source: prices.source.as_deref(),
+        },
+        files: report.files,
+        sessions: report.sessions,
+        first_day: report.first_day.map(|d| d.to_string()),
+        last_day: report.last_day.map(|d| d.to_string()),
+        total: GroupDocument::new(&report.total),
+        groups: report.groups.iter().map(GroupDocument::new).collect(),
+        top_sessions: report
+            .top
+            .iter()
+            .map(|row| SessionDocument {
+                id: row.id.as_deref(),
+                path: &row.path,
+                date: row.date.map(|d| d.to_string()),
+                top_cause: row.sums.top_cause().map(|c| c.name()),
+                command: row.command(),
+                fork: fork_document(&row.fork),
+                sums: GroupDocument::new(&row.sums),
+            })
+            .collect(),
+        unpriced_models: report.unpriced.iter().map(GroupDocument::new).collect(),
+        notes: &report.notes,
+    };
+    write_json(out, &document)
+}
+
+/// Tokens in a few characters: `950`, `12.3k`, `4.56M`, `1.40B`.
+pub fn tokens(n: u64) -> String {
+    let n = n as f64;
+    if n < 1e3 {
+        format!("{n}")
+    } else if n < 1e6 {
+        format!("{:.1}k", n / 1e3)
+    } else if n < 1e9 {
+        format!("{:.2}M", n / 1e6)
+    } else {
+        format!("{:.2}B", n / 1e9)
+    }
+}
+
+/// Dollars: cents from $1 on, four decimals below (a session often costs cents); `-` when
+/// nothing was priced.
+pub fn dollars(value: f64, priced: bool) -> String {
+    if !priced {
+        "-".into()
+    } else if value.abs() >= 1.0 {
+        format!("${value:.2}")
+    } else {
+        format!("${:.4}", value + 0.0)
+    }
+}
+
+pub fn percent(rate: Option<f64>) -> String {
+    rate.map_or("-".into(), |r| format!("{:.1}%", r * 100.0))
+}
+
+/// A table: a header and rows of cells, the first column left-aligned, the others right-aligned
+/// but for `left` columns.
+fn write_table(
+    out: &mut dyn Write,
+    header: &[&str],
+    rows: &[Vec<String>],
+    left: &[usize],
+    options: &RenderOptions,
+) -> io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut line = String::new();
+        for (i, (cell, width)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = width.saturating_sub(cell.chars().count());
+            let last = i + 1 == cells.len();
+            if i == 0 || left.contains(&i) {
+                line.push_str(cell);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        line
+    };
+    writeln!(
+        out,
+        "{}",
+        paint(options, Tone::Heading, &line(header.to_vec()))
+    )?;
+    for row in rows {
+        writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
+    }
+    Ok(())
+}
+
+/// The cells of a group's row, text and HTML alike: key, requests, the token columns, hit rate,
+/// lost, cost, misses.
+pub(crate) fn group_cells(group: &Group, key: String) -> Vec<String> {
+    let priced = group.unpriced_requests < group.requests;
+    vec![
+        key,
+        group.requests.to_string(),
+        tokens(group.tokens.input),
+        tokens(group.tokens.cached),
+        tokens(group.tokens.uncached()),
+        tokens(group.tokens.output),
+        tokens(group.tokens.reasoning),
+        percent(group.tokens.hit_rate()),
+        tokens(group.lost()),
+        dollars(group.cost, priced),
+        dollars(group.miss_cost(), priced),
+    ]
+}
+
+/// `report` as text.
+pub fn write_report_text(
+    out: &mut dyn Write,
+    report: &Report,
+    options: &RenderOptions,
+) -> io::Result<()> {
+    let span = match (report.first_day, report.last_day) {
+        (Some(first), Some(last)) => format!(", {first} to {last}"),
+        _ => String::new(),
+    };
+    writeln!(
+        out,
+        "{}",
+        paint(
+            options,
+            Tone::Heading,
+            &format!(
+                "promptc report: {} sessions with usage ({} files){span}, time zone {}",
+                report.sessions,
+                report.files,
+                zone_name(report)
+            )
+        )
+    )?;
+    let prices = &report.options.prices;
+    writeln!(
+        out,
+        "Prices: USD per million tokens as of {}, {}",
+        prices.as_of.as_deref().unwrap_or("an unknown date"),
+        escape_line(prices.source.as_deref().unwrap_or("no source given"))
+    )?;
+    writeln!(out)?;
+    let by = report.options.by.name().to_ascii_uppercase();
+    let header = [
+        by.as_str(),
+        "REQUESTS",
+        "INPUT",
+        "CACHED",
+        "UNCACHED",
+        "OUTPUT",
+        "REASONING",
+        "HIT",
+        "LOST",
+        "COST",
+        "MISSES",
+    ];
+    let mut rows: Vec<Vec<String>> = report
+        .groups
+        .iter()
+        .map(|g| group_cells(g, truncate(&escape_line(&g.key), 40).into_owned()))
+        .collect();
+    rows.push(group_cells(&report.total, "TOTAL".into()));
+    write_table(out, &header, &rows, &[], options)?;
+    writeln!(out)?;
+    write_causes(out, &report.total, options)?;
+    let total = &report.total;
+    if total.requests > total.unpriced_requests {
+        writeln!(
+            out,
+            "\nMisses cost {} of the {} paid: the same requests would have cost that much less \
+             had every lost token been cached.",
+            dollars(total.miss_cost(), true),
+            dollars(total.cost, true)
+        )?;
+    }
+    writeln!(out)?;
+    write_top(out, &report.top, options)?;
+    write_notes(out, report, options)
+}
+
+fn write_causes(out: &mut dyn Write, total: &Group, options: &RenderOptions) -> io::Result<()> {
+    if total.requests == 0 {
+        return writeln!(out, "No request was counted.");
+    }
+    if total.causes.is_empty() {
+        return writeln!(
+            out,
+            "No input was lost: every request was cached as predicted."
+        );
+    }
+    let mut causes: Vec<(&Cause, _)> = total.causes.iter().collect();
+    // Losses first, the largest first; cold starts (not a loss) last.
+    causes.sort_by(|a, b| {
+        (*a.0 == Cause::ColdStart, b.1.tokens, a.0).cmp(&(
+            *b.0 == Cause::ColdStart,
+            a.1.tokens,
+            b.0,
+        ))
+    });
+    let rows: Vec<Vec<String>> = causes
+        .iter()
+        .map(|(cause, sum)| {
+            vec![
+                cause.label(),
+                tokens(sum.tokens),
+                sum.requests.to_string(),
+                dollars(sum.cost, true),
+            ]
+        })
+        .collect();
+    write_table(
+        out,
+        &["UNCACHED INPUT BY CAUSE", "TOKENS", "REQUESTS", "MISSES"],
+        &rows,
+        &[],
+        options,
+    )
+}
+
+fn write_top(out: &mut dyn Write, top: &[SessionRow], options: &RenderOptions) -> io::Result<()> {
+    if top.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<&str> = top.iter().filter_map(|r| r.id.as_deref()).collect();
+    let id_len = crate::discover::unique_prefix_len(ids, 8);
+    let rows: Vec<Vec<String>> = top
+        .iter()
+        .map(|row| {
+            let priced = row.sums.unpriced_requests < row.sums.requests;
+            let session = row.id.as_deref().map_or_else(
+                || truncate(&escape_line(&row.path), 40).into_owned(),
+                |id| escape_line(&id.chars().take(id_len).collect::<String>()).into_owned(),
+            );
+            vec![
+                session,
+                row.date.map_or("-".into(), |d| d.to_string()),
+                row.sums.requests.to_string(),
+                tokens(row.sums.tokens.input),
+                percent(row.sums.tokens.hit_rate()),
+                tokens(row.sums.lost()),
+                dollars(row.sums.miss_cost(), priced),
+                row.sums.top_cause().map_or("-".into(), |c| c.label()),
+                escape_line(&row.command()).into_owned(),
+            ]
+        })
+        .collect();
+    write_table(
+        out,
+        &[
+            "SESSIONS THAT LOST THE MOST",
+            "DATE",
+            "REQUESTS",
+            "INPUT",
+            "HIT",
+            "LOST",
+            "MISSES",
+            "TOP CAUSE",
+            "WHY",
+        ],
+        &rows,
+        &[1, 7, 8],
+        options,
+    )
+}
+
+fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) -> io::Result<()> {
+    let notes = &report.notes;
+    let warn = |label: &str| paint(options, Tone::Warning, label);
+    let mut first = true;
+    let mut gap = |out: &mut dyn Write| {
+        if std::mem::take(&mut first) {
+            writeln!(out)
+        } else {
+            Ok(())
+        }
+    };
+    for group in &report.unpriced {
+        gap(out)?;
+        writeln!(
+            out,
+            "{}: {}: {} requests, {} input, {} output tokens counted, not priced (add it with \
+             --pricing FILE)",
+            warn("unpriced"),
+            escape_line(&group.key),
+            group.requests,
+            tokens(group.tokens.input),
+            tokens(group.tokens.output)
+        )?;
+    }
+    for skipped in &notes.skipped {
+        gap(out)?;
+        writeln!(
+            out,
+            "{}: {}: {}",
+            warn("skipped"),
+            escape_line(&skipped.path),
+            escape_line(&skipped.reason)
+        )?;
+    }
+    for fork in &notes.forks_unknown_parent {
+        gap(out)?;
+        writeln!(
+            out,
+            "{}: {}: a fork that copies the lines of a parent that was not read: counted whole, \
+             its parent's history may be in it",
+            warn("fork"),
+            escape_line(fork)
+        )?;
+    }
+    for duplicate in &notes.duplicates {
+        gap(out)?;
+        writeln!(
+            out,
+            "duplicate: {}: the same session as {}, counted once",
+            escape_line(&duplicate.path),
+            escape_line(&duplicate.counted)
+        )?;
+    }
+    for partly in &notes.partly_read {
+        gap(out)?;
+        writeln!(
+            out,
+            "{}: {}: {} line{} could not be read; counted from the others",
+            warn("partly read"),
+            escape_line(&partly.path),
+            partly.skipped_lines,
+            if partly.skipped_lines == 1 { "" } else { "s" }
+        )?;
+    }
+    for path in &notes.counter_restarts {
+        gap(out)?;
+        writeln!(
+            out,
+            "restarted counters: {}: each run counted to its last counters",
+            escape_line(path)
+        )?;
+    }
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    if !notes.forks_subtracted.is_empty() {
+        gap(out)?;
+        writeln!(
+            out,
+            "{} counted without the counters carried over from the parent",
+            count(notes.forks_subtracted.len(), "fork")
+        )?;
+    }
+    if !notes.no_usage.is_empty() {
+        gap(out)?;
+        writeln!(
+            out,
+            "{} without usage counters",
+            count(notes.no_usage.len(), "rollout")
+        )?;
+    }
+    Ok(())
+}

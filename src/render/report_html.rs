@@ -1,0 +1,569 @@
+//! `promptc report --format html`: one self-contained page. Charts are inline SVG drawn here;
+//! no script, font, style sheet or image is fetched (a Content-Security-Policy says so to the
+//! browser), so the file opens offline and anywhere.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use super::report::{dollars, group_cells, percent, tokens, zone_name};
+use crate::report::{Cause, Group, Report, SessionRow};
+
+/// Chart sizes, in SVG user units (the page scales them to its width).
+pub const CHART_WIDTH: f64 = 1000.0;
+pub const CHART_HEIGHT: f64 = 260.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 16.0;
+const BOTTOM: f64 = 36.0;
+/// The plot area of the day and hit-rate charts.
+pub const PLOT_WIDTH: f64 = CHART_WIDTH - LEFT - RIGHT;
+pub const PLOT_HEIGHT: f64 = CHART_HEIGHT - TOP - BOTTOM;
+/// The longest bar of the cause chart.
+pub const CAUSE_BAR_MAX: f64 = 560.0;
+const CAUSE_LABEL: f64 = 190.0;
+const CAUSE_ROW: f64 = 30.0;
+
+const CACHED: &str = "#2a9d8f";
+const UNCACHED: &str = "#e76f51";
+const PALETTE: [&str; 10] = [
+    "#264653", "#e76f51", "#2a9d8f", "#8e5ea2", "#f4a261", "#3a86ff", "#d62828", "#6a994e",
+    "#b5838d", "#457b9d",
+];
+
+/// The shortest prefix of each top session's key that tells them apart (at least 8).
+fn labels(top: &[SessionRow]) -> Vec<String> {
+    let len = crate::discover::unique_prefix_len(top.iter().map(|r| r.sums.key.as_str()), 8);
+    top.iter()
+        .map(|r| r.sums.key.chars().take(len).collect())
+        .collect()
+}
+
+/// Escape text for HTML content and attribute values.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // Control characters have no place in a page; show them as a replacement.
+            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A coordinate, two decimals (deterministic, short).
+fn n(value: f64) -> String {
+    format!("{:.2}", value + 0.0)
+}
+
+const STYLE: &str = r#"
+:root { color-scheme: light; --ink: #1d2433; --muted: #5c667a; --line: #e3e7ee; --card: #ffffff; --bg: #f5f7fa; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--ink); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1060px; margin: 0 auto; padding: 28px 24px 48px; }
+h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
+h2 { font-size: 17px; margin: 0 0 12px; }
+p.sub { color: var(--muted); margin: 0 0 22px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 12px; margin-bottom: 22px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
+.card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; }
+.card .value { font-size: 22px; font-weight: 650; font-variant-numeric: tabular-nums; }
+.card .note { color: var(--muted); font-size: 12px; }
+.card.alert .value { color: #c2410c; }
+section { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 18px 18px 14px; margin-bottom: 18px; }
+svg { display: block; width: 100%; height: auto; }
+svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+svg .grid { stroke: var(--line); stroke-width: 1; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 16px; font-size: 13px; color: var(--muted); margin-top: 8px; }
+.legend span::before { content: ""; display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; background: var(--swatch); vertical-align: -1px; }
+table { border-collapse: collapse; width: 100%; font-size: 13.5px; font-variant-numeric: tabular-nums; }
+th, td { padding: 6px 7px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { color: var(--muted); font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: 0.03em; }
+th:first-child, td:first-child, td.left, th.left { text-align: left; }
+tr.total td { font-weight: 650; border-top: 2px solid var(--line); }
+code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f0f2f6; padding: 2px 5px; border-radius: 4px; }
+.scroll { overflow-x: auto; }
+td.why { white-space: normal; min-width: 220px; }
+td.why code { overflow-wrap: anywhere; }
+ul.notes { margin: 0; padding-left: 18px; color: var(--muted); font-size: 13.5px; }
+footer { color: var(--muted); font-size: 12.5px; margin-top: 8px; }
+"#;
+
+/// `report --format html`.
+pub fn write_report_html(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    let mut page = String::new();
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    page.push_str(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'\">\n",
+    );
+    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    page.push_str("<title>promptc report: where the prompt-cache money goes</title>\n<style>");
+    page.push_str(STYLE);
+    page.push_str("</style>\n</head>\n<body>\n<main>\n");
+    header(&mut page, report);
+    cards(&mut page, &report.total);
+    page.push_str("<section>\n<h2>Input per day: cached and uncached</h2>\n");
+    day_chart(&mut page, &report.days);
+    let _ = writeln!(
+        page,
+        "<div class=\"legend\"><span style=\"--swatch:{CACHED}\">cached input</span>\
+         <span style=\"--swatch:{UNCACHED}\">uncached input</span></div>\n</section>"
+    );
+    page.push_str("<section>\n<h2>Uncached input by cause</h2>\n");
+    cause_chart(&mut page, &report.total);
+    page.push_str("</section>\n");
+    if !report.top.is_empty() {
+        page.push_str("<section>\n<h2>Cache hit rate per request over each session, sessions that lost the most</h2>\n");
+        hit_rate_chart(&mut page, &report.top);
+        page.push_str("</section>\n<section>\n<h2>Sessions that lost the most</h2>\n");
+        top_table(&mut page, &report.top);
+        page.push_str("</section>\n");
+    }
+    let _ = writeln!(
+        page,
+        "<section>\n<h2>By {}</h2>",
+        esc(report.options.by.name())
+    );
+    groups_table(&mut page, report);
+    page.push_str("</section>\n");
+    notes(&mut page, report);
+    let prices = &report.options.prices;
+    let _ = writeln!(
+        page,
+        "<footer>Prices in USD per million tokens as of {}: {}. Cold starts are the first \
+         request of each session: nothing to reuse, not a loss. Written by promptc report.</footer>",
+        esc(prices.as_of.as_deref().unwrap_or("an unknown date")),
+        esc(prices.source.as_deref().unwrap_or("no source given"))
+    );
+    page.push_str("</main>\n</body>\n</html>\n");
+    out.write_all(page.as_bytes())
+}
+
+fn header(page: &mut String, report: &Report) {
+    let span = match (report.first_day, report.last_day) {
+        (Some(first), Some(last)) if first == last => format!("{first}"),
+        (Some(first), Some(last)) => format!("{first} to {last}"),
+        _ => "no dated requests".into(),
+    };
+    let _ = writeln!(
+        page,
+        "<h1>Where the prompt-cache money goes</h1>\n<p class=\"sub\">{} sessions with usage \
+         ({} rollout files), {}, time zone {}.</p>",
+        report.sessions,
+        report.files,
+        esc(&span),
+        esc(&zone_name(report))
+    );
+}
+
+fn cards(page: &mut String, total: &Group) {
+    let priced = total.requests > total.unpriced_requests;
+    let card = |page: &mut String, class: &str, label: &str, value: String, note: String| {
+        let _ = writeln!(
+            page,
+            "<div class=\"card {class}\"><div class=\"label\">{}</div><div class=\"value\">{}\
+             </div><div class=\"note\">{}</div></div>",
+            esc(label),
+            esc(&value),
+            esc(&note)
+        );
+    };
+    page.push_str("<div class=\"cards\">\n");
+    card(
+        page,
+        "",
+        "Paid",
+        dollars(total.cost, priced),
+        format!("{} requests", total.requests),
+    );
+    card(
+        page,
+        "alert",
+        "Cost of misses",
+        dollars(total.miss_cost(), priced),
+        "more than had lost input been cached".into(),
+    );
+    card(
+        page,
+        "",
+        "Cache hit rate",
+        percent(total.tokens.hit_rate()),
+        format!(
+            "{} of {} input",
+            tokens(total.tokens.cached),
+            tokens(total.tokens.input)
+        ),
+    );
+    card(
+        page,
+        "alert",
+        "Input lost",
+        tokens(total.lost()),
+        "the cache could have served it".into(),
+    );
+    card(
+        page,
+        "",
+        "Output",
+        tokens(total.tokens.output),
+        format!("{} reasoning", tokens(total.tokens.reasoning)),
+    );
+    page.push_str("</div>\n");
+}
+
+/// Round a maximum up to a tick scale: 1, 2 or 5 times a power of ten.
+fn nice_max(max: f64) -> f64 {
+    if max <= 0.0 {
+        return 1.0;
+    }
+    let power = 10f64.powf(max.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|&v| v >= max)
+        .unwrap_or(10.0 * power)
+}
+
+/// Stacked bars, one per day: cached input below, uncached above. A bar's height is its tokens
+/// over the scale's top (`data-max`) times the plot's height.
+fn day_chart(page: &mut String, days: &[Group]) {
+    let max = nice_max(days.iter().map(|d| d.tokens.input).max().unwrap_or(0) as f64);
+    let _ = writeln!(
+        page,
+        "<svg id=\"chart-days\" viewBox=\"0 0 {} {}\" data-max=\"{}\" data-plot-height=\"{}\" \
+         role=\"img\" aria-label=\"Cached and uncached input per day\">",
+        n(CHART_WIDTH),
+        n(CHART_HEIGHT),
+        max,
+        n(PLOT_HEIGHT)
+    );
+    for tick in 0..=4 {
+        let value = max * f64::from(tick) / 4.0;
+        let y = TOP + PLOT_HEIGHT - PLOT_HEIGHT * f64::from(tick) / 4.0;
+        let _ = writeln!(
+            page,
+            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{y:.2}\" y2=\"{y:.2}\"/><text x=\"{}\" \
+             y=\"{:.2}\" text-anchor=\"end\">{}</text>",
+            n(LEFT),
+            n(LEFT + PLOT_WIDTH),
+            n(LEFT - 8.0),
+            y + 4.0,
+            tokens(value as u64)
+        );
+    }
+    let slot = PLOT_WIDTH / days.len().max(1) as f64;
+    let width = (slot * 0.72).max(1.0);
+    // At most about 12 day labels.
+    let every = days.len().div_ceil(12).max(1);
+    for (i, day) in days.iter().enumerate() {
+        let x = LEFT + slot * i as f64 + (slot - width) / 2.0;
+        let cached = PLOT_HEIGHT * day.tokens.cached as f64 / max;
+        let uncached = PLOT_HEIGHT * day.tokens.uncached() as f64 / max;
+        let base = TOP + PLOT_HEIGHT;
+        for (class, color, y, height, value) in [
+            ("cached", CACHED, base - cached, cached, day.tokens.cached),
+            (
+                "uncached",
+                UNCACHED,
+                base - cached - uncached,
+                uncached,
+                day.tokens.uncached(),
+            ),
+        ] {
+            let _ = writeln!(
+                page,
+                "<rect class=\"{class}\" data-day=\"{}\" data-tokens=\"{value}\" x=\"{}\" \
+                 y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{color}\"><title>{}: {} {class} \
+                 input</title></rect>",
+                esc(&day.key),
+                n(x),
+                n(y),
+                n(width),
+                n(height),
+                esc(&day.key),
+                tokens(value)
+            );
+        }
+        if i % every == 0 {
+            let label = day.key.get(5..).unwrap_or(&day.key);
+            let _ = writeln!(
+                page,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                n(x + width / 2.0),
+                n(TOP + PLOT_HEIGHT + 18.0),
+                esc(label)
+            );
+        }
+    }
+    page.push_str("</svg>\n");
+}
+
+/// One horizontal bar per cause, the longest for the cause with the most tokens.
+fn cause_chart(page: &mut String, total: &Group) {
+    let mut causes: Vec<_> = total.causes.iter().collect();
+    causes.sort_by(|a, b| {
+        (*a.0 == Cause::ColdStart, b.1.tokens, a.0).cmp(&(
+            *b.0 == Cause::ColdStart,
+            a.1.tokens,
+            b.0,
+        ))
+    });
+    if total.requests == 0 {
+        page.push_str("<p>No request was counted.</p>\n");
+        return;
+    }
+    if causes.is_empty() {
+        page.push_str("<p>No input was lost: every request was cached as predicted.</p>\n");
+        return;
+    }
+    let max = causes.iter().map(|c| c.1.tokens).max().unwrap_or(1).max(1) as f64;
+    let height = CAUSE_ROW * causes.len() as f64 + 8.0;
+    let priced = total.requests > total.unpriced_requests;
+    let _ = writeln!(
+        page,
+        "<svg id=\"chart-causes\" viewBox=\"0 0 {} {}\" data-max=\"{max}\" data-bar-max=\"{}\" \
+         role=\"img\" aria-label=\"Uncached input by cause\">",
+        n(CHART_WIDTH),
+        n(height),
+        n(CAUSE_BAR_MAX)
+    );
+    for (i, (cause, sum)) in causes.iter().enumerate() {
+        let y = 4.0 + CAUSE_ROW * i as f64;
+        let width = CAUSE_BAR_MAX * sum.tokens as f64 / max;
+        let color = if **cause == Cause::ColdStart {
+            "#9aa3b2"
+        } else {
+            UNCACHED
+        };
+        let _ = writeln!(
+            page,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" style=\"fill:#1d2433;font-size:12.5px\">\
+             {}</text><rect class=\"cause\" data-cause=\"{}\" data-tokens=\"{}\" x=\"{}\" y=\"{}\" \
+             width=\"{}\" height=\"{}\" rx=\"3\" fill=\"{color}\"><title>{}: {} tokens, {} \
+             requests</title></rect><text x=\"{}\" y=\"{}\">{} · {} · {} request{}</text>",
+            n(CAUSE_LABEL - 10.0),
+            n(y + 17.0),
+            esc(&cause.label()),
+            esc(&cause.name()),
+            sum.tokens,
+            n(CAUSE_LABEL),
+            n(y + 4.0),
+            n(width.max(1.0)),
+            n(CAUSE_ROW - 10.0),
+            esc(&cause.label()),
+            sum.tokens,
+            sum.requests,
+            n(CAUSE_LABEL + width.max(1.0) + 8.0),
+            n(y + 17.0),
+            tokens(sum.tokens),
+            dollars(sum.cost, priced),
+            sum.requests,
+            if sum.requests == 1 { "" } else { "s" }
+        );
+    }
+    page.push_str("</svg>\n");
+}
+
+/// Each top session's requests: time since the session's first request across (sessions run
+/// minutes to hours, weeks apart: on one calendar axis each would be a vertical line), hit rate
+/// up.
+fn hit_rate_chart(page: &mut String, top: &[SessionRow]) {
+    fn elapsed(row: &SessionRow) -> impl Iterator<Item = (i64, f64)> + '_ {
+        let start = row.hit_rates.iter().map(|p| p.0).min().unwrap_or(0);
+        row.hit_rates
+            .iter()
+            .map(move |&(time, rate)| (time - start, rate))
+    }
+    let longest = top
+        .iter()
+        .flat_map(|row| elapsed(row).map(|p| p.0))
+        .max()
+        .unwrap_or(0);
+    // Minutes across: a round span whose quarters are round too.
+    let minutes = longest as f64 / 60.0;
+    let span = [10.0, 20.0, 40.0, 60.0, 120.0, 240.0, 480.0, 720.0, 1440.0]
+        .into_iter()
+        .find(|&m| m >= minutes)
+        .unwrap_or_else(|| (minutes / 1440.0).ceil() * 1440.0);
+    let x = |seconds: i64| LEFT + PLOT_WIDTH * (seconds as f64 / 60.0) / span;
+    let y = |rate: f64| TOP + PLOT_HEIGHT * (1.0 - rate.clamp(0.0, 1.0));
+    let _ = writeln!(
+        page,
+        "<svg id=\"chart-hit-rate\" viewBox=\"0 0 {} {}\" data-minutes=\"{span}\" role=\"img\" \
+         aria-label=\"Cache hit rate per request, by time since the session's start\">",
+        n(CHART_WIDTH),
+        n(CHART_HEIGHT)
+    );
+    for tick in 0..=4 {
+        let rate = f64::from(tick) / 4.0;
+        let minutes = span * rate;
+        let _ = writeln!(
+            page,
+            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/><text x=\"{}\" y=\"{}\" \
+             text-anchor=\"end\">{}%</text><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            n(LEFT),
+            n(LEFT + PLOT_WIDTH),
+            n(y(rate)),
+            n(y(rate)),
+            n(LEFT - 8.0),
+            n(y(rate) + 4.0),
+            tick * 25,
+            n(LEFT + PLOT_WIDTH * rate),
+            n(TOP + PLOT_HEIGHT + 18.0),
+            if span >= 120.0 {
+                format!("{} h", minutes / 60.0)
+            } else {
+                format!("{minutes} min")
+            }
+        );
+    }
+    for (k, row) in top.iter().enumerate() {
+        let color = PALETTE[k % PALETTE.len()];
+        let points: Vec<String> = elapsed(row)
+            .map(|(t, r)| format!("{},{}", n(x(t)), n(y(r))))
+            .collect();
+        let _ = writeln!(
+            page,
+            "<polyline class=\"session\" data-session=\"{}\" data-points=\"{}\" fill=\"none\" \
+             stroke=\"{color}\" stroke-width=\"1.2\" stroke-opacity=\"0.7\" points=\"{}\"/>",
+            esc(&row.sums.key),
+            points.len(),
+            points.join(" ")
+        );
+        for point in &points {
+            let (px, py) = point.split_once(',').unwrap_or(("0", "0"));
+            let _ = write!(
+                page,
+                "<circle cx=\"{px}\" cy=\"{py}\" r=\"1.8\" fill=\"{color}\"/>"
+            );
+        }
+        page.push('\n');
+    }
+    page.push_str("</svg>\n<div class=\"legend\">");
+    for (k, label) in labels(top).iter().enumerate() {
+        let _ = write!(
+            page,
+            "<span style=\"--swatch:{}\">{}</span>",
+            PALETTE[k % PALETTE.len()],
+            esc(label)
+        );
+    }
+    page.push_str("</div>\n");
+}
+
+fn top_table(page: &mut String, top: &[SessionRow]) {
+    page.push_str(
+        "<div class=\"scroll\"><table id=\"top-sessions\">\n<tr><th>Session</th><th>Date</th>\
+         <th>Requests</th><th>Input</th><th>Hit</th><th>Lost</th><th>Misses</th>\
+         <th class=\"left\">Top cause</th><th class=\"left\">Why</th></tr>\n",
+    );
+    for (row, id) in top.iter().zip(labels(top)) {
+        let priced = row.sums.unpriced_requests < row.sums.requests;
+        let _ = writeln!(
+            page,
+            "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td class=\"left\">{}</td><td class=\"left why\"><code>{}</code></td></tr>",
+            esc(&row.path),
+            esc(&id),
+            row.date.map_or("-".into(), |d| d.to_string()),
+            row.sums.requests,
+            tokens(row.sums.tokens.input),
+            percent(row.sums.tokens.hit_rate()),
+            tokens(row.sums.lost()),
+            dollars(row.sums.miss_cost(), priced),
+            esc(&row.sums.top_cause().map_or("-".into(), |c| c.label())),
+            esc(&row.command())
+        );
+    }
+    page.push_str("</table></div>\n");
+}
+
+fn groups_table(page: &mut String, report: &Report) {
+    let _ = writeln!(
+        page,
+        "<div class=\"scroll\"><table id=\"groups\">\n<tr><th>{}</th><th>Requests</th>\
+         <th>Input</th><th>Cached</th><th>Uncached</th><th>Output</th><th>Reasoning</th>\
+         <th>Hit</th><th>Lost</th><th>Cost</th><th>Misses</th></tr>",
+        esc(report.options.by.name())
+    );
+    let row = |page: &mut String, group: &Group, class: &str, key: &str| {
+        let _ = write!(page, "<tr class=\"{class}\">");
+        for cell in group_cells(group, key.to_string()) {
+            let _ = write!(page, "<td>{}</td>", esc(&cell));
+        }
+        page.push_str("</tr>\n");
+    };
+    for group in &report.groups {
+        row(page, group, "", &group.key);
+    }
+    row(page, &report.total, "total", "Total");
+    page.push_str("</table></div>\n");
+}
+
+fn notes(page: &mut String, report: &Report) {
+    let notes = &report.notes;
+    let mut items = Vec::new();
+    for group in &report.unpriced {
+        items.push(format!(
+            "<b>{}</b> has no price: {} requests, {} input tokens counted, not priced (add it \
+             with <code>--pricing FILE</code>).",
+            esc(&group.key),
+            group.requests,
+            tokens(group.tokens.input)
+        ));
+    }
+    for skipped in &notes.skipped {
+        items.push(format!(
+            "Skipped <code>{}</code>: {}",
+            esc(&skipped.path),
+            esc(&skipped.reason)
+        ));
+    }
+    for partly in &notes.partly_read {
+        items.push(format!(
+            "<code>{}</code>: {} lines could not be read; counted from the others.",
+            esc(&partly.path),
+            partly.skipped_lines
+        ));
+    }
+    for fork in &notes.forks_unknown_parent {
+        items.push(format!(
+            "<code>{}</code> is a fork that copies the lines of a parent that was not read: \
+             counted whole, its parent's history may be in it.",
+            esc(fork)
+        ));
+    }
+    for duplicate in &notes.duplicates {
+        items.push(format!(
+            "<code>{}</code> is the same session as <code>{}</code>: counted once.",
+            esc(&duplicate.path),
+            esc(&duplicate.counted)
+        ));
+    }
+    if !notes.forks_subtracted.is_empty() {
+        items.push(format!(
+            "{} fork(s) counted without the counters carried over from the parent.",
+            notes.forks_subtracted.len()
+        ));
+    }
+    if !notes.no_usage.is_empty() {
+        items.push(format!(
+            "{} rollouts without usage counters.",
+            notes.no_usage.len()
+        ));
+    }
+    if items.is_empty() {
+        return;
+    }
+    page.push_str("<section>\n<h2>Notes</h2>\n<ul class=\"notes\">\n");
+    for item in items {
+        let _ = writeln!(page, "<li>{item}</li>");
+    }
+    page.push_str("</ul>\n</section>\n");
+}

@@ -1,0 +1,565 @@
+//! `promptc report`: where the prompt-cache money goes, across many rollouts.
+//!
+//! Each rollout gives a [`SessionUsage`]: one [`Request`] per distinct cumulative
+//! `total_token_usage` counter (a `token_count` that repeats the previous counters is the same
+//! request, re-emitted), whose tokens are the counters' growth since the previous one. Summed,
+//! a session's requests are its last counters, as the rollout itself says, but for two things
+//! the counters carry from elsewhere: a fork's start from its parent's (the first request
+//! counts its own usage, `last_token_usage`), and Codex 0.58–0.77 restarted them at each resume
+//! (a request whose counters before it are zero starts a new run). The cache loss of a request
+//! and its cause come from the step analysis `promptc steps` shows ([`crate::cache`]), matched
+//! by the `token_count` line. [`resolve`] then removes what forks copied from their parent, and
+//! [`build`] filters by date, groups and prices ([`crate::pricing`]).
+//! No I/O: the binary reads the files and the time zone.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+use crate::cache::{StepCache, Verdict, cacheable};
+use crate::model::{EventKind, RecordKind, Usage};
+use crate::pricing::PriceTable;
+use crate::session::Session;
+
+/// Token counts of one request or a sum of them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    /// Input tokens, cached ones included (OpenAI's `input_tokens`).
+    pub input: u64,
+    pub cached: u64,
+    /// Output tokens, reasoning included (OpenAI's `output_tokens`).
+    pub output: u64,
+    pub reasoning: u64,
+}
+
+impl Tokens {
+    fn of(usage: &Usage) -> Tokens {
+        Tokens {
+            input: usage.input_tokens,
+            cached: usage.cached_input_tokens,
+            output: usage.output_tokens,
+            reasoning: usage.reasoning_output_tokens,
+        }
+    }
+
+    pub fn add(&mut self, other: Tokens) {
+        self.input = self.input.saturating_add(other.input);
+        self.cached = self.cached.saturating_add(other.cached);
+        self.output = self.output.saturating_add(other.output);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+    }
+
+    /// `self - before`, or `None` when a counter went down (the counters restarted).
+    fn growth(self, before: Tokens) -> Option<Tokens> {
+        Some(Tokens {
+            input: self.input.checked_sub(before.input)?,
+            cached: self.cached.checked_sub(before.cached)?,
+            output: self.output.checked_sub(before.output)?,
+            reasoning: self.reasoning.checked_sub(before.reasoning)?,
+        })
+    }
+
+    /// Each count the smaller of the two.
+    fn min_each(self, other: Tokens) -> Tokens {
+        Tokens {
+            input: self.input.min(other.input),
+            cached: self.cached.min(other.cached),
+            output: self.output.min(other.output),
+            reasoning: self.reasoning.min(other.reasoning),
+        }
+    }
+
+    pub fn uncached(&self) -> u64 {
+        self.input.saturating_sub(self.cached)
+    }
+
+    /// `cached / input`; `None` without input.
+    pub fn hit_rate(&self) -> Option<f64> {
+        (self.input > 0).then(|| self.cached as f64 / self.input as f64)
+    }
+}
+
+/// Why a request's input was not served from the cache, from the step's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cause {
+    ProviderMiss,
+    IdleGap,
+    Compaction,
+    Rollback,
+    /// A component before the input changed (`instructions`, `tools`, `params`,
+    /// `prompt_cache_key`), `history` when the input itself was rewritten, or the recorded
+    /// turn-context field that changed (`sandbox_policy`, …).
+    PrefixBroken(&'static str),
+    /// The session's first request: nothing to reuse. Its uncached input is counted apart and
+    /// is not a loss.
+    ColdStart,
+}
+
+impl Cause {
+    fn of(verdict: &Verdict) -> Option<Cause> {
+        Some(match verdict {
+            Verdict::First => Cause::ColdStart,
+            Verdict::Compaction => Cause::Compaction,
+            Verdict::Rollback => Cause::Rollback,
+            Verdict::ComponentChanged(c) => Cause::PrefixBroken(c),
+            Verdict::HistoryRewritten(_) => Cause::PrefixBroken("history"),
+            // A recorded turn-context field that feeds a part the rollout does not record.
+            Verdict::ContextChanged(field) => Cause::PrefixBroken(field),
+            // The compaction's own request, sent without the tools.
+            Verdict::CompactionRequest => Cause::Compaction,
+            Verdict::IdleGap(_) => Cause::IdleGap,
+            Verdict::ProviderMiss => Cause::ProviderMiss,
+            Verdict::Hit | Verdict::NoUsage => return None,
+        })
+    }
+
+    /// Stable name used in output.
+    pub fn name(&self) -> String {
+        match self {
+            Cause::ProviderMiss => "provider_miss".into(),
+            Cause::IdleGap => "idle_gap".into(),
+            Cause::Compaction => "compaction".into(),
+            Cause::Rollback => "rollback".into(),
+            Cause::PrefixBroken(part) => format!("prefix_broken:{part}"),
+            Cause::ColdStart => "cold_start".into(),
+        }
+    }
+
+    /// A few words, for tables.
+    pub fn label(&self) -> String {
+        match self {
+            Cause::ProviderMiss => "provider miss".into(),
+            Cause::IdleGap => "idle gap".into(),
+            Cause::Compaction => "compaction".into(),
+            Cause::Rollback => "rollback".into(),
+            Cause::PrefixBroken(part) => format!("prefix broken: {part}"),
+            Cause::ColdStart => "cold start (not a loss)".into(),
+        }
+    }
+}
+
+/// One model request, as its usage counters record it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Line of the `token_count` event.
+    pub line: usize,
+    /// Its time (the last time read before it when the line has none).
+    pub unix_seconds: Option<i64>,
+    /// Shared by the requests of a run: a string per request was most of a report's memory.
+    pub model: Option<Arc<str>>,
+    pub cwd: Option<Arc<str>>,
+    /// The growth of the cumulative counters at this request.
+    pub tokens: Tokens,
+    /// The cumulative counters after it, as written.
+    pub total: Tokens,
+    /// Input tokens the previous request's size says the cache could have served but did not
+    /// (for a cold start: the cacheable input, not a loss).
+    pub lost: u64,
+    pub cause: Option<Cause>,
+    /// Copied from the parent by a fork: not this session's.
+    pub inherited: bool,
+}
+
+/// How a fork's share of its parent's counters was treated. A fork's counters go on from its
+/// parent's at the fork (Codex seeds them from the parent's last `token_count`); forks by
+/// builds before `forked_from_id` also copied the parent's lines, counters included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fork {
+    /// Not a fork.
+    None,
+    /// The parent was read: the counters the fork's file repeats from it (its first
+    /// `requests`) were not counted again, nor the counters the file starts from.
+    Subtracted { parent: String, requests: usize },
+    /// The parent was not read, and the file copies none of its lines: the counters it starts
+    /// from, the parent's, were not counted.
+    Seeded { parent: String },
+    /// The parent was not read and the file copies its lines: which of its counters are the
+    /// parent's cannot be known; they are counted whole.
+    Unknown { parent: String },
+}
+
+/// What a rollout says about its usage.
+#[derive(Debug, Clone)]
+pub struct SessionUsage {
+    pub path: String,
+    /// The session id: from the file name, else the first `session_meta`.
+    pub id: Option<String>,
+    /// `forked_from_id`, or the id of a later `session_meta` that copied another session's lines.
+    pub parent: Option<String>,
+    pub fork: Fork,
+    /// The file holds another session's `session_meta`: a fork that copied its parent's lines.
+    pub copied: bool,
+    /// The counters the file starts from: its first counters less that request's own usage
+    /// (`last_token_usage`). Zero but for a fork, whose counters go on from its parent's.
+    pub opening: Tokens,
+    pub requests: Vec<Request>,
+    /// Times the counters went down (a resume by a build that did not restore them): each run
+    /// then counts from zero, and the session's tokens are the sum of each run's last counters.
+    pub counter_restarts: usize,
+    /// Lines that could not be read.
+    pub skipped_lines: usize,
+}
+
+/// The usage of a loaded session. `cache` is [`crate::cache::analyze`] of it; `id` the session
+/// id from the file name, when it has one.
+pub fn session_usage(
+    session: &Session,
+    cache: &[StepCache],
+    path: &str,
+    id: Option<&str>,
+) -> SessionUsage {
+    let rollout = &session.rollout;
+    let meta = rollout.meta.as_ref();
+    let id = id
+        .map(str::to_string)
+        .or_else(|| meta.and_then(|m| m.id.clone()));
+    let mut parent = meta.and_then(|m| m.forked_from_id.clone());
+    // Losses by the line of the usage they were observed with.
+    let mut losses = BTreeMap::new();
+    for row in cache {
+        let Some(observation) = &session.replay.steps[row.step].usage else {
+            continue;
+        };
+        let cause = Cause::of(&row.verdict);
+        let lost = match (cause, row.observed_input, row.observed_cached) {
+            (Some(Cause::ColdStart), Some(input), Some(cached)) => {
+                (cacheable(usize::try_from(input).unwrap_or(usize::MAX)) as u64)
+                    .saturating_sub(cached)
+            }
+            _ => row.lost_tokens,
+        };
+        losses.insert(observation.line, (lost, cause));
+    }
+    let mut usage = SessionUsage {
+        path: path.to_string(),
+        id,
+        parent: None,
+        fork: Fork::None,
+        copied: false,
+        opening: Tokens::default(),
+        requests: Vec::new(),
+        counter_restarts: 0,
+        skipped_lines: rollout.skipped.len(),
+    };
+    let mut model: Option<Arc<str>> = None;
+    let mut cwd: Option<Arc<str>> = meta.and_then(|m| m.cwd.as_deref()).map(Arc::from);
+    let mut previous: Option<Tokens> = None;
+    let mut time = None;
+    let mut metas = 0;
+    for record in &rollout.records {
+        time = record.unix_seconds.or(time);
+        match &record.kind {
+            RecordKind::SessionMeta(m) => {
+                metas += 1;
+                // Forks that copy the parent's lines copy its meta line first.
+                if metas > 1 && m.id.is_some() && m.id != usage.id {
+                    usage.copied = true;
+                    if parent.is_none() {
+                        parent = m.id.clone();
+                    }
+                }
+            }
+            RecordKind::TurnContext(context) => {
+                // A new string only when the value changes.
+                if let Some(m) = &context.model
+                    && model.as_deref() != Some(m)
+                {
+                    model = Some(Arc::from(m.as_str()));
+                }
+                if let Some(c) = &context.cwd
+                    && cwd.as_deref() != Some(c)
+                {
+                    cwd = Some(Arc::from(c.as_str()));
+                }
+            }
+            RecordKind::Event(event) => {
+                let EventKind::TokenCount(Some(info)) = &event.kind else {
+                    continue;
+                };
+                let total = Tokens::of(&info.total);
+                if previous == Some(total) {
+                    continue;
+                }
+                let own = Tokens::of(&info.last);
+                // What the counters held before this request, by its own account.
+                let before = total.growth(own);
+                let tokens = match previous {
+                    // The first request: what the counters held before it is not this file's
+                    // (a fork's counters start from its parent's).
+                    None => {
+                        usage.opening = before.unwrap_or_default();
+                        own.min_each(total)
+                    }
+                    Some(previous) => match total.growth(previous) {
+                        // The counters went on from the previous request's, or they grew more
+                        // than this request's own usage (a request whose event is missing):
+                        // the growth is what was used.
+                        Some(growth) if before != Some(Tokens::default()) => growth,
+                        // They went down, or restarted from zero (a resume by a build that did
+                        // not restore them, even if the new run's counters passed the old
+                        // ones): a new run, counted from zero.
+                        _ => {
+                            usage.counter_restarts += 1;
+                            total
+                        }
+                    },
+                };
+                previous = Some(total);
+                let (lost, cause) = losses.get(&record.line).copied().unwrap_or((0, None));
+                usage.requests.push(Request {
+                    line: record.line,
+                    unix_seconds: time,
+                    model: model.clone(),
+                    cwd: cwd.clone(),
+                    tokens,
+                    total,
+                    lost,
+                    cause,
+                    inherited: false,
+                });
+            }
+            _ => {}
+        }
+    }
+    usage.parent = parent.filter(|p| Some(p) != usage.id.as_ref());
+    usage
+}
+
+/// How requests are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    Day,
+    Week,
+    Month,
+    Model,
+    Session,
+    Cwd,
+    Cause,
+}
+
+impl GroupBy {
+    pub const ALL: [GroupBy; 7] = [
+        GroupBy::Day,
+        GroupBy::Week,
+        GroupBy::Month,
+        GroupBy::Model,
+        GroupBy::Session,
+        GroupBy::Cwd,
+        GroupBy::Cause,
+    ];
+
+    /// The one named `name` (as [`GroupBy::name`] writes it).
+    pub fn from_name(name: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|by| by.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Week => "week",
+            GroupBy::Month => "month",
+            GroupBy::Model => "model",
+            GroupBy::Session => "session",
+            GroupBy::Cwd => "cwd",
+            GroupBy::Cause => "cause",
+        }
+    }
+}
+
+/// What [`build`] is asked.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Dates and days are read in this zone.
+    pub time_zone: TimeZone,
+    /// First and last day counted, inclusive (in `time_zone`).
+    pub since: Option<Date>,
+    pub until: Option<Date>,
+    pub by: GroupBy,
+    /// Sessions listed in the top table.
+    pub top: usize,
+    pub prices: PriceTable,
+}
+
+/// A date that a request without a time takes: it is counted only without `--since`/`--until`.
+pub const NO_DATE: &str = "(no date)";
+/// A group key that is not known (no model, no working directory).
+pub const UNKNOWN: &str = "(unknown)";
+
+/// The local date of a time.
+pub fn local_date(unix_seconds: i64, time_zone: &TimeZone) -> Option<Date> {
+    let timestamp = Timestamp::from_second(unix_seconds).ok()?;
+    Some(time_zone.to_datetime(timestamp).date())
+}
+
+/// The key of a request's group.
+pub(crate) fn group_key(
+    by: GroupBy,
+    date: Option<Date>,
+    session: &SessionUsage,
+    request: &Request,
+) -> String {
+    let date_key = |format: fn(Date) -> String| date.map_or(NO_DATE.to_string(), format);
+    match by {
+        GroupBy::Day => date_key(|d| d.to_string()),
+        GroupBy::Week => date_key(|d| {
+            let week = d.iso_week_date();
+            format!("{}-W{:02}", week.year(), week.week())
+        }),
+        GroupBy::Month => date_key(|d| format!("{:04}-{:02}", d.year(), d.month())),
+        GroupBy::Model => request.model.as_deref().unwrap_or(UNKNOWN).to_string(),
+        GroupBy::Session => session.id.clone().unwrap_or_else(|| session.path.clone()),
+        GroupBy::Cwd => request.cwd.as_deref().unwrap_or(UNKNOWN).to_string(),
+        GroupBy::Cause => request.cause.map_or_else(|| "none".into(), |c| c.name()),
+    }
+}
+
+mod build;
+mod resolve;
+pub use build::{CauseSum, Group, Report, SessionRow, build};
+pub use resolve::{Duplicate, Notes, PartlyRead, Skipped, resolve};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `token_count` with these cumulative counters, and `last` as the request's own.
+    fn count_last(total: (u64, u64, u64), last: (u64, u64, u64)) -> String {
+        let usage = |(input, cached, output): (u64, u64, u64)| {
+            format!(
+                r#"{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output},"reasoning_output_tokens":0,"total_tokens":0}}"#
+            )
+        };
+        format!(
+            r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{},"last_token_usage":{}}}}}}}"#,
+            usage(total),
+            usage(last)
+        )
+    }
+
+    /// A `token_count` whose request's own usage is all its counters hold (a first request).
+    fn count(input: u64, cached: u64, output: u64) -> String {
+        count_last((input, cached, output), (input, cached, output))
+    }
+
+    /// `token_count`s of consecutive requests: each one's own usage is its counters' growth.
+    fn chain(totals: &[(u64, u64, u64)]) -> Vec<String> {
+        let mut previous = (0, 0, 0);
+        totals
+            .iter()
+            .map(|&total| {
+                let own = (
+                    total.0 - previous.0,
+                    total.1 - previous.1,
+                    total.2 - previous.2,
+                );
+                previous = total;
+                count_last(total, own)
+            })
+            .collect()
+    }
+
+    fn usage(path: &str, id: &str, lines: &[String]) -> SessionUsage {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let session = crate::test_support::session(&lines);
+        session_usage(&session, &[], path, Some(id))
+    }
+
+    #[test]
+    fn repeated_counters_are_one_request_and_restarts_start_a_run() {
+        let mut lines = chain(&[(100, 0, 10), (100, 0, 10), (250, 64, 30)]);
+        // A resume by a build that did not restore the counters (Codex 0.58 to 0.77), twice:
+        // the second time the new run's counters pass the old ones.
+        lines.extend(chain(&[(40, 0, 5), (90, 0, 9)]));
+        lines.extend(chain(&[(120, 0, 9)]));
+        let s = usage("a", "a", &lines);
+        let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
+        assert_eq!(tokens, [100, 150, 40, 50, 120]);
+        assert_eq!(s.counter_restarts, 2);
+    }
+
+    #[test]
+    fn a_fork_that_starts_from_its_parents_counters_counts_its_own_requests() {
+        // Counters 1 000 before the first request, whose own usage is 1 (`last`).
+        let s = usage(
+            "f",
+            "f",
+            &[
+                count_last((1001, 0, 11), (1, 0, 1)),
+                count_last((1101, 0, 21), (100, 0, 10)),
+            ],
+        );
+        assert_eq!(s.opening.input, 1000);
+        let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
+        assert_eq!(tokens, [1, 100]);
+        let mut fork = s;
+        fork.parent = Some("missing".into());
+        let mut notes = Notes::default();
+        let kept = resolve(vec![fork], &mut notes);
+        assert_eq!(
+            kept[0].fork,
+            Fork::Seeded {
+                parent: "missing".into()
+            }
+        );
+        assert_eq!(notes.forks_subtracted, ["f"]);
+    }
+
+    #[test]
+    fn a_fork_before_forked_from_id_is_known_by_its_parents_meta_line() {
+        let meta = |id: &str| {
+            format!(
+                r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{{"id":"{id}"}}}}"#
+            )
+        };
+        let s = usage("f", "f", &[meta("f"), meta("p"), count(100, 0, 1)]);
+        assert_eq!(s.parent.as_deref(), Some("p"));
+        assert!(s.copied);
+        // A second meta line of the same session (a resume by an old writer) is no fork.
+        let s = usage("s", "s", &[meta("s"), count(100, 0, 1), meta("s")]);
+        assert_eq!(s.parent, None);
+    }
+
+    #[test]
+    fn a_second_file_of_a_session_counts_once_and_forks_drop_what_they_copied() {
+        let parent = usage("p1", "p", &chain(&[(100, 0, 1), (300, 0, 2)]));
+        let longer = usage("p2", "p", &chain(&[(100, 0, 1), (300, 0, 2), (600, 0, 3)]));
+        // Copied the parent's first counters, then its own.
+        let mut fork = usage("f", "f", &chain(&[(100, 0, 1), (700, 0, 4)]));
+        fork.parent = Some("p".into());
+        let mut orphan = usage("o", "o", &[count(50, 0, 1)]);
+        orphan.parent = Some("missing".into());
+        orphan.copied = true;
+        let mut notes = Notes::default();
+        let kept = resolve(vec![parent, fork, longer, orphan], &mut notes);
+        let paths: Vec<&str> = kept.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(paths, ["p2", "f", "o"]);
+        assert_eq!(notes.duplicates.len(), 1);
+        assert_eq!(notes.duplicates[0].path, "p1");
+        // The fork repeats the parent's first counters only.
+        assert_eq!(
+            kept[1].fork,
+            Fork::Subtracted {
+                parent: "p".into(),
+                requests: 1
+            }
+        );
+        let own: u64 = kept[1]
+            .requests
+            .iter()
+            .filter(|r| !r.inherited)
+            .map(|r| r.tokens.input)
+            .sum();
+        assert_eq!(own, 600);
+        assert_eq!(
+            kept[2].fork,
+            Fork::Unknown {
+                parent: "missing".into()
+            }
+        );
+        assert_eq!(notes.forks_unknown_parent, ["o"]);
+    }
+}

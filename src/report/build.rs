@@ -1,0 +1,266 @@
+//! The sums of a report: requests filtered by date, grouped, priced.
+
+use std::collections::BTreeMap;
+
+use jiff::civil::Date;
+
+use super::{
+    Cause, Fork, GroupBy, NO_DATE, Notes, ReportOptions, Request, SessionUsage, Tokens, UNKNOWN,
+    group_key, local_date,
+};
+use crate::pricing::{Billed, Price};
+
+/// The tokens, losses and cost of one cause in a group.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CauseSum {
+    pub requests: u64,
+    pub tokens: u64,
+    /// What these tokens cost more than they would have cached (priced requests only).
+    pub cost: f64,
+}
+
+/// Sums over a set of requests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Group {
+    pub key: String,
+    pub requests: u64,
+    pub tokens: Tokens,
+    /// Uncached input by cause, cold starts included.
+    pub causes: BTreeMap<Cause, CauseSum>,
+    /// USD paid (priced requests only).
+    pub cost: f64,
+    /// Requests whose model has no price: in the token sums, not in the costs.
+    pub unpriced_requests: u64,
+}
+
+impl Group {
+    fn new(key: String) -> Group {
+        Group {
+            key,
+            ..Group::default()
+        }
+    }
+
+    fn add(&mut self, request: &Request, price: Option<&Price>) {
+        self.requests += 1;
+        self.tokens.add(request.tokens);
+        match price {
+            Some(price) => {
+                self.cost += price.cost(Billed {
+                    input: request.tokens.input,
+                    cached: request.tokens.cached,
+                    output: request.tokens.output,
+                });
+            }
+            None => self.unpriced_requests += 1,
+        }
+        if let Some(cause) = request.cause
+            && request.lost > 0
+        {
+            let sum = self.causes.entry(cause).or_default();
+            sum.requests += 1;
+            sum.tokens += request.lost;
+            sum.cost += price.map_or(0.0, |p| p.miss_cost(request.lost));
+        }
+    }
+
+    fn merge(&mut self, other: &Group) {
+        self.requests += other.requests;
+        self.tokens.add(other.tokens);
+        self.cost += other.cost;
+        self.unpriced_requests += other.unpriced_requests;
+        for (cause, sum) in &other.causes {
+            let mine = self.causes.entry(*cause).or_default();
+            mine.requests += sum.requests;
+            mine.tokens += sum.tokens;
+            mine.cost += sum.cost;
+        }
+    }
+
+    /// Input tokens lost to every cause but a cold start.
+    pub fn lost(&self) -> u64 {
+        self.losses().map(|(_, s)| s.tokens).sum()
+    }
+
+    /// What the lost tokens cost more than cached: the difference between what was paid and
+    /// what the same requests would have cost had every lost token been cached.
+    pub fn miss_cost(&self) -> f64 {
+        // From 0.0: an empty float sum is -0.0.
+        self.losses().fold(0.0, |sum, (_, s)| sum + s.cost)
+    }
+
+    fn losses(&self) -> impl Iterator<Item = (&Cause, &CauseSum)> {
+        self.causes.iter().filter(|(c, _)| **c != Cause::ColdStart)
+    }
+
+    /// The cause that lost the most tokens (cold starts aside).
+    pub fn top_cause(&self) -> Option<Cause> {
+        self.losses()
+            .filter(|(_, s)| s.tokens > 0)
+            .max_by(|a, b| a.1.tokens.cmp(&b.1.tokens).then(b.0.cmp(a.0)))
+            .map(|(c, _)| *c)
+    }
+}
+
+/// One session in the table of those that lost the most.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    pub id: Option<String>,
+    pub path: String,
+    /// Day of its first counted request.
+    pub date: Option<Date>,
+    pub sums: Group,
+    pub fork: Fork,
+    /// Each counted request's time and cache hit rate.
+    pub hit_rates: Vec<(i64, f64)>,
+}
+
+impl SessionRow {
+    /// The command that shows, step by step, why it missed.
+    pub fn command(&self) -> String {
+        format!("promptc steps {}", self.id.as_deref().unwrap_or(&self.path))
+    }
+}
+
+/// A whole report.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub options: ReportOptions,
+    /// Rollout files read (or that could not be).
+    pub files: usize,
+    /// Sessions with at least one request in the dates asked.
+    pub sessions: usize,
+    pub total: Group,
+    /// By `options.by`.
+    pub groups: Vec<Group>,
+    /// By day, whatever `options.by` is (the HTML page's chart).
+    pub days: Vec<Group>,
+    /// By model, for models without a price.
+    pub unpriced: Vec<Group>,
+    /// The `options.top` sessions that lost the most tokens.
+    pub top: Vec<SessionRow>,
+    /// First and last day with a counted request.
+    pub first_day: Option<Date>,
+    pub last_day: Option<Date>,
+    pub notes: Notes,
+}
+
+/// Filter, group and price the requests of `sessions` (after [`super::resolve`]).
+pub fn build(
+    sessions: &[SessionUsage],
+    files: usize,
+    notes: Notes,
+    options: ReportOptions,
+) -> Report {
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    let mut days: BTreeMap<String, Group> = BTreeMap::new();
+    let mut unpriced: BTreeMap<String, Group> = BTreeMap::new();
+    let mut rows = Vec::new();
+    let (mut first_day, mut last_day) = (None, None);
+    let dated = options.since.is_some() || options.until.is_some();
+    // Price lookups by model name, once per name.
+    let mut prices: BTreeMap<Option<&str>, Option<&Price>> = BTreeMap::new();
+    for session in sessions {
+        let mut row = SessionRow {
+            id: session.id.clone(),
+            path: session.path.clone(),
+            date: None,
+            sums: Group::new(session.id.clone().unwrap_or_else(|| session.path.clone())),
+            fork: session.fork.clone(),
+            hit_rates: Vec::new(),
+        };
+        for request in session.requests.iter().filter(|r| !r.inherited) {
+            let date = request
+                .unix_seconds
+                .and_then(|s| local_date(s, &options.time_zone));
+            let inside = match date {
+                None => !dated,
+                Some(d) => {
+                    options.since.is_none_or(|s| d >= s) && options.until.is_none_or(|u| d <= u)
+                }
+            };
+            if !inside {
+                continue;
+            }
+            let model = request.model.as_deref();
+            let price = *prices
+                .entry(model)
+                .or_insert_with(|| model.and_then(|m| options.prices.lookup(m)));
+            let key = group_key(options.by, date, session, request);
+            groups
+                .entry(key.clone())
+                .or_insert_with(|| Group::new(key))
+                .add(request, price);
+            let day = date.map_or_else(|| NO_DATE.to_string(), |d| d.to_string());
+            days.entry(day.clone())
+                .or_insert_with(|| Group::new(day))
+                .add(request, price);
+            if price.is_none() {
+                let name = model.unwrap_or(UNKNOWN).to_string();
+                unpriced
+                    .entry(name.clone())
+                    .or_insert_with(|| Group::new(name))
+                    .add(request, None);
+            }
+            row.sums.add(request, price);
+            if let (Some(time), Some(rate)) = (request.unix_seconds, request.tokens.hit_rate()) {
+                row.hit_rates.push((time, rate));
+            }
+            if let Some(date) = date {
+                row.date = Some(row.date.map_or(date, |d: Date| d.min(date)));
+                first_day = Some(first_day.map_or(date, |d: Date| d.min(date)));
+                last_day = Some(last_day.map_or(date, |d: Date| d.max(date)));
+            }
+        }
+        if row.sums.requests > 0 {
+            rows.push(row);
+        }
+    }
+    let mut total = Group::new("total".into());
+    for group in groups.values() {
+        total.merge(group);
+    }
+    let session_count = rows.len();
+    // The sessions that lost the most first; ties by id, for output that does not move.
+    rows.sort_by(|a, b| {
+        b.sums
+            .lost()
+            .cmp(&a.sums.lost())
+            .then_with(|| a.sums.key.cmp(&b.sums.key))
+    });
+    rows.truncate(options.top);
+    let mut groups: Vec<Group> = groups.into_values().collect();
+    order(&mut groups, options.by);
+    let mut days: Vec<Group> = days.into_values().collect();
+    order(&mut days, GroupBy::Day);
+    let mut unpriced: Vec<Group> = unpriced.into_values().collect();
+    order(&mut unpriced, GroupBy::Model);
+    Report {
+        options,
+        files,
+        sessions: session_count,
+        total,
+        groups,
+        days,
+        unpriced,
+        top: rows,
+        first_day,
+        last_day,
+        notes,
+    }
+}
+
+/// Dates in order, the undated last; other keys by cost, then input, then key.
+fn order(groups: &mut [Group], by: GroupBy) {
+    match by {
+        GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+            groups.sort_by(|a, b| (a.key == NO_DATE, &a.key).cmp(&(b.key == NO_DATE, &b.key)));
+        }
+        _ => groups.sort_by(|a, b| {
+            b.cost
+                .total_cmp(&a.cost)
+                .then(b.tokens.input.cmp(&a.tokens.input))
+                .then_with(|| a.key.cmp(&b.key))
+        }),
+    }
+}
