@@ -155,7 +155,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
-            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends')
+            [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

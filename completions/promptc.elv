@@ -144,7 +144,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --pricing 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens'
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
-            cand --no-mmap 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -157,7 +157,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand report" -l color -d 'Whe
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
-complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'Read rollouts into memory instead of mapping big ones (8 MiB and more). A mapped file truncated or rewritten while promptc reads it, or an I/O error behind the map (network filesystems), ends promptc with SIGBUS; Codex only appends'
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
