@@ -158,6 +158,120 @@ impl Build {
     }
 }
 
+/// Whether this build re-renders structured shell outputs before sending them when the
+/// freeform `apply_patch` tool is offered (Codex's `Prompt::get_formatted_input`): 0.58–0.122
+/// do (`0.58.0/tool_calls`, `0.122.0/apply_patch`: recorded `{"output":..,"metadata":..}`, sent
+/// `Exit code: 0\nWall time: 0 seconds\nOutput:\n...`); 0.141+ send outputs as recorded
+/// (`0.58.0/upgrade_to_0.171.0`: 0.171 sends a 0.58 output's stored JSON).
+pub fn formats_shell_outputs(build: Build) -> bool {
+    build <= Build::V0_122
+}
+
+/// Every recorded model of 0.58–0.122 was offered the freeform `apply_patch` tool (a `custom`
+/// tool) in every request but compaction requests (`0.58.0/tool_calls`, `0.58.0/model_switch`,
+/// `0.104.0/model_switch`, `0.122.0/tool_calls`), so without `--tools` outputs are rendered
+/// when the model is one of them.
+pub const SHELL_OUTPUTS_CASE: &str = "tests/conformance/0.58.0/tool_calls";
+
+/// Whether a tool list (compact JSON specs) offers the freeform `apply_patch` tool.
+pub fn offers_freeform_apply_patch(tools: &[String]) -> bool {
+    tools.iter().any(|tool| {
+        serde_json::from_str::<Value>(tool)
+            .is_ok_and(|t| t["type"] == "custom" && t["name"] == "apply_patch")
+    })
+}
+
+/// The input as Codex sends it when it re-renders shell outputs: each output of a shell-like
+/// call (`local_shell_call`; `function_call` `shell`, `container.exec` or `apply_patch`;
+/// `custom_tool_call` `apply_patch`) whose text is `{"output":S,"metadata":{"exit_code":I,
+/// "duration_seconds":F}}` becomes `Exit code: I\nWall time: F seconds\n[Total output lines:
+/// N\n]Output:\nS`. `None` when no item changes.
+pub fn format_shell_outputs(input: &[&str]) -> Option<Vec<String>> {
+    let mut calls: Vec<String> = Vec::new();
+    let mut changed: Vec<(usize, String)> = Vec::new();
+    for (index, text) in input.iter().enumerate() {
+        if !text.contains("call") {
+            continue;
+        }
+        let Ok(Value::Object(mut item)) = serde_json::from_str::<Value>(text) else {
+            continue;
+        };
+        let type_ = item.get("type").and_then(Value::as_str).unwrap_or("");
+        let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+        let call_id = item
+            .get("call_id")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match type_ {
+            "local_shell_call" => {
+                if let Some(id) = call_id.or_else(|| item.get("id")?.as_str().map(str::to_string)) {
+                    calls.push(id);
+                }
+            }
+            "function_call" if matches!(name, "shell" | "container.exec" | "apply_patch") => {
+                calls.extend(call_id);
+            }
+            "custom_tool_call" if name == "apply_patch" => calls.extend(call_id),
+            "function_call_output" | "custom_tool_call_output" => {
+                let Some(call_id) = call_id else { continue };
+                let Some(position) = calls.iter().position(|c| *c == call_id) else {
+                    continue;
+                };
+                calls.remove(position);
+                let Some(formatted) = item
+                    .get("output")
+                    .and_then(Value::as_str)
+                    .and_then(structured_shell_output)
+                else {
+                    continue;
+                };
+                item.insert("output".into(), Value::String(formatted));
+                changed.push((index, Value::Object(item).to_string()));
+            }
+            _ => {}
+        }
+    }
+    if changed.is_empty() {
+        return None;
+    }
+    let mut out: Vec<String> = input.iter().map(|t| t.to_string()).collect();
+    for (index, text) in changed {
+        out[index] = text;
+    }
+    Some(out)
+}
+
+/// Codex's `build_structured_output` of an `ExecOutputJson` text.
+fn structured_shell_output(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Metadata {
+        exit_code: i32,
+        duration_seconds: f32,
+    }
+    #[derive(serde::Deserialize)]
+    struct ExecOutput {
+        output: String,
+        metadata: Metadata,
+    }
+    let parsed: ExecOutput = serde_json::from_str(text).ok()?;
+    let mut sections = vec![
+        format!("Exit code: {}", parsed.metadata.exit_code),
+        format!("Wall time: {} seconds", parsed.metadata.duration_seconds),
+    ];
+    let mut output = parsed.output.as_str();
+    if let Some(after) = output.strip_prefix("Total output lines: ")
+        && let Some((count, rest)) = after.split_once('\n')
+        && !count.is_empty()
+        && count.bytes().all(|b| b.is_ascii_digit())
+    {
+        sections.push(format!("Total output lines: {count}"));
+        output = rest.strip_prefix('\n').unwrap_or(rest);
+    }
+    sections.push("Output:".to_string());
+    sections.push(output.to_string());
+    Some(sections.join("\n"))
+}
+
 const CHECKLIST_BULLET: &str = "- If you create a checklist or task list, you update item statuses \
 incrementally as each item is completed rather than marking every item done only at the end.\n";
 
@@ -350,6 +464,32 @@ mod tests {
         assert!(!Build::V0_162.unrecorded("0.171.0"));
         assert!(Build::V0_162.unrecorded("1.0.0"));
         assert!(!Build::V0_162.unrecorded("dev"));
+    }
+
+    #[test]
+    fn structured_shell_outputs_are_rendered_as_codex_sends_them() {
+        // 0.58.0/tool_calls: recorded and sent texts of the same output.
+        let input = [
+            r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#,
+            r#"{"type":"function_call_output","call_id":"c1","output":"{\"output\":\".\\n..\\nnotes.txt\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.0}}"}"#,
+            r#"{"type":"function_call_output","call_id":"c2","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.0}}"}"#,
+        ];
+        let out = format_shell_outputs(&input).expect("one output changes");
+        assert_eq!(out[0], input[0]);
+        assert_eq!(
+            out[1],
+            r#"{"type":"function_call_output","call_id":"c1","output":"Exit code: 0\nWall time: 0 seconds\nOutput:\n.\n..\nnotes.txt\n"}"#
+        );
+        // No shell call before it: as recorded.
+        assert_eq!(out[2], input[2]);
+        let total = structured_shell_output(
+            r#"{"output":"Total output lines: 3\n\na\nb\nc","metadata":{"exit_code":1,"duration_seconds":1.5}}"#,
+        );
+        assert_eq!(
+            total.as_deref(),
+            Some("Exit code: 1\nWall time: 1.5 seconds\nTotal output lines: 3\nOutput:\na\nb\nc")
+        );
+        assert_eq!(structured_shell_output("plain text"), None);
     }
 
     #[test]

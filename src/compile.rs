@@ -9,7 +9,10 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::codex_rules::{Build, RequestShape, derived_id, model_rules};
+use crate::codex_rules::{
+    Build, RequestShape, SHELL_OUTPUTS_CASE, derived_id, format_shell_outputs,
+    formats_shell_outputs, model_rules, offers_freeform_apply_patch,
+};
 use crate::model::TurnContext;
 
 /// Where the instructions come from.
@@ -135,6 +138,28 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
     let model_rules = model.and_then(model_rules);
     let code_mode = build >= Build::V0_152 && model_rules.is_some_and(|m| m.code_mode);
 
+    // Shell outputs as this build renders them when the freeform apply_patch tool is offered.
+    let formats_outputs = formats_shell_outputs(build)
+        && match &parts.tools.tools {
+            Some(tools) => offers_freeform_apply_patch(tools),
+            None => model_rules.is_some(),
+        };
+    let formatted = formats_outputs
+        .then(|| format_shell_outputs(parts.input))
+        .flatten();
+    if formatted.is_some() && parts.tools.tools.is_none() {
+        rules.push(Rule {
+            part: "input",
+            rule: "structured shell outputs rendered as text, since every recorded request of \
+                   this build and model offered the freeform apply_patch tool",
+            case: SHELL_OUTPUTS_CASE,
+        });
+    }
+    let input: Vec<&str> = match &formatted {
+        Some(items) => items.iter().map(String::as_str).collect(),
+        None => parts.input.to_vec(),
+    };
+
     // Instructions: the recorded text, with the edits this build makes.
     let instructions: Option<Cow<'_, str>> =
         parts
@@ -157,7 +182,7 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
 
     // Items this build puts before the history: code mode's tools, the base instructions.
     let mut prefix: Vec<String> = Vec::new();
-    let (has_tools_item, has_base_message) = recorded_prefix(parts.input, instructions.as_deref());
+    let (has_tools_item, has_base_message) = recorded_prefix(&input, instructions.as_deref());
     if code_mode && !has_tools_item {
         match (&parts.tools.tools, parts.prompt_cache_key) {
             (Some(tools), Some(thread)) => {
@@ -327,8 +352,7 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
         ));
     }
 
-    let mut body =
-        String::with_capacity(parts.input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
+    let mut body = String::with_capacity(input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
     body.push('{');
     push_field(&mut body, "model", &json_string_or_null(model));
     if build.stream_second() {
@@ -346,7 +370,7 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
         prefix
             .iter()
             .map(String::as_str)
-            .chain(parts.input.iter().copied()),
+            .chain(input.iter().copied()),
     );
     if !code_mode {
         push_field(&mut body, "tools", &tools_json(parts.tools));

@@ -36,6 +36,9 @@ pub(super) const ITEM_TYPES: &[&str] = &[
     "compaction_trigger",
 ];
 
+/// The item key 0.152+ record and never send.
+const PASSTHROUGH: &str = "internal_chat_message_metadata_passthrough";
+
 /// Message roles.
 const ROLES: &[&str] = &["assistant", "user", "developer", "system"];
 
@@ -61,6 +64,8 @@ struct Head<'a> {
     name: Option<Cow<'a, str>>,
     execution: Option<Cow<'a, str>>,
     content: Option<&'a RawValue>,
+    /// Has `internal_chat_message_metadata_passthrough`, which Codex strips before sending.
+    passthrough: bool,
 }
 
 /// The keys [`Head`] reads.
@@ -74,6 +79,7 @@ enum Key {
     Name,
     Execution,
     Content,
+    InternalChatMessageMetadataPassthrough,
     #[serde(other)]
     Other,
 }
@@ -98,6 +104,11 @@ impl<'de> Deserialize<'de> for Head<'de> {
                         Key::Execution => (&mut head.execution, "execution"),
                         Key::Content => {
                             head.content = Some(map.next_value()?);
+                            continue;
+                        }
+                        Key::InternalChatMessageMetadataPassthrough => {
+                            head.passthrough = true;
+                            map.next_value::<IgnoredAny>()?;
                             continue;
                         }
                         Key::Other => {
@@ -149,7 +160,7 @@ impl Loader {
                 format!("unknown item type `{type_name}`: kept, not replayed"),
             ));
         }
-        let wire = self.wire_form(json, head.id.is_some(), kind);
+        let wire = self.wire_form(json, head.id.is_some(), head.passthrough, kind);
         // The bytes `Item::wire_bytes` gives: a span's text is `json`.
         let sent = wire.as_deref().unwrap_or(match &text {
             Text::Span(_) => json,
@@ -172,8 +183,16 @@ impl Loader {
     }
 
     /// The item as Codex sends it, when that differs from what is recorded: era A files record
-    /// server ids that Codex deserializes but never sends back.
-    fn wire_form(&self, json: &str, has_id: bool, kind: ItemKind) -> Option<Box<str>> {
+    /// server ids that Codex deserializes but never sends back, and 0.152+ record
+    /// `internal_chat_message_metadata_passthrough` on items, which they strip before sending
+    /// (every request of `tests/conformance/0.152.1/tool_calls` and `0.171.0/tool_calls`).
+    fn wire_form(
+        &self,
+        json: &str,
+        has_id: bool,
+        passthrough: bool,
+        kind: ItemKind,
+    ) -> Option<Box<str>> {
         let era_a = matches!(
             self.generation,
             Some(Generation::BareLegacy | Generation::Tagged)
@@ -188,11 +207,15 @@ impl Loader {
                 | ItemKind::WebSearchCall
                 | ItemKind::ToolSearchCall
         );
-        if !(era_a && has_id && sends_no_id) {
+        let drop_id = era_a && has_id && sends_no_id;
+        if !(drop_id || passthrough) {
             return None;
         }
         let mut map = serde_json::from_str::<Map<String, Value>>(json).ok()?;
-        map.shift_remove("id");
+        if drop_id {
+            map.shift_remove("id");
+        }
+        map.shift_remove(PASSTHROUGH);
         Some(Value::Object(map).to_string().into_boxed_str())
     }
 
