@@ -264,7 +264,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
                 gap(),
             ) {
                 (Some(change), _) => Verdict::ContextChanged(change.field),
-                _ if compaction_request(replay, k) => Verdict::CompactionRequest,
+                _ if replay.steps[k].compaction => Verdict::CompactionRequest,
                 (None, Some(g)) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
                 (None, _) => Verdict::ProviderMiss,
             },
@@ -300,21 +300,6 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         chain_break,
         lost_tokens,
     }
-}
-
-/// Is step `k` the request a compaction answered: the last step of its epoch, with a compaction
-/// checkpoint starting the next epoch after it?
-fn compaction_request(replay: &crate::replay::Replay, k: usize) -> bool {
-    let step = &replay.steps[k];
-    let last_of_epoch = replay
-        .steps
-        .get(k + 1)
-        .is_none_or(|next| next.epoch != step.epoch);
-    last_of_epoch
-        && replay
-            .checkpoints
-            .iter()
-            .any(|c| c.epoch == step.epoch + 1 && c.line >= step.line)
 }
 
 /// Codex sends `previous_response_id` plus only the new items when every non-input field is the

@@ -272,6 +272,27 @@ fn structured_shell_output(text: &str) -> Option<String> {
     Some(sections.join("\n"))
 }
 
+/// The checkpoint prompt a compaction request ends with, as a user message: the same text in
+/// every recorded build (`tests/conformance/0.58.0/auto_compaction` request #1 through
+/// `0.171.0/auto_compaction` #1, and `0.152.1/model_switch` #2).
+pub const COMPACTION_PROMPT: &str = "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a \
+handoff summary for another LLM that will resume the task.\n\nInclude:\n- Current progress and key \
+decisions made\n- Important context, constraints, or user preferences\n- What remains to be done \
+(clear next steps)\n- Any critical data, examples, or references needed to continue\n\nBe concise, \
+structured, and focused on helping the next LLM seamlessly continue the work.\n";
+
+/// The case of the compaction-request rules: `tools: []`, `parallel_tool_calls: false`, the
+/// prompt message last.
+pub const COMPACTION_CASE: &str = "tests/conformance/0.58.0/auto_compaction";
+
+/// The prompt message a compaction request appends to the history.
+pub fn compaction_prompt_item() -> String {
+    format!(
+        "{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":{}}}]}}",
+        Value::String(COMPACTION_PROMPT.to_string())
+    )
+}
+
 const CHECKLIST_BULLET: &str = "- If you create a checklist or task list, you update item statuses \
 incrementally as each item is completed rather than marking every item done only at the end.\n";
 

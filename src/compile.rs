@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::codex_rules::{
-    Build, RequestShape, SHELL_OUTPUTS_CASE, derived_id, format_shell_outputs,
-    formats_shell_outputs, model_rules, offers_freeform_apply_patch,
+    Build, COMPACTION_CASE, RequestShape, SHELL_OUTPUTS_CASE, compaction_prompt_item, derived_id,
+    format_shell_outputs, formats_shell_outputs, model_rules, offers_freeform_apply_patch,
 };
 use crate::model::TurnContext;
 
@@ -62,6 +62,9 @@ pub struct RequestParts<'a> {
     pub shape: &'a RequestShape,
     /// `--output-schema`: the schema sent as `text.format`, compact JSON.
     pub output_schema: Option<&'a str>,
+    /// A compaction request: `tools: []`, `parallel_tool_calls: false`, the checkpoint prompt
+    /// after the history ([`crate::codex_rules::COMPACTION_PROMPT`]).
+    pub compaction: bool,
 }
 
 /// A part of the body set by a rule inferred from recorded requests.
@@ -93,10 +96,54 @@ const KNOWN_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xh
 /// turn ([`crate::codex_rules`]), or, when no known build wrote it, in the generic shape with
 /// every build- or model-dependent field `null`.
 pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
-    match parts.shape.build {
-        Some(build) => compile_for(build, parts),
-        None => compile_generic(parts),
+    if !parts.compaction {
+        return match parts.shape.build {
+            Some(build) => compile_for(build, parts),
+            None => compile_generic(parts),
+        };
     }
+    // A compaction request: the history plus the checkpoint prompt, offering no tools.
+    let no_tools = ToolPlan {
+        tools: Some(Vec::new()),
+    };
+    let prompt = compaction_prompt_item();
+    let input: Vec<&str> = parts
+        .input
+        .iter()
+        .copied()
+        .chain([prompt.as_str()])
+        .collect();
+    let parts = RequestParts {
+        input: &input,
+        tools: &no_tools,
+        ..*parts
+    };
+    let mut compiled = match parts.shape.build {
+        Some(build) => compile_for(build, &parts),
+        None => compile_generic(&parts),
+    };
+    let rules = [
+        ("tools", "a compaction request offers no tools"),
+        ("parallel_tool_calls", "false in a compaction request"),
+        (
+            "input",
+            "a compaction request ends with the checkpoint prompt",
+        ),
+    ];
+    if compiled.build.is_some() {
+        compiled.rules.retain(|r| r.part != "parallel_tool_calls");
+        compiled.rules.extend(rules.map(|(part, rule)| Rule {
+            part,
+            rule,
+            case: COMPACTION_CASE,
+        }));
+    } else {
+        compiled.approximations.push((
+            "input",
+            "a compaction request: the checkpoint prompt of the recorded builds is assumed",
+        ));
+    }
+    compiled
 }
 
 /// Approximations every shape shares: model, tools, prompt_cache_key, effort.
@@ -237,6 +284,7 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
     }
 
     let parallel = match model_rules {
+        _ if parts.compaction => Value::Bool(false),
         Some(m) => {
             rules.push(Rule {
                 part: "parallel_tool_calls",
@@ -693,6 +741,7 @@ mod tests {
             prompt_cache_key: Some("01a235fd-f41d-7e20-b589-39b66bf535d4"),
             shape: &shape,
             output_schema: None,
+            compaction: false,
         });
         (
             serde_json::from_str(&compiled.body).expect("the body is JSON"),

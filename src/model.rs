@@ -247,6 +247,9 @@ pub struct TurnContext {
     pub approval_policy: Option<String>,
     pub sandbox: Option<String>,
     pub current_date: Option<String>,
+    /// Written by a build that writes a `turn_context` before every request (0.58 to 0.104),
+    /// not once per turn: told by the keys of newer builds being absent.
+    pub per_request: bool,
 }
 
 /// A `compacted` line.

@@ -95,6 +95,9 @@ pub struct Step {
     pub unix_seconds: Option<i64>,
     /// No output was recorded: the request a resume would send next.
     pub pending: bool,
+    /// The compaction request a `compacted` line answered: its input is the history before
+    /// that line plus the checkpoint prompt ([`crate::codex_rules::COMPACTION_PROMPT`]).
+    pub compaction: bool,
 }
 
 /// A compaction checkpoint.
@@ -392,6 +395,7 @@ impl State<'_> {
             }
             RecordKind::Event(event) => match &event.kind {
                 EventKind::TaskStarted => {
+                    self.unwritten_request();
                     self.start_turn(event.turn_id.as_deref().map(String::from), line);
                     self.open_slot();
                     Effect::TurnLifecycle
@@ -413,6 +417,21 @@ impl State<'_> {
                 | EventKind::UserMessage
                 | EventKind::Other => Effect::Ignored,
             },
+        }
+    }
+
+    /// A turn ends with a request whose usage was recorded but whose answer was never written
+    /// (`tests/conformance/0.58.0/killed_call`: the process was killed while the call ran, and
+    /// 0.58 had not written the call): Codex sent it, so it is a step, its input the history so
+    /// far. A request without usage (a failed stream, retried) is not listed.
+    fn unwritten_request(&mut self) {
+        if self.slot_open
+            && self.slot_step.is_none()
+            && self.current_turn.is_some()
+            && self.epoch_len() > 0
+            && let Some(line) = self.slot_usage.as_ref().map(|u| u.line)
+        {
+            self.new_step(line, false);
         }
     }
 
@@ -473,11 +492,12 @@ impl State<'_> {
             return effect;
         }
         if !self.lifecycle && is_turn_boundary(item, || item.json(&self.rollout.bytes)) {
+            self.unwritten_request();
             self.start_turn(None, line);
             self.open_slot();
         }
         if item.is_model_output() {
-            let new_request = self.last_was_input
+            let new_request = (self.last_was_input && !self.same_response())
                 || (self.slot_open && self.slot_step.is_none())
                 || self.replay.steps.is_empty();
             if new_request {
@@ -493,6 +513,22 @@ impl State<'_> {
             origin: EntryOrigin::File,
         });
         Effect::EnteredHistory
+    }
+
+    /// Whether a model output after a tool output still belongs to the step's response:
+    /// builds that write a `turn_context` before every request (0.58 to 0.104:
+    /// [`crate::model::TurnContext::per_request`]) write parallel calls as call, output, call, output
+    /// (`tests/conformance/0.58.0/parallel_calls`: one request for both calls), so without a
+    /// `turn_context` since the step there was no new request.
+    fn same_response(&self) -> bool {
+        if self.slot_open || self.slot_step.is_none() {
+            return false;
+        }
+        let Some(context) = self.current_context else {
+            return false;
+        };
+        matches!(&self.rollout.records[context].kind,
+            RecordKind::TurnContext(tc) if tc.per_request)
     }
 
     fn new_step(&mut self, line: usize, pending: bool) {
@@ -515,6 +551,7 @@ impl State<'_> {
             line,
             unix_seconds,
             pending,
+            compaction: false,
         };
         self.replay.steps.push(step);
         let index = self.replay.steps.len() - 1;

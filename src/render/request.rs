@@ -45,6 +45,7 @@ pub fn compile_step(
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
         shape: &shape,
         output_schema: options.output_schema.as_deref(),
+        compaction: session.replay.steps[step].compaction,
     });
     let rebuilt = session.replay.step_history(step).iter().any(|e| {
         matches!(
@@ -494,6 +495,9 @@ fn step_rows(
             _ => Tone::Warning,
         };
         let mut verdict = r.verdict.short();
+        if s.compaction {
+            verdict.insert_str(0, "compaction request; ");
+        }
         if !r.incremental
             && r.verdict != crate::cache::Verdict::First
             && let Some(reason) = &r.chain_break
@@ -504,7 +508,12 @@ fn step_rows(
         push_number(&mut lines, Some(s.number), 4);
         push_left(&mut lines, model_cell, 16);
         push_left(&mut lines, effort_cell, 7);
-        push_number(&mut lines, Some(plan.views[r.step].1), 5);
+        // A compaction request sends the checkpoint prompt after the history.
+        push_number(
+            &mut lines,
+            Some(plan.views[r.step].1 + usize::from(s.compaction)),
+            5,
+        );
         let estimated = plan.estimate_tokens.then_some(r.estimated_input);
         push_number(&mut lines, estimated, 7);
         push_number(&mut lines, r.observed_input, 8);
@@ -589,6 +598,9 @@ struct StepRowDocument<'a> {
     turn_id: Option<&'a str>,
     model: Option<&'a str>,
     effort: Option<&'a str>,
+    /// A compaction request (only written when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    compaction: bool,
     input_items: usize,
     estimated_input_tokens: usize,
     observed_input_tokens: Option<u64>,
@@ -669,7 +681,8 @@ pub fn write_steps(
                         turn_id: turn.turn_id.as_deref(),
                         model: context.and_then(|c| c.model.as_deref()),
                         effort: context.and_then(|c| c.effort.as_deref()),
-                        input_items: plan.views[r.step].1,
+                        compaction: s.compaction,
+                        input_items: plan.views[r.step].1 + usize::from(s.compaction),
                         estimated_input_tokens: r.estimated_input,
                         observed_input_tokens: r.observed_input,
                         observed_cached_tokens: r.observed_cached,

@@ -236,6 +236,9 @@ pub struct StepDocument<'a> {
     pub line: usize,
     pub input_items: usize,
     pub pending: bool,
+    /// A compaction request (only written when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub compaction: bool,
     pub model: Option<&'a str>,
     pub effort: Option<&'a str>,
     pub usage: Option<UsageDocument>,
@@ -308,6 +311,7 @@ pub fn turn_documents<'a>(
                             line: step.line,
                             input_items: input_items(s),
                             pending: step.pending,
+                            compaction: step.compaction,
                             model: context.and_then(|c| c.model.as_deref()),
                             effort: context.and_then(|c| c.effort.as_deref()),
                             usage: step.usage.as_ref().map(UsageDocument::new),
@@ -433,7 +437,9 @@ pub fn write_json_view(
         raw,
         model_view,
         dropped,
-        turns: turn_documents(session, &scope.turns, &|step| plan.views[step].1),
+        turns: turn_documents(session, &scope.turns, &|step| {
+            plan.views[step].1 + usize::from(session.replay.steps[step].compaction)
+        }),
         skipped_lines: rollout
             .skipped
             .iter()
@@ -541,12 +547,15 @@ pub fn write_header(
     Ok(())
 }
 
-/// `turn N step M`, and whether the step is the pending request a resume would send.
+/// `turn N step M`, and whether the step is the pending request a resume would send or a
+/// compaction request.
 pub fn step_label(session: &Session, step: usize) -> String {
     let s = &session.replay.steps[step];
     let turn = &session.replay.turns[s.turn];
     let pending = if s.pending {
         " (pending: what a resume sends next)"
+    } else if s.compaction {
+        " (compaction request: the history, then the checkpoint prompt)"
     } else {
         ""
     };

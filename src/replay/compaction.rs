@@ -13,9 +13,7 @@ const COMPACT_USER_MESSAGE_MAX_TOKENS: usize = 20_000;
 impl State<'_> {
     /// Start a new epoch with the history after the compaction, and a checkpoint for it.
     pub(super) fn compaction(&mut self, compacted: &Compacted, line: usize) {
-        // Both are taken: the compaction's request used whichever there is.
-        let (slot, carried) = (self.slot_usage.take(), self.carried_usage.take());
-        let usage = slot.or(carried);
+        let usage = self.compaction_step(line);
         let (entries, rebuilt) = match &compacted.replacement {
             Some(ids) => (self.replacement_history(ids, line), false),
             None => (self.rebuild_compacted(&compacted.message, line), true),
@@ -31,6 +29,40 @@ impl State<'_> {
             usage,
         });
         self.open_slot();
+    }
+
+    /// Mark or add the step of the compaction request, and return its usage. Codex sends the
+    /// history plus a checkpoint prompt, then writes `compacted`. Builds from 0.141 record the
+    /// request's answer (the summary message), which made a step of its own: that step is the
+    /// request (`tests/conformance/0.141.0/auto_compaction`). Older builds record no answer
+    /// (`0.58.0/auto_compaction`: only its `token_count`): the step is added here, its input
+    /// the history so far.
+    fn compaction_step(&mut self, line: usize) -> Option<super::Observation> {
+        let answered = self.slot_step.filter(|&step| {
+            !self.last_was_input
+                && step + 1 == self.replay.steps.len()
+                && self.replay.steps[step].epoch == self.epoch()
+                && !self.replay.steps[step].pending
+        });
+        let step = match answered {
+            Some(step) => step,
+            None if self.epoch_len() > 0 => {
+                self.new_step(line, false);
+                self.replay.steps.len() - 1
+            }
+            None => {
+                // Nothing to compact: no request to list. Both are taken: the compaction's
+                // request used whichever there is.
+                let (slot, carried) = (self.slot_usage.take(), self.carried_usage.take());
+                return slot.or(carried);
+            }
+        };
+        self.replay.steps[step].compaction = true;
+        if self.replay.steps[step].usage.is_none() {
+            self.replay.steps[step].usage = self.slot_usage.take().or(self.carried_usage.take());
+        }
+        self.last_was_input = false;
+        self.replay.steps[step].usage.clone()
     }
 
     /// The entries of a `replacement_history` that enter a history.

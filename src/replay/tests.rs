@@ -88,7 +88,13 @@ fn rollback_of_more_turns_than_exist_keeps_the_prefix_before_the_first_turn() {
 fn compaction_with_replacement_history_replaces_the_history() {
     let s = fixture("rollouts/compaction_replacement.jsonl");
     assert_eq!(raw_lines(&s), [21, 21, 21, 21, 21, 24, 25]);
-    assert_eq!(steps(&s), [vec![(9, 4), (12, 7)], vec![(18, 9), (24, 5)]]);
+    // Line 21: the compaction request, sent after the tool output, is a step of its own.
+    assert_eq!(
+        steps(&s),
+        [vec![(9, 4), (12, 7)], vec![(18, 9), (21, 12), (24, 5)]]
+    );
+    let kinds: Vec<bool> = s.replay.steps.iter().map(|s| s.compaction).collect();
+    assert_eq!(kinds, [false, false, false, true, false]);
     assert!(s.replay.approximations.is_empty());
 }
 
@@ -97,11 +103,11 @@ fn compaction_without_replacement_is_rebuilt_and_flagged_approximate() {
     let s = fixture("rollouts/compaction_legacy.jsonl");
     // AGENTS and env, the two user messages and the summary, then the next turn.
     assert_eq!(raw_lines(&s), [2, 3, 17, 17, 17, 19, 22]);
-    assert_eq!(
-        s.replay.steps.len(),
-        4,
-        "the /compact request is not a model step"
-    );
+    // The /compact request (turn_context line 16, answered by line 17) is a compaction step.
+    let kinds: Vec<bool> = s.replay.steps.iter().map(|s| s.compaction).collect();
+    assert_eq!(kinds, [false, false, false, true, false]);
+    assert_eq!(s.replay.steps[3].line, 17);
+    assert_eq!(s.replay.steps[3].prefix_len, 9);
     assert_eq!(s.replay.approximations.len(), 1);
     let summary = s.item_json(s.replay.history()[4].item);
     assert!(

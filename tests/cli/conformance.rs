@@ -717,12 +717,8 @@ fn conformance_table_is_current() {
 }
 
 /// Issue 23's requirement: every recorded request compiled as Codex sent it, up to named
-/// unknowns. Ignored until the remaining differences are fixed (the count is in the reason and
-/// in CONFORMANCE.md's `failures` column); `cargo test --test cli conformance -- --ignored`.
+/// unknowns (CONFORMANCE.md's `failures` column is 0 in every row).
 #[test]
-#[ignore = "194 of 338 recorded requests still differ: input items (metadata passthrough, tool \
-            output rendering), compaction requests not listed as steps, output schemas 0.58, \
-            0.77 and 0.141+ do not record, 0.141's unrecorded summary"]
 fn every_recorded_request_is_compiled_as_codex_sent_it() {
     let (_, problems) = check_everything();
     assert!(

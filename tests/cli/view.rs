@@ -344,11 +344,17 @@ fn turns_and_steps_of_fixtures_whose_inputs_are_not_normalized() {
         ("plain_items", &[(1, &[(2, 1), (4, 3)])]),
         (
             "compaction_replacement",
-            &[(5, &[(9, 4), (12, 7)]), (14, &[(18, 9), (24, 5)])],
+            // Line 21: the compaction request, its 12 items then the checkpoint prompt.
+            &[(5, &[(9, 4), (12, 7)]), (14, &[(18, 9), (21, 13), (24, 5)])],
         ),
         (
             "compaction_legacy",
-            &[(4, &[(7, 3), (11, 6)]), (12, &[(15, 8)]), (19, &[(22, 6)])],
+            // Line 17: the /compact request, its 9 items then the checkpoint prompt.
+            &[
+                (4, &[(7, 3), (11, 6)]),
+                (12, &[(15, 8), (17, 10)]),
+                (19, &[(22, 6)]),
+            ],
         ),
         (
             "rollback",

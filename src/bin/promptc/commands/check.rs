@@ -54,9 +54,10 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         let located = findings
             .into_iter()
             .map(|f| {
-                let at = f.step.map(|k| {
-                    let s = &session.replay.steps[k];
-                    (session.replay.turns[s.turn].number, s.number)
+                // A baseline of more steps than the rollout names steps it does not have.
+                let at = f.step.and_then(|k| {
+                    let s = session.replay.steps.get(k)?;
+                    Some((session.replay.turns[s.turn].number, s.number))
                 });
                 (f, at)
             })
