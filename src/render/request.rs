@@ -62,6 +62,13 @@ pub fn compile_step(
              initial context from its config at resume time",
         ));
     }
+    if session.replay.steps[step].compaction && remote_compaction(session, step) {
+        compiled.approximations.push((
+            "input",
+            "a remote compaction (its history holds a `compaction` item): Codex sent it to \
+             /responses/compact, whose body was not recorded; shown as a local compaction request",
+        ));
+    }
     if let Some(fork) = &session.fork
         && fork.parent.is_none()
     {
@@ -72,6 +79,17 @@ pub fn compile_step(
         ));
     }
     compiled
+}
+
+/// Whether the compaction a step requested left a `compaction` item (an encrypted summary from
+/// the provider's compact endpoint) in the history that replaced it.
+fn remote_compaction(session: &Session, step: usize) -> bool {
+    let epoch = session.replay.steps[step].epoch + 1;
+    epoch < session.replay.epochs.len()
+        && session.replay.epoch(epoch).iter().any(|entry| {
+            session.replay.item(&session.rollout, entry.item).kind
+                == crate::model::ItemKind::Compaction
+        })
 }
 
 /// A fingerprint in JSON: hex strings, `null` for unknown components.
