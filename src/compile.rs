@@ -708,6 +708,7 @@ pub fn tool_name(tool: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codex_rules::COMPACTION_PROMPT;
 
     fn context(model: &str) -> TurnContext {
         TurnContext {
@@ -889,6 +890,42 @@ mod tests {
         );
         assert_eq!(value["input"][0], Value::Null);
         assert!(named(&compiled).contains(&"input[0]"));
+    }
+
+    #[test]
+    fn a_compaction_request_appends_the_prompt_and_offers_no_tools() {
+        // tests/conformance/0.104.0/auto_compaction request #1.
+        let shape = RequestShape {
+            build: Some(Build::V0_104),
+            ..RequestShape::default()
+        };
+        let tools = ToolPlan {
+            tools: Some(vec![
+                r#"{"type":"custom","name":"apply_patch"}"#.to_string(),
+            ]),
+        };
+        let shell = r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}"#;
+        let out = r#"{"type":"function_call_output","call_id":"c","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.0}}"}"#;
+        let context = context("gpt-5.3-codex");
+        let compiled = compile(&RequestParts {
+            instructions: Some("B"),
+            instructions_source: META,
+            input: &[shell, out],
+            tools: &tools,
+            context: Some(&context),
+            prompt_cache_key: Some("t"),
+            shape: &shape,
+            output_schema: None,
+            compaction: true,
+        });
+        let value: Value = serde_json::from_str(&compiled.body).expect("JSON");
+        assert_eq!(value["tools"], serde_json::json!([]));
+        assert_eq!(value["parallel_tool_calls"], false);
+        let input = value["input"].as_array().expect("input");
+        assert_eq!(input.len(), 3);
+        // No freeform tool offered: the output goes as recorded.
+        assert_eq!(input[1], serde_json::from_str::<Value>(out).expect("JSON"));
+        assert_eq!(input[2]["content"][0]["text"], COMPACTION_PROMPT);
     }
 
     #[test]

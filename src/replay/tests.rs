@@ -221,3 +221,49 @@ fn a_rollback_that_removes_nothing_changes_nothing() {
     assert_eq!(s.replay.rollbacks[0].dropped_turns, 0);
     assert!(s.replay.turns.iter().all(|t| !t.rolled_back));
 }
+
+/// 0.58-style lines (a `turn_context` before every request, without the keys of newer builds).
+const TC_058: &str = r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/w","approval_policy":"never","sandbox_policy":{"mode":"danger-full-access"},"model":"gpt-5.1-codex","summary":"auto"}}"#;
+const USER: &str = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}}"#;
+const USAGE: &str = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":11},"last_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":11}}}}"#;
+
+fn call(id: &str) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"{id}"}}}}"#
+    )
+}
+
+fn output(id: &str) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"function_call_output","call_id":"{id}","output":"ok"}}}}"#
+    )
+}
+
+#[test]
+fn parallel_calls_written_call_output_call_output_are_one_step_in_per_request_files() {
+    // tests/conformance/0.58.0/parallel_calls: one request for both calls, the next one after the
+    // second turn_context.
+    let (c1, o1, c2, o2) = (call("a"), output("a"), call("b"), output("b"));
+    let lines = [USER, TC_058, &c1, &o1, &c2, &o2, TC_058, &c1];
+    let s = session(&lines);
+    assert_eq!(steps(&s), [vec![(3, 1), (8, 5)]]);
+    // A turn_context of a once-per-turn build (0.122+: `current_date`): each call after an
+    // output is a new request (and the last output asks for the pending one).
+    let tc_0122 = TC_058.replace(
+        r#""summary":"auto""#,
+        r#""summary":"auto","current_date":"d""#,
+    );
+    let lines = [USER, &tc_0122, &c1, &o1, &c2, &o2];
+    assert_eq!(steps(&session(&lines)), [vec![(3, 1), (5, 3), (6, 5)]]);
+}
+
+#[test]
+fn a_turn_ending_with_usage_and_no_answer_is_a_step() {
+    // tests/conformance/0.58.0/killed_call: the request's token_count, then the next user message.
+    let s = session(&[USER, TC_058, USAGE, USER, TC_058, &call("a")]);
+    assert_eq!(steps(&s), [vec![(3, 1)], vec![(6, 2)]]);
+    assert!(s.replay.steps[0].usage.is_some());
+    // Without usage (a failed stream) nothing is listed.
+    let s = session(&[USER, TC_058, USER, TC_058, &call("a")]);
+    assert_eq!(steps(&s), [vec![], vec![(5, 2)]]);
+}
