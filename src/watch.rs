@@ -218,3 +218,81 @@ impl Watch {
         Ok(events.into_iter().map(|(_, e)| e).collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Event, Loader, Watch};
+    use crate::LoadOptions;
+    use crate::Session;
+    use crate::fingerprint::{PlanOptions, plan};
+
+    fn loader() -> Loader {
+        Box::new(|name: &str, bytes: Vec<u8>| {
+            Session::load(name, bytes, LoadOptions::default()).map_err(|e| e.to_string())
+        })
+    }
+
+    /// The step rows a watch reports, fed `bytes` in chunks of `size` (the last may be
+    /// shorter), then finished: their debug form, in order, each once.
+    fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
+        let mut watch = Watch::new(name, PlanOptions::default(), loader());
+        let mut rows = Vec::new();
+        let mut take = |watch: &Watch, events: Vec<Event>| {
+            let (_, _, current) = watch.current().expect("loaded");
+            for event in events {
+                if let Event::Step { step, .. } = event {
+                    rows.push(format!("{:?}", current[step]));
+                }
+            }
+        };
+        for chunk in bytes.chunks(size) {
+            let events = watch.push(chunk).expect("loads");
+            if !events.is_empty() {
+                take(&watch, events);
+            }
+        }
+        let events = watch.finish().expect("loads");
+        if watch.current().is_some() {
+            take(&watch, events);
+        }
+        rows
+    }
+
+    /// Whatever the chunks (1 byte: cut inside every line and every UTF-8 sequence), the rows
+    /// are the whole file's analysis, each reported once, in order.
+    #[test]
+    fn rows_are_the_whole_files_rows_whatever_the_chunks() {
+        for (name, bytes) in crate::test_support::fixture_bytes() {
+            let Ok(session) = Session::load(&name, bytes.clone(), LoadOptions::default()) else {
+                continue;
+            };
+            let plan = plan(&session, &PlanOptions::default());
+            let whole: Vec<String> = crate::cache::analyze(&session, &plan)
+                .iter()
+                .map(|r| format!("{r:?}"))
+                .collect();
+            for size in [1, 7, 64, 4096] {
+                assert_eq!(
+                    watched_rows(&name, &bytes, size),
+                    whole,
+                    "{name}, chunks of {size}"
+                );
+            }
+        }
+    }
+
+    /// Lines that cannot bring an event are not loaded: no events, no load.
+    #[test]
+    fn only_lines_that_can_bring_an_event_reload() {
+        let mut watch = Watch::new(
+            "x",
+            PlanOptions::default(),
+            Box::new(|_, _| panic!("loaded")),
+        );
+        let line = br#"{"timestamp":"2025-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#;
+        assert_eq!(watch.push(line).unwrap(), Vec::new());
+        assert_eq!(watch.partial_len(), line.len());
+        assert_eq!(watch.push(b"\n").unwrap(), Vec::new());
+        assert_eq!(watch.partial_len(), 0);
+    }
+}

@@ -47,7 +47,7 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Tokens, cache hits, losses by cause and dollars across many rollouts.
     Report(ReportArgs),
-    /// Follow a rollout while Codex writes it: each request's `steps` row as its usage arrives.
+    /// Follow a live rollout: each request's `steps` row as its usage arrives.
     Watch(WatchArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
