@@ -347,3 +347,51 @@ fn exit_on_drift_exits_1_at_the_first_unexpected_drift() {
         "{lines:?}"
     );
 }
+
+/// `--next` in an empty Codex home waits for the first rollout, then switches to the next one
+/// Codex starts: said, and its rows follow.
+#[test]
+fn next_follows_the_session_codex_starts_next() {
+    let bytes = std::fs::read(root().join("fixtures/rollouts/era_b_steps.jsonl")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let day = home.path().join("sessions/2026/01/05");
+    std::fs::create_dir_all(&day).unwrap();
+    let mut child = promptc()
+        .args(["watch", "--next", "--format", "json", "--interval", "10"])
+        .arg("--codex-home")
+        .arg(home.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (send, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if send.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut watching = Watching {
+        child,
+        lines,
+        seen: Vec::new(),
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let first = day.join("rollout-2026-01-05T10-00-00-019b8e10-0000-7000-8000-000000000001.jsonl");
+    std::fs::write(&first, &bytes).unwrap();
+    watching.wait_for(|l| l.contains("\"event\":\"watching\"") && l.contains("000000000001"));
+    watching.wait_for(|l| l.contains("\"event\":\"step\""));
+    let second = day.join("rollout-2026-01-05T11-00-00-019b8e10-0000-7000-8000-000000000002.jsonl");
+    std::fs::write(&second, &bytes).unwrap();
+    let restart = watching.wait_for(|l| l.contains("\"event\":\"restart\""));
+    assert!(
+        restart.contains("new_session") && restart.contains("000000000002"),
+        "{restart}"
+    );
+    let row = watching.wait_for(|l| l.contains("\"event\":\"step\""));
+    assert!(row.contains("\"turn\":1,\"step\":1,"), "{row}");
+    let (_, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+}

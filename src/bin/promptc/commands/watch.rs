@@ -35,7 +35,25 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         (None, true) => Some(crate::input::codex_home()?),
         (None, false) => None,
     };
-    let mut path = crate::input::resolve_in(&args.rollout, home.as_deref())?;
+    // With --next, `latest` may not exist yet: wait for Codex to write it.
+    let mut path = match (
+        crate::input::resolve_in(&args.rollout, home.as_deref()),
+        &home,
+    ) {
+        (Err(_), Some(home)) if args.next && args.rollout == crate::input::LATEST => loop {
+            if let Some(first) = newest(home) {
+                break first;
+            }
+            if stop.load(Ordering::SeqCst) {
+                return Ok(ExitStatus::Success);
+            }
+            sleep(Duration::from_millis(args.interval), &stop);
+        },
+        (resolved, _) => resolved?,
+    };
+    // The newest rollout when the watch began: --next switches to one newer than it.
+    let mut known = home.as_deref().filter(|_| args.next).and_then(newest);
+    let mut polls: u64 = 0;
     if path.extension().is_some_and(|e| e == "zst") {
         anyhow::bail!(
             "{}: compressed rollouts are finished sessions: use `promptc steps`",
@@ -79,11 +97,14 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             }
             Poll::Nothing => {}
         }
-        if let Some(home) = home.as_deref().filter(|_| args.next)
+        // Listing the Codex home is a walk of its folders: every 8th poll (2 s by default).
+        polls += 1;
+        if let Some(home) = home.as_deref().filter(|_| args.next && polls % 8 == 0)
             && let Some(newer) = newest(home)
+            && known.as_ref() != Some(&newer)
             && newer != path
-            && followed.offset > 0
         {
+            known = Some(newer.clone());
             let events = followed.watch.finish().map_err(anyhow::Error::msg)?;
             followed.write(&mut out, &events, json, false, context)?;
             path = newer;
