@@ -99,7 +99,9 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         }
         // Listing the Codex home is a walk of its folders: every 8th poll (2 s by default).
         polls += 1;
-        if let Some(home) = home.as_deref().filter(|_| args.next && polls % 8 == 0)
+        if let Some(home) = home
+            .as_deref()
+            .filter(|_| args.next && polls.is_multiple_of(8))
             && let Some(newer) = newest(home)
             && known.as_ref() != Some(&newer)
             && newer != path
