@@ -56,10 +56,12 @@ fn json_line<T: Serialize>(
     out.write_all(b"\n")
 }
 
-/// The line `watch` writes when it starts following a file (text only: the table heading).
-pub fn write_start(
+/// The line `watch` writes when it starts following a file (in text, then the table heading),
+/// or when it starts over on one, and why.
+pub fn write_following(
     out: &mut dyn Write,
     file: &str,
+    restart: Option<Restart>,
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
@@ -67,31 +69,22 @@ pub fn write_start(
         #[derive(Serialize)]
         struct Body<'a> {
             file: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reason: Option<&'static str>,
         }
-        return json_line(out, "watching", Body { file }, None);
+        let reason = restart.map(Restart::name);
+        let event = if restart.is_some() {
+            "restart"
+        } else {
+            "watching"
+        };
+        return json_line(out, event, Body { file, reason }, None);
     }
-    let text = format!("watching {}", escape_line(file));
-    writeln!(out, "{}", paint(options, Tone::Dim, &text))?;
-    writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()))
-}
-
-/// The line `watch` writes when it starts over.
-pub fn write_restart(
-    out: &mut dyn Write,
-    file: &str,
-    why: Restart,
-    json: bool,
-    options: &RenderOptions,
-) -> io::Result<()> {
-    if json {
-        #[derive(Serialize)]
-        struct Body<'a> {
-            file: &'a str,
-            reason: &'static str,
-        }
-        let reason = why.name();
-        return json_line(out, "restart", Body { file, reason }, None);
-    }
+    let Some(why) = restart else {
+        let text = format!("watching {}", escape_line(file));
+        writeln!(out, "{}", paint(options, Tone::Dim, &text))?;
+        return writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()));
+    };
     let what = match why {
         Restart::Truncated => "was truncated",
         Restart::Replaced => "was replaced",

@@ -21,11 +21,18 @@ struct Watching {
 
 impl Watching {
     fn start(file: &Path, extra: &[&str]) -> Watching {
-        let mut child = promptc()
-            .arg("watch")
-            .arg(file)
+        let mut command = promptc();
+        command.arg("watch").arg(file).args(extra);
+        let mut watching = Watching::spawn(command);
+        // It has opened the file and read what is there once it says so.
+        watching.wait_for(|l| l.contains("watching"));
+        watching
+    }
+
+    /// `promptc watch …` polling every 10 ms.
+    fn spawn(mut command: std::process::Command) -> Watching {
+        let mut child = command
             .args(["--interval", "10"])
-            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -39,14 +46,11 @@ impl Watching {
                 }
             }
         });
-        let mut watching = Watching {
+        Watching {
             child,
             lines,
             seen: Vec::new(),
-        };
-        // It has opened the file and read what is there once it says so.
-        watching.wait_for(|l| l.contains("watching"));
-        watching
+        }
     }
 
     /// Wait (up to 20 s) for a line that `matches`; the lines so far are in `seen`.
@@ -356,28 +360,11 @@ fn next_follows_the_session_codex_starts_next() {
     let home = tempfile::tempdir().unwrap();
     let day = home.path().join("sessions/2026/01/05");
     std::fs::create_dir_all(&day).unwrap();
-    let mut child = promptc()
-        .args(["watch", "--next", "--format", "json", "--interval", "10"])
-        .arg("--codex-home")
-        .arg(home.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (send, lines) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if send.send(line.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut watching = Watching {
-        child,
-        lines,
-        seen: Vec::new(),
-    };
+    let mut command = promptc();
+    command
+        .args(["watch", "--next", "--format", "json", "--codex-home"])
+        .arg(home.path());
+    let mut watching = Watching::spawn(command);
     std::thread::sleep(Duration::from_millis(200));
     let first = day.join("rollout-2026-01-05T10-00-00-019b8e10-0000-7000-8000-000000000001.jsonl");
     std::fs::write(&first, &bytes).unwrap();

@@ -254,6 +254,13 @@ pub struct StepsArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub rows: RowsArgs,
+}
+
+/// What decides `steps`' rows and how they are written (`steps` and `watch`).
+#[derive(Debug, Args)]
+pub struct RowsArgs {
+    #[command(flatten)]
     pub plan: PlanArgs,
     #[command(flatten)]
     pub format: FormatArgs,
@@ -283,12 +290,7 @@ pub struct WatchArgs {
     #[arg(long)]
     pub exit_on_drift: bool,
     #[command(flatten)]
-    pub plan: PlanArgs,
-    #[command(flatten)]
-    pub format: FormatArgs,
-    /// Skip token estimation (faster; estimated and predicted columns show `-`).
-    #[arg(long)]
-    pub no_tokens: bool,
+    pub rows: RowsArgs,
 }
 
 #[derive(Debug, Args)]

@@ -18,7 +18,7 @@ use anyhow::Context as _;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::{Context, plan_options, threads, warn_skipped};
 use crate::exit::ExitStatus;
-use promptc::render::watch::{Restart, write_event, write_restart, write_start};
+use promptc::render::watch::{Restart, write_event, write_following};
 use promptc::watch::{Event, Loader, Watch, drift};
 
 /// Bytes at the start of the file compared at each poll: another file written at the same path
@@ -60,13 +60,13 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             path.display()
         );
     }
-    let json = args.format.format() == Format::Json;
-    let options = plan_options(&args.plan, !args.no_tokens)?;
+    let json = args.rows.format.format() == Format::Json;
+    let options = plan_options(&args.rows.plan, !args.rows.no_tokens)?;
     let interval = Duration::from_millis(args.interval);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut followed = Followed::new(&path, &options);
-    write_start(&mut out, &followed.name, json, &context.stdout)?;
+    write_following(&mut out, &followed.name, None, json, &context.stdout)?;
     out.flush()?;
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -91,7 +91,7 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 }
             }
             Poll::Restart(why) => {
-                write_restart(&mut out, &followed.name, why, json, &context.stdout)?;
+                write_following(&mut out, &followed.name, Some(why), json, &context.stdout)?;
                 out.flush()?;
                 followed = Followed::new(&path, &options);
             }
@@ -111,10 +111,10 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             followed.write(&mut out, &events, json, false, context)?;
             path = newer;
             followed = Followed::new(&path, &options);
-            write_restart(
+            write_following(
                 &mut out,
                 &followed.name,
-                Restart::NewSession,
+                Some(Restart::NewSession),
                 json,
                 &context.stdout,
             )?;
