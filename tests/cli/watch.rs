@@ -197,6 +197,14 @@ fn rows_are_steps_rows(source: &Path) {
     append_in_chunks(&path, &bytes, &cuts);
     let (lines, code, stderr) = watching.interrupt();
     assert_eq!(code, Some(0), "{stderr}");
+    // Session text reaches the terminal escaped: no control or bidi character survives.
+    assert!(
+        lines.iter().all(|l| !l
+            .chars()
+            .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c))),
+        "{}: unescaped text",
+        source.display()
+    );
     let rows: Vec<&str> = lines
         .iter()
         .skip(2)
@@ -381,4 +389,28 @@ fn next_follows_the_session_codex_starts_next() {
     assert!(row.contains("\"turn\":1,\"step\":1,"), "{row}");
     let (_, code, stderr) = watching.interrupt();
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// A turn id with a terminal escape and a bidi override is written escaped.
+#[test]
+fn session_text_is_escaped() {
+    let bytes = std::fs::read(root().join("fixtures/diff/resumed_model_switch/b.jsonl")).unwrap();
+    let text = String::from_utf8(bytes).unwrap().replace(
+        "01a235ff-4ffb-7233-90d8-e2836cbe34a2",
+        "evil\\u001b[2J\\u202eid",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp_rollout(dir.path());
+    let watching = Watching::start(&path, &[]);
+    append_in_chunks(&path, text.as_bytes(), &[text.len()]);
+    let (lines, code, _) = watching.interrupt();
+    assert_eq!(code, Some(0));
+    let started = lines
+        .iter()
+        .find(|l| l.contains("evil"))
+        .expect("the turn line");
+    assert!(
+        !started.chars().any(|c| c.is_control() || c == '\u{202e}'),
+        "{started:?}"
+    );
 }
