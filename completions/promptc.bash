@@ -49,6 +49,9 @@ _promptc() {
             promptc,view)
                 cmd="promptc__subcmd__view"
                 ;;
+            promptc,watch)
+                cmd="promptc__subcmd__watch"
+                ;;
             promptc__subcmd__help,check)
                 cmd="promptc__subcmd__help__subcmd__check"
                 ;;
@@ -82,6 +85,9 @@ _promptc() {
             promptc__subcmd__help,view)
                 cmd="promptc__subcmd__help__subcmd__view"
                 ;;
+            promptc__subcmd__help,watch)
+                cmd="promptc__subcmd__help__subcmd__watch"
+                ;;
             *)
                 ;;
         esac
@@ -89,7 +95,7 @@ _promptc() {
 
     case "${cmd}" in
         promptc)
-            opts="-h -V --color --width --no-mmap --help --version view compile fingerprint steps diff check sessions report completions man help"
+            opts="-h -V --color --width --no-mmap --help --version view compile fingerprint steps diff check sessions report watch completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,7 +307,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__help)
-            opts="view compile fingerprint steps diff check sessions report completions man help"
+            opts="view compile fingerprint steps diff check sessions report watch completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,6 +461,20 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__help__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        promptc__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -628,6 +648,48 @@ _promptc() {
                     return 0
                     ;;
                 --step)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        promptc__subcmd__watch)
+            opts="-h --codex-home --next --interval --exit-on-drift --tools --instructions --format --json --no-tokens --color --width --no-mmap --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --codex-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tools)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instructions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand check 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
             cand sessions 'List the rollouts under the Codex home, newest first'
             cand report 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+            cand watch 'Follow a live rollout: each request''s `steps` row as its usage arrives'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -148,6 +149,22 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'promptc;watch'= {
+            cand --codex-home 'The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else ~/.codex)'
+            cand --interval 'How often to look for new bytes, in milliseconds'
+            cand --tools 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown'
+            cand --instructions 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown'
+            cand --format 'Output format'
+            cand --color 'When to use colour on stdout and stderr'
+            cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --next 'Also follow the next session Codex starts: when a newer rollout appears under the Codex home, switch to it'
+            cand --exit-on-drift 'Exit with status 1 at the first unexpected drift (a prefix that broke)'
+            cand --json 'Short for `--format json`'
+            cand --no-tokens 'Skip token estimation (faster; estimated and predicted columns show `-`)'
+            cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'promptc;completions'= {
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
@@ -171,6 +188,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand check 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
             cand sessions 'List the rollouts under the Codex home, newest first'
             cand report 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+            cand watch 'Follow a live rollout: each request''s `steps` row as its usage arrives'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -190,6 +208,8 @@ set edit:completion:arg-completer[promptc] = {|@words|
         &'promptc;help;sessions'= {
         }
         &'promptc;help;report'= {
+        }
+        &'promptc;help;watch'= {
         }
         &'promptc;help;completions'= {
         }

@@ -39,6 +39,7 @@ complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare t
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -159,6 +160,22 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l codex-home -d 'The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l interval -d 'How often to look for new bytes, in milliseconds' -r
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l next -d 'Also follow the next session Codex starts: when a newer rollout appears under the Codex home, switch to it'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l exit-on-drift -d 'Exit with status 1 at the first unexpected drift (a prefix that broke)'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l json -d 'Short for `--format json`'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l no-tokens -d 'Skip token estimation (faster; estimated and predicted columns show `-`)'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -171,14 +188,15 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand man" -s h -l help -d 'Print help'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -29,6 +29,7 @@ pub mod session;
 pub mod shared;
 pub mod tokens;
 pub mod volatile;
+pub mod watch;
 
 #[cfg(test)]
 mod proptests;

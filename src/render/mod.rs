@@ -7,6 +7,7 @@ pub mod report;
 pub mod report_html;
 pub mod request;
 pub mod view;
+pub mod watch;
 
 use std::io::{self, Write};
 

@@ -483,7 +483,7 @@ fn fingerprint_lines(session: &Session, plan: &Plan, steps: &[usize]) -> String 
 /// run of steps that share them, and rows are pushed piece by piece without the formatter:
 /// the rows of a 7 000-step file were 11 ms of `steps` at 100 MB, most of it in allocations
 /// and formatting of pieces.
-fn step_rows(
+pub(crate) fn step_rows(
     session: &Session,
     plan: &Plan,
     rows: &[StepCache],
@@ -610,7 +610,7 @@ struct StepsDocument<'a> {
 }
 
 #[derive(Serialize)]
-struct StepRowDocument<'a> {
+pub(crate) struct StepRowDocument<'a> {
     turn: usize,
     step: usize,
     turn_id: Option<&'a str>,
@@ -668,6 +668,39 @@ fn summary(rows: &[StepCache]) -> SummaryDocument {
     }
 }
 
+/// One row of `steps --format json` (and of `watch`'s step events).
+pub(crate) fn step_row_document<'a>(
+    session: &'a Session,
+    plan: &'a Plan,
+    r: &'a StepCache,
+) -> StepRowDocument<'a> {
+    let s = &session.replay.steps[r.step];
+    let turn = &session.replay.turns[s.turn];
+    let context = session.step_context(r.step);
+    StepRowDocument {
+        turn: turn.number,
+        step: s.number,
+        turn_id: turn.turn_id.as_deref(),
+        model: context.and_then(|c| c.model.as_deref()),
+        effort: context.and_then(|c| c.effort.as_deref()),
+        compaction: s.compaction,
+        input_items: plan.views[r.step].1 + usize::from(s.compaction),
+        estimated_input_tokens: r.estimated_input,
+        observed_input_tokens: r.observed_input,
+        observed_cached_tokens: r.observed_cached,
+        cache_write_tokens: r.observed_cache_write,
+        hit_rate: round3(r.hit_rate()),
+        shared_prefix_items: r.shared_items,
+        shared_prefix_tokens: r.shared_tokens,
+        predicted_cached_tokens: r.predicted_cached,
+        verdict: r.verdict.name(),
+        explanation: r.verdict.explain(),
+        incremental: r.incremental,
+        chain_break: r.chain_break.as_deref(),
+        lost_tokens: r.lost_tokens,
+    }
+}
+
 fn round3(value: Option<f64>) -> Option<f64> {
     value.map(|v| (v * 1000.0).round() / 1000.0)
 }
@@ -689,33 +722,7 @@ pub fn write_steps(
             tokens_estimated: plan.estimate_tokens,
             steps: rows
                 .iter()
-                .map(|r| {
-                    let s = &session.replay.steps[r.step];
-                    let turn = &session.replay.turns[s.turn];
-                    let context = session.step_context(r.step);
-                    StepRowDocument {
-                        turn: turn.number,
-                        step: s.number,
-                        turn_id: turn.turn_id.as_deref(),
-                        model: context.and_then(|c| c.model.as_deref()),
-                        effort: context.and_then(|c| c.effort.as_deref()),
-                        compaction: s.compaction,
-                        input_items: plan.views[r.step].1 + usize::from(s.compaction),
-                        estimated_input_tokens: r.estimated_input,
-                        observed_input_tokens: r.observed_input,
-                        observed_cached_tokens: r.observed_cached,
-                        cache_write_tokens: r.observed_cache_write,
-                        hit_rate: round3(r.hit_rate()),
-                        shared_prefix_items: r.shared_items,
-                        shared_prefix_tokens: r.shared_tokens,
-                        predicted_cached_tokens: r.predicted_cached,
-                        verdict: r.verdict.name(),
-                        explanation: r.verdict.explain(),
-                        incremental: r.incremental,
-                        chain_break: r.chain_break.as_deref(),
-                        lost_tokens: r.lost_tokens,
-                    }
-                })
+                .map(|r| step_row_document(session, plan, r))
                 .collect(),
             summary: SummaryDocument {
                 hit_rate: round3(summary.hit_rate),
@@ -726,7 +733,18 @@ pub fn write_steps(
     }
     write_header(out, session, options)?;
     writeln!(out)?;
-    let heading = format!(
+    writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()))?;
+    for block in crate::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
+        step_rows(session, plan, &rows[range], options)
+    }) {
+        out.write_all(block.as_bytes())?;
+    }
+    write_steps_summary(out, &summary, options)
+}
+
+/// The heading of `steps`' table (and `watch`'s).
+pub(crate) fn steps_heading() -> String {
+    format!(
         "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  {}",
         "turn",
         "step",
@@ -740,13 +758,14 @@ pub fn write_steps(
         "predict",
         "inc",
         "verdict"
-    );
-    writeln!(out, "{}", paint(options, Tone::Heading, &heading))?;
-    for block in crate::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
-        step_rows(session, plan, &rows[range], options)
-    }) {
-        out.write_all(block.as_bytes())?;
-    }
+    )
+}
+
+fn write_steps_summary(
+    out: &mut dyn Write,
+    summary: &SummaryDocument,
+    options: &RenderOptions,
+) -> io::Result<()> {
     writeln!(out)?;
     let rate = summary
         .hit_rate

@@ -21,3 +21,4 @@ mod steps;
 mod support;
 mod version;
 mod view;
+mod watch;

@@ -47,6 +47,8 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Tokens, cache hits, losses by cause and dollars across many rollouts.
     Report(ReportArgs),
+    /// Follow a live rollout: each request's `steps` row as its usage arrives.
+    Watch(WatchArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Print the man page (roff).
@@ -252,12 +254,43 @@ pub struct StepsArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub rows: RowsArgs,
+}
+
+/// What decides `steps`' rows and how they are written (`steps` and `watch`).
+#[derive(Debug, Args)]
+pub struct RowsArgs {
+    #[command(flatten)]
     pub plan: PlanArgs,
     #[command(flatten)]
     pub format: FormatArgs,
     /// Skip token estimation (faster; estimated and predicted columns show `-`).
     #[arg(long)]
     pub no_tokens: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// A rollout file, `latest` for the newest rollout under the Codex home, or a session id
+    /// (or a unique prefix of one) found there.
+    #[arg(value_name = "ROLLOUT", default_value = "latest")]
+    pub rollout: String,
+    /// The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else
+    /// ~/.codex).
+    #[arg(long, value_name = "DIR")]
+    pub codex_home: Option<std::path::PathBuf>,
+    /// Also follow the next session Codex starts: when a newer rollout appears under the Codex
+    /// home, switch to it.
+    #[arg(long)]
+    pub next: bool,
+    /// How often to look for new bytes, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 250, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub interval: u64,
+    /// Exit with status 1 at the first unexpected drift (a prefix that broke).
+    #[arg(long)]
+    pub exit_on_drift: bool,
+    #[command(flatten)]
+    pub rows: RowsArgs,
 }
 
 #[derive(Debug, Args)]

@@ -131,12 +131,21 @@ fn read_in_parts(file: &std::fs::File, len: usize, threads: usize) -> std::io::R
 /// rollout under the Codex home), then a session id or a unique prefix of one. Anything else is
 /// returned as a path, for the read to report.
 pub fn resolve(argument: &str) -> anyhow::Result<PathBuf> {
+    resolve_in(argument, None)
+}
+
+/// [`resolve`] in `home` when given, else in [`codex_home`].
+pub fn resolve_in(argument: &str, home: Option<&Path>) -> anyhow::Result<PathBuf> {
     let path = PathBuf::from(argument);
     if path.exists() || (argument != LATEST && !is_id_query(argument)) {
         return Ok(path);
     }
-    let home = codex_home()
-        .with_context(|| format!("{argument}: no such file, and no Codex home to look it up"))?;
+    let home = match home {
+        Some(home) => home.to_path_buf(),
+        None => codex_home().with_context(|| {
+            format!("{argument}: no such file, and no Codex home to look it up")
+        })?,
+    };
     let rollouts = find_rollouts(&home)?;
     if argument == LATEST {
         return rollouts.into_iter().next().map(|r| r.path).ok_or_else(|| {

@@ -9,6 +9,7 @@ mod report;
 mod sessions;
 mod steps;
 mod view;
+mod watch;
 
 use std::io::{BufWriter, Write};
 
@@ -45,6 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Check(args) => check::run(args, &context),
         Command::Sessions(args) => sessions::run(args, &context),
         Command::Report(args) => report::run(args, &context),
+        Command::Watch(args) => watch::run(args, &context),
         Command::Completions(args) => completions::run(args),
         Command::Man => completions::run_man(),
     }
@@ -77,11 +79,12 @@ pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
             threads: threads(),
         },
     )?;
-    warn_skipped(&session, context);
+    warn_skipped(&session, 0..session.rollout.skipped.len(), context);
     Ok(session)
 }
 
-fn warn_skipped(session: &Session, context: &Context) {
+/// A warning on stderr for each skipped line of `session` in `which` (indices of skipped lines).
+pub fn warn_skipped(session: &Session, which: std::ops::Range<usize>, context: &Context) {
     let mut stderr = std::io::stderr().lock();
     let label = if context.stderr_color {
         promptc::render::paint(
@@ -95,7 +98,7 @@ fn warn_skipped(session: &Session, context: &Context) {
     } else {
         "warning".to_string()
     };
-    for skipped in &session.rollout.skipped {
+    for skipped in &session.rollout.skipped[which] {
         let column = skipped.column.map(|c| format!(":{c}")).unwrap_or_default();
         let _ = writeln!(
             stderr,
@@ -115,6 +118,17 @@ pub fn plan(
     args: &crate::cli::PlanArgs,
     estimate_tokens: bool,
 ) -> anyhow::Result<promptc::fingerprint::Plan> {
+    Ok(promptc::fingerprint::plan(
+        session,
+        &plan_options(args, estimate_tokens)?,
+    ))
+}
+
+/// The options of a plan: `--tools` and `--instructions` read.
+pub fn plan_options(
+    args: &crate::cli::PlanArgs,
+    estimate_tokens: bool,
+) -> anyhow::Result<promptc::fingerprint::PlanOptions> {
     let tools = match &args.tools {
         None => None,
         Some(path) => {
@@ -133,15 +147,12 @@ pub fn plan(
                 .with_context(|| format!("{}: cannot read", path.display()))?,
         ),
     };
-    Ok(promptc::fingerprint::plan(
-        session,
-        &promptc::fingerprint::PlanOptions {
-            instructions,
-            tools,
-            estimate_tokens,
-            threads: threads(),
-        },
-    ))
+    Ok(promptc::fingerprint::PlanOptions {
+        instructions,
+        tools,
+        estimate_tokens,
+        threads: threads(),
+    })
 }
 
 /// Run `write` against a buffered stdout and flush it, with context on failure.

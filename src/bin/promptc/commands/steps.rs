@@ -7,9 +7,9 @@ use promptc::render::request::write_steps;
 
 pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let session = load(&args.input, context)?;
-    let plan = plan(&session, &args.plan, !args.no_tokens)?;
+    let plan = plan(&session, &args.rows.plan, !args.rows.no_tokens)?;
     let rows = promptc::cache::analyze(&session, &plan);
-    let json = args.format.format() == Format::Json;
+    let json = args.rows.format.format() == Format::Json;
     with_stdout(|out| write_steps(out, &session, &plan, &rows, json, &context.stdout))?;
     keep_until_exit((session, plan, rows));
     Ok(ExitStatus::Success)

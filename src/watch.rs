@@ -1,0 +1,298 @@
+//! Following a rollout while Codex writes it (`promptc watch`): appended bytes in, events out.
+//!
+//! The caller (the binary) owns the file and the clock: it hands [`Watch::push`] the bytes
+//! appended since its last read, in chunks cut anywhere (inside a line, inside a UTF-8
+//! sequence). The watch keeps the partial last line until its newline arrives, so only
+//! complete lines are ever parsed, and answers with the events those lines brought: a turn
+//! started or ended, a compaction, a rollback, a step whose usage arrived (its `steps` row) and,
+//! after such a row, a drift.
+//!
+//! What costs what: appending a line costs the line (a copy and a scan for the few line types
+//! that can bring an event). A line that can bring one (`token_count`, turn boundaries,
+//! `compacted`, `thread_rolled_back`) runs the whole pipeline again (load, replay, plan,
+//! analyse) on the complete lines so far, at most once per [`Watch::push`]: rows are computed
+//! by exactly the functions `steps` uses, so they are `steps`' rows by construction. That is
+//! per file, not per line; ARCHITECTURE.md says why and what it measures.
+
+use crate::Session;
+use crate::cache::{StepCache, Verdict};
+use crate::fingerprint::{Plan, PlanOptions, plan};
+use crate::model::{EventKind, RecordKind};
+use crate::replay::Effect;
+
+/// Loads complete lines into a session: the binary's loader (it finds a fork's parent).
+pub type Loader = Box<dyn FnMut(&str, Vec<u8>) -> Result<Session, String>>;
+
+/// Something that happened in the rollout, in line order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A turn started (index into `Replay::turns`).
+    TurnStarted { turn: usize, line: usize },
+    /// A turn ended (`task_complete`, or `turn_aborted` when `aborted`).
+    TurnEnded { line: usize, aborted: bool },
+    /// A compaction replaced the history.
+    Compaction { line: usize },
+    /// A rollback dropped turns.
+    Rollback { line: usize, turns: usize },
+    /// A step's row is final: its usage arrived, or the next request's output came without
+    /// it, or the watch ended. Index into `Replay::steps` and into [`Watch::rows`].
+    Step { step: usize, line: usize },
+    /// The step just reported changed what the cache could reuse.
+    Drift { step: usize, line: usize },
+    /// A line was skipped (index into `Rollout::skipped`).
+    Skipped { index: usize },
+}
+
+/// Whether a verdict is a drift, and if so whether it is expected: `Some(true)` for a reset
+/// Codex means to make (compaction, rollback, the compaction request), `Some(false)` for a
+/// prefix that broke, `None` for no drift (a hit, a cold start, an idle gap, a provider miss).
+pub fn drift(verdict: &Verdict) -> Option<bool> {
+    match verdict {
+        Verdict::Compaction | Verdict::Rollback | Verdict::CompactionRequest => Some(true),
+        Verdict::ComponentChanged(_)
+        | Verdict::HistoryRewritten(_)
+        | Verdict::ContextChanged(_) => Some(false),
+        Verdict::First
+        | Verdict::IdleGap(_)
+        | Verdict::ProviderMiss
+        | Verdict::Hit
+        | Verdict::NoUsage => None,
+    }
+}
+
+/// The state of one followed rollout.
+pub struct Watch {
+    name: String,
+    options: PlanOptions,
+    loader: Loader,
+    /// Complete lines so far.
+    complete: Vec<u8>,
+    /// The last line, until its newline arrives.
+    partial: Vec<u8>,
+    /// Complete lines not yet loaded hold a line type that can bring an event.
+    dirty: bool,
+    current: Option<(Session, Plan, Vec<StepCache>)>,
+    records_seen: usize,
+    turns_seen: usize,
+    steps_reported: usize,
+    skipped_seen: usize,
+}
+
+/// Line types that can bring an event; any other line waits for the next one of these.
+const TRIGGERS: [&[u8]; 6] = [
+    b"token_count",
+    b"_started",
+    b"_complete",
+    b"turn_aborted",
+    b"compacted",
+    b"thread_rolled_back",
+];
+
+impl Watch {
+    pub fn new(name: &str, options: PlanOptions, loader: Loader) -> Watch {
+        Watch {
+            name: name.to_string(),
+            options,
+            loader,
+            complete: Vec::new(),
+            partial: Vec::new(),
+            dirty: false,
+            current: None,
+            records_seen: 0,
+            turns_seen: 0,
+            steps_reported: 0,
+            skipped_seen: 0,
+        }
+    }
+
+    /// Bytes appended to the file: the events of the lines they complete.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, String> {
+        let Some(last_newline) = memchr::memrchr(b'\n', bytes) else {
+            self.partial.extend_from_slice(bytes);
+            return Ok(Vec::new());
+        };
+        let start = self.complete.len();
+        self.complete.append(&mut self.partial);
+        self.complete.extend_from_slice(&bytes[..=last_newline]);
+        self.partial.extend_from_slice(&bytes[last_newline + 1..]);
+        let added = &self.complete[start..];
+        if !self.dirty {
+            self.dirty = TRIGGERS
+                .iter()
+                .any(|t| memchr::memmem::find(added, t).is_some());
+        }
+        if !self.dirty {
+            return Ok(Vec::new());
+        }
+        self.update(false)
+    }
+
+    /// The watch ends: the events still held back (lines not yet loaded, the rows of steps
+    /// whose usage never arrived). A partial last line stays unread, as `steps` would skip it.
+    pub fn finish(&mut self) -> Result<Vec<Event>, String> {
+        self.update(true)
+    }
+
+    /// Bytes waiting for their newline.
+    pub fn partial_len(&self) -> usize {
+        self.partial.len()
+    }
+
+    /// The session, plan and rows of the last load, which the events index into.
+    pub fn current(&self) -> Option<(&Session, &Plan, &[StepCache])> {
+        self.current.as_ref().map(|(s, p, r)| (s, p, r.as_slice()))
+    }
+
+    fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
+        if self.complete.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.dirty || finished {
+            let session = (self.loader)(&self.name, self.complete.clone())?;
+            let plan = plan(&session, &self.options);
+            let rows = crate::cache::analyze(&session, &plan);
+            self.current = Some((session, plan, rows));
+            self.dirty = false;
+        }
+        let Some((session, _, rows)) = &self.current else {
+            return Ok(Vec::new());
+        };
+        let replay = &session.replay;
+        let records = &session.rollout.records;
+        let mut events = Vec::new();
+        for index in self.skipped_seen..session.rollout.skipped.len() {
+            events.push((
+                session.rollout.skipped[index].line,
+                Event::Skipped { index },
+            ));
+        }
+        self.skipped_seen = session.rollout.skipped.len();
+        for (turn, t) in replay.turns.iter().enumerate().skip(self.turns_seen) {
+            events.push((t.line, Event::TurnStarted { turn, line: t.line }));
+        }
+        self.turns_seen = replay.turns.len();
+        for (record, effect) in records.iter().zip(&replay.effects).skip(self.records_seen) {
+            let line = record.line;
+            let event = match (effect, &record.kind) {
+                (Effect::Compaction, _) => Event::Compaction { line },
+                (Effect::Rollback, _) => {
+                    let turns = replay
+                        .rollbacks
+                        .iter()
+                        .find(|r| r.line == line)
+                        .map_or(0, |r| r.dropped_turns);
+                    Event::Rollback { line, turns }
+                }
+                (Effect::TurnLifecycle, RecordKind::Event(e))
+                    if matches!(e.kind, EventKind::TaskComplete | EventKind::TurnAborted) =>
+                {
+                    Event::TurnEnded {
+                        line,
+                        aborted: e.kind == EventKind::TurnAborted,
+                    }
+                }
+                _ => continue,
+            };
+            events.push((line, event));
+        }
+        self.records_seen = records.len();
+        let steps = &replay.steps;
+        while self.steps_reported < steps.len() {
+            let k = self.steps_reported;
+            // A row is final once its usage arrived or the next request's output came without
+            // it (a pending step, one a resume would send next, has none yet: it proves nothing).
+            let line = match (&steps[k].usage, steps.get(k + 1)) {
+                (Some(usage), _) => usage.line,
+                (None, Some(next)) if !next.pending => next.line,
+                (None, _) if finished => steps[k].line,
+                (None, _) => break,
+            };
+            events.push((line, Event::Step { step: k, line }));
+            if drift(&rows[k].verdict).is_some() {
+                events.push((line, Event::Drift { step: k, line }));
+            }
+            self.steps_reported += 1;
+        }
+        // Stable: a step's drift stays right after its row.
+        events.sort_by_key(|(line, _)| *line);
+        Ok(events.into_iter().map(|(_, e)| e).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Event, Loader, Watch};
+    use crate::LoadOptions;
+    use crate::Session;
+    use crate::fingerprint::{PlanOptions, plan};
+
+    fn loader() -> Loader {
+        Box::new(|name: &str, bytes: Vec<u8>| {
+            Session::load(name, bytes, LoadOptions::default()).map_err(|e| e.to_string())
+        })
+    }
+
+    /// The step rows a watch reports, fed `bytes` in chunks of `size` (the last may be
+    /// shorter), then finished: their debug form, in order, each once.
+    fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
+        let mut watch = Watch::new(name, PlanOptions::default(), loader());
+        let mut rows = Vec::new();
+        let mut take = |watch: &Watch, events: Vec<Event>| {
+            let (_, _, current) = watch.current().expect("loaded");
+            for event in events {
+                if let Event::Step { step, .. } = event {
+                    rows.push(format!("{:?}", current[step]));
+                }
+            }
+        };
+        for chunk in bytes.chunks(size) {
+            let events = watch.push(chunk).expect("loads");
+            if !events.is_empty() {
+                take(&watch, events);
+            }
+        }
+        let events = watch.finish().expect("loads");
+        if watch.current().is_some() {
+            take(&watch, events);
+        }
+        rows
+    }
+
+    /// Whatever the chunks (1 byte: cut inside every line and every UTF-8 sequence), the rows
+    /// are the whole file's analysis, each reported once, in order.
+    #[test]
+    fn rows_are_the_whole_files_rows_whatever_the_chunks() {
+        for (name, bytes) in crate::test_support::fixture_bytes() {
+            let Ok(session) = Session::load(&name, bytes.clone(), LoadOptions::default()) else {
+                continue;
+            };
+            let plan = plan(&session, &PlanOptions::default());
+            let whole: Vec<String> = crate::cache::analyze(&session, &plan)
+                .iter()
+                .map(|r| format!("{r:?}"))
+                .collect();
+            for size in [1, 7, 64, 4096] {
+                assert_eq!(
+                    watched_rows(&name, &bytes, size),
+                    whole,
+                    "{name}, chunks of {size}"
+                );
+            }
+        }
+    }
+
+    /// Lines that cannot bring an event are not loaded: no events, no load.
+    #[test]
+    fn only_lines_that_can_bring_an_event_reload() {
+        let mut watch = Watch::new(
+            "x",
+            PlanOptions::default(),
+            Box::new(|_, _| panic!("loaded")),
+        );
+        let line = br#"{"timestamp":"2025-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#;
+        assert_eq!(watch.push(line).unwrap(), Vec::new());
+        assert_eq!(watch.partial_len(), line.len());
+        assert_eq!(watch.push(b"\n").unwrap(), Vec::new());
+        assert_eq!(watch.partial_len(), 0);
+    }
+}
