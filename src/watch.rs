@@ -9,10 +9,12 @@
 //!
 //! What costs what: appending a line costs the line (a copy and a scan for the few line types
 //! that can bring an event). A line that can bring one (`token_count`, turn boundaries,
-//! `compacted`, `thread_rolled_back`) runs the whole pipeline again (load, replay, plan,
-//! analyse) on the complete lines so far, at most once per [`Watch::push`]: rows are computed
-//! by exactly the functions `steps` uses, so they are `steps`' rows by construction. That is
-//! per file, not per line; ARCHITECTURE.md says why and what it measures.
+//! `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], parses only the lines
+//! new since the last load ([`crate::parse::load_more`]; a fork, whose history starts with its
+//! parent's, is loaded whole by the loader) and runs the rest of the pipeline again (replay,
+//! plan, analyse) on the whole session: rows are computed by exactly the functions `steps`
+//! uses, so they are `steps`' rows by construction. That rest is still per file, not per line;
+//! ARCHITECTURE.md says what it measures.
 
 use crate::Session;
 use crate::cache::{StepCache, Verdict};
@@ -72,6 +74,9 @@ pub struct Watch {
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
     current: Option<(Session, Plan, Vec<StepCache>)>,
+    /// Bytes of `complete` the current session holds, and the lines in them.
+    loaded: usize,
+    lines: usize,
     records_seen: usize,
     turns_seen: usize,
     steps_reported: usize,
@@ -98,6 +103,8 @@ impl Watch {
             partial: Vec::new(),
             dirty: false,
             current: None,
+            loaded: 0,
+            lines: 0,
             records_seen: 0,
             turns_seen: 0,
             steps_reported: 0,
@@ -148,7 +155,29 @@ impl Watch {
             return Ok(Vec::new());
         }
         if self.dirty || finished {
-            let session = (self.loader)(&self.name, self.complete.clone())?;
+            // Only the new lines are parsed; a fork's history starts with its parent's, which
+            // the loader finds, so a fork is loaded whole.
+            let appendable = matches!(&self.current, Some((s, _, _)) if s.fork.is_none());
+            let session = match self.current.take() {
+                Some((mut session, _, _)) if appendable => {
+                    let bytes = self.complete.clone().into();
+                    self.lines = crate::parse::load_more(
+                        &mut session.rollout,
+                        bytes,
+                        self.loaded,
+                        self.lines,
+                    );
+                    let replay = crate::replay::replay(&session.rollout);
+                    Session { replay, ..session }
+                }
+                current => {
+                    self.current = current;
+                    let session = (self.loader)(&self.name, self.complete.clone())?;
+                    self.lines = memchr::memchr_iter(b'\n', &self.complete).count();
+                    session
+                }
+            };
+            self.loaded = self.complete.len();
             let plan = plan(&session, &self.options);
             let rows = crate::cache::analyze(&session, &plan);
             self.current = Some((session, plan, rows));
@@ -276,6 +305,51 @@ mod tests {
                     watched_rows(&name, &bytes, size),
                     whole,
                     "{name}, chunks of {size}"
+                );
+            }
+        }
+    }
+
+    /// Loading a file's lines a few at a time with `load_more` gives `load`'s rollout of the
+    /// whole, whatever the cut (line numbers, item ids, skipped lines, notes, generation, meta).
+    #[test]
+    fn load_more_is_load_of_the_whole() {
+        for (name, bytes) in crate::test_support::fixture_bytes() {
+            let Ok(whole) = crate::parse::load(&name, bytes.clone(), LoadOptions::default()) else {
+                continue;
+            };
+            let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+            for step in [1, 2, 5] {
+                let mut cuts = ends.iter().copied().step_by(step);
+                let mut first = None;
+                for cut in cuts.by_ref() {
+                    if let Ok(r) =
+                        crate::parse::load(&name, bytes[..cut].to_vec(), LoadOptions::default())
+                    {
+                        first = Some((r, cut));
+                        break;
+                    }
+                }
+                let Some((mut rollout, mut from)) = first else {
+                    continue;
+                };
+                let mut lines = bytes[..from].iter().filter(|&&b| b == b'\n').count();
+                for cut in cuts.chain([bytes.len()]) {
+                    if cut <= from {
+                        continue;
+                    }
+                    lines = crate::parse::load_more(
+                        &mut rollout,
+                        bytes[..cut].to_vec().into(),
+                        from,
+                        lines,
+                    );
+                    from = cut;
+                }
+                assert_eq!(
+                    format!("{rollout:?}"),
+                    format!("{whole:?}"),
+                    "{name}, every {step} lines"
                 );
             }
         }
