@@ -10,20 +10,32 @@
 //! What costs what: appending a line costs the line (a copy and a scan for the few line types
 //! that can bring an event). A line that can bring one (`token_count`, turn boundaries,
 //! `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], parses only the lines
-//! new since the last load ([`crate::parse::load_more`]; a fork, whose history starts with its
-//! parent's, is loaded whole by the loader) and runs the rest of the pipeline again (replay,
+//! new since the last load ([`crate::parse::load_more`], into the bytes already held, not
+//! copied; a fork, whose history starts with its parent's, is loaded whole by the loader) and
+//! runs the rest of the pipeline again (replay,
 //! plan, analyse) on the whole session: rows are computed by exactly the functions `steps`
 //! uses, so they are `steps`' rows by construction. That rest is still per file, not per line;
 //! ARCHITECTURE.md says what it measures.
 
+use std::sync::Arc;
+
 use crate::Session;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, PlanOptions, plan};
-use crate::model::{EventKind, RecordKind};
+use crate::model::{Bytes, EventKind, RecordKind};
 use crate::replay::Effect;
 
 /// Loads complete lines into a session: the binary's loader (it finds a fork's parent).
 pub type Loader = Box<dyn FnMut(&str, Vec<u8>) -> Result<Session, String>>;
+
+/// Bytes shared by the watch and its session's rollout.
+struct Shared(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 /// Something that happened in the rollout, in line order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,15 +79,17 @@ pub struct Watch {
     name: String,
     options: PlanOptions,
     loader: Loader,
-    /// Complete lines so far.
-    complete: Vec<u8>,
+    /// Complete lines loaded so far, shared with the current session's rollout: the next load
+    /// appends to them in place (no copy of the file) once the rollout let go of them.
+    complete: Arc<Vec<u8>>,
+    /// Complete lines not yet loaded.
+    fresh: Vec<u8>,
     /// The last line, until its newline arrives.
     partial: Vec<u8>,
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
     current: Option<(Session, Plan, Vec<StepCache>)>,
-    /// Bytes of `complete` the current session holds, and the lines in them.
-    loaded: usize,
+    /// Lines in `complete`.
     lines: usize,
     records_seen: usize,
     turns_seen: usize,
@@ -99,11 +113,11 @@ impl Watch {
             name: name.to_string(),
             options,
             loader,
-            complete: Vec::new(),
+            complete: Arc::default(),
+            fresh: Vec::new(),
             partial: Vec::new(),
             dirty: false,
             current: None,
-            loaded: 0,
             lines: 0,
             records_seen: 0,
             turns_seen: 0,
@@ -118,11 +132,11 @@ impl Watch {
             self.partial.extend_from_slice(bytes);
             return Ok(Vec::new());
         };
-        let start = self.complete.len();
-        self.complete.append(&mut self.partial);
-        self.complete.extend_from_slice(&bytes[..=last_newline]);
+        let start = self.fresh.len();
+        self.fresh.append(&mut self.partial);
+        self.fresh.extend_from_slice(&bytes[..=last_newline]);
         self.partial.extend_from_slice(&bytes[last_newline + 1..]);
-        let added = &self.complete[start..];
+        let added = &self.fresh[start..];
         if !self.dirty {
             self.dirty = TRIGGERS
                 .iter()
@@ -151,7 +165,7 @@ impl Watch {
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
-        if self.complete.is_empty() {
+        if self.complete.is_empty() && self.fresh.is_empty() {
             return Ok(Vec::new());
         }
         if self.dirty || finished {
@@ -160,24 +174,24 @@ impl Watch {
             let appendable = matches!(&self.current, Some((s, _, _)) if s.fork.is_none());
             let session = match self.current.take() {
                 Some((mut session, _, _)) if appendable => {
-                    let bytes = self.complete.clone().into();
-                    self.lines = crate::parse::load_more(
-                        &mut session.rollout,
-                        bytes,
-                        self.loaded,
-                        self.lines,
-                    );
+                    // Let go of the shared bytes first, so that appending does not copy them.
+                    session.rollout.bytes = Vec::new().into();
+                    let loaded = self.complete.len();
+                    Arc::make_mut(&mut self.complete).append(&mut self.fresh);
+                    let bytes = Bytes::new(Shared(Arc::clone(&self.complete)));
+                    self.lines =
+                        crate::parse::load_more(&mut session.rollout, bytes, loaded, self.lines);
                     let replay = crate::replay::replay(&session.rollout);
                     Session { replay, ..session }
                 }
                 current => {
                     self.current = current;
-                    let session = (self.loader)(&self.name, self.complete.clone())?;
+                    Arc::make_mut(&mut self.complete).append(&mut self.fresh);
+                    let session = (self.loader)(&self.name, self.complete.to_vec())?;
                     self.lines = memchr::memchr_iter(b'\n', &self.complete).count();
                     session
                 }
             };
-            self.loaded = self.complete.len();
             let plan = plan(&session, &self.options);
             let rows = crate::cache::analyze(&session, &plan);
             self.current = Some((session, plan, rows));
