@@ -125,8 +125,31 @@ pub fn load(
         meta: None,
         notes: loader.notes,
     };
-    settle_meta(&mut rollout);
+    settle_meta(&mut rollout, 0);
     Ok(rollout)
+}
+
+/// Read more of a growing file (for `watch`): `bytes` is the whole input so far, `rollout` what
+/// [`load`] (not strict) or this function made of its first `from` bytes, which end just after
+/// a newline and hold `lines` lines, blank ones included. The lines of `bytes[from..]` are read
+/// into `rollout` as `load` would have read them with the rest, so the result is `load`'s of
+/// `bytes`; costs the new lines only. Returns the lines read in all.
+pub fn load_more(rollout: &mut Rollout, bytes: Bytes, from: usize, lines: usize) -> usize {
+    let mut part = Loader {
+        generation: (rollout.generation != Generation::Unknown).then_some(rollout.generation),
+        ..Loader::default()
+    };
+    part.read(&bytes, from..bytes.len(), false, false);
+    part.rebase(lines, rollout.items.len());
+    let records = rollout.records.len();
+    rollout.bytes = bytes;
+    rollout.generation = part.generation.unwrap_or(Generation::Unknown);
+    rollout.records.append(&mut part.records);
+    rollout.items.append(&mut part.items);
+    rollout.skipped.append(&mut part.skipped);
+    rollout.notes.append(&mut part.notes);
+    settle_meta(rollout, records);
+    lines + part.lines
 }
 
 /// A part smaller than this is not worth a thread (tests cut parts a few lines long).
@@ -154,11 +177,11 @@ fn split_at_newlines(bytes: &[u8], range: Range<usize>, count: usize) -> Vec<Ran
 }
 
 /// The first `session_meta` (or bare legacy meta line) decides the thread id; later ones, and a
-/// first one that is not the first line, get a note.
-fn settle_meta(rollout: &mut Rollout) {
+/// first one that is not the first line, get a note. Records before `from` are settled already.
+fn settle_meta(rollout: &mut Rollout, from: usize) {
     let first_skipped = rollout.skipped.first().map(|s| s.line);
     let mut meta_notes = Vec::new();
-    for (index, record) in rollout.records.iter().enumerate() {
+    for (index, record) in rollout.records.iter().enumerate().skip(from) {
         let RecordKind::SessionMeta(meta) = &record.kind else {
             continue;
         };

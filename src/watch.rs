@@ -9,19 +9,33 @@
 //!
 //! What costs what: appending a line costs the line (a copy and a scan for the few line types
 //! that can bring an event). A line that can bring one (`token_count`, turn boundaries,
-//! `compacted`, `thread_rolled_back`) runs the whole pipeline again (load, replay, plan,
-//! analyse) on the complete lines so far, at most once per [`Watch::push`]: rows are computed
-//! by exactly the functions `steps` uses, so they are `steps`' rows by construction. That is
-//! per file, not per line; ARCHITECTURE.md says why and what it measures.
+//! `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], parses only the lines
+//! new since the last load ([`crate::parse::load_more`], into the bytes already held, not
+//! copied; a fork, whose history starts with its parent's, is loaded whole by the loader) and
+//! runs the rest of the pipeline again (replay,
+//! plan, analyse) on the whole session: rows are computed by exactly the functions `steps`
+//! uses, so they are `steps`' rows by construction. That rest is still per file, not per line;
+//! ARCHITECTURE.md says what it measures.
+
+use std::sync::Arc;
 
 use crate::Session;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, PlanOptions, plan};
-use crate::model::{EventKind, RecordKind};
+use crate::model::{Bytes, EventKind, RecordKind};
 use crate::replay::Effect;
 
 /// Loads complete lines into a session: the binary's loader (it finds a fork's parent).
 pub type Loader = Box<dyn FnMut(&str, Vec<u8>) -> Result<Session, String>>;
+
+/// Bytes shared by the watch and its session's rollout.
+struct Shared(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 /// Something that happened in the rollout, in line order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,13 +79,18 @@ pub struct Watch {
     name: String,
     options: PlanOptions,
     loader: Loader,
-    /// Complete lines so far.
-    complete: Vec<u8>,
+    /// Complete lines loaded so far, shared with the current session's rollout: the next load
+    /// appends to them in place (no copy of the file) once the rollout let go of them.
+    complete: Arc<Vec<u8>>,
+    /// Complete lines not yet loaded.
+    fresh: Vec<u8>,
     /// The last line, until its newline arrives.
     partial: Vec<u8>,
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
     current: Option<(Session, Plan, Vec<StepCache>)>,
+    /// Lines in `complete`.
+    lines: usize,
     records_seen: usize,
     turns_seen: usize,
     steps_reported: usize,
@@ -94,10 +113,12 @@ impl Watch {
             name: name.to_string(),
             options,
             loader,
-            complete: Vec::new(),
+            complete: Arc::default(),
+            fresh: Vec::new(),
             partial: Vec::new(),
             dirty: false,
             current: None,
+            lines: 0,
             records_seen: 0,
             turns_seen: 0,
             steps_reported: 0,
@@ -111,11 +132,11 @@ impl Watch {
             self.partial.extend_from_slice(bytes);
             return Ok(Vec::new());
         };
-        let start = self.complete.len();
-        self.complete.append(&mut self.partial);
-        self.complete.extend_from_slice(&bytes[..=last_newline]);
+        let start = self.fresh.len();
+        self.fresh.append(&mut self.partial);
+        self.fresh.extend_from_slice(&bytes[..=last_newline]);
         self.partial.extend_from_slice(&bytes[last_newline + 1..]);
-        let added = &self.complete[start..];
+        let added = &self.fresh[start..];
         if !self.dirty {
             self.dirty = TRIGGERS
                 .iter()
@@ -144,11 +165,33 @@ impl Watch {
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
-        if self.complete.is_empty() {
+        if self.complete.is_empty() && self.fresh.is_empty() {
             return Ok(Vec::new());
         }
         if self.dirty || finished {
-            let session = (self.loader)(&self.name, self.complete.clone())?;
+            // Only the new lines are parsed; a fork's history starts with its parent's, which
+            // the loader finds, so a fork is loaded whole.
+            let appendable = matches!(&self.current, Some((s, _, _)) if s.fork.is_none());
+            let session = match self.current.take() {
+                Some((mut session, _, _)) if appendable => {
+                    // Let go of the shared bytes first, so that appending does not copy them.
+                    session.rollout.bytes = Vec::new().into();
+                    let loaded = self.complete.len();
+                    Arc::make_mut(&mut self.complete).append(&mut self.fresh);
+                    let bytes = Bytes::new(Shared(Arc::clone(&self.complete)));
+                    self.lines =
+                        crate::parse::load_more(&mut session.rollout, bytes, loaded, self.lines);
+                    let replay = crate::replay::replay(&session.rollout);
+                    Session { replay, ..session }
+                }
+                current => {
+                    self.current = current;
+                    Arc::make_mut(&mut self.complete).append(&mut self.fresh);
+                    let session = (self.loader)(&self.name, self.complete.to_vec())?;
+                    self.lines = memchr::memchr_iter(b'\n', &self.complete).count();
+                    session
+                }
+            };
             let plan = plan(&session, &self.options);
             let rows = crate::cache::analyze(&session, &plan);
             self.current = Some((session, plan, rows));
@@ -276,6 +319,51 @@ mod tests {
                     watched_rows(&name, &bytes, size),
                     whole,
                     "{name}, chunks of {size}"
+                );
+            }
+        }
+    }
+
+    /// Loading a file's lines a few at a time with `load_more` gives `load`'s rollout of the
+    /// whole, whatever the cut (line numbers, item ids, skipped lines, notes, generation, meta).
+    #[test]
+    fn load_more_is_load_of_the_whole() {
+        for (name, bytes) in crate::test_support::fixture_bytes() {
+            let Ok(whole) = crate::parse::load(&name, bytes.clone(), LoadOptions::default()) else {
+                continue;
+            };
+            let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+            for step in [1, 2, 5] {
+                let mut cuts = ends.iter().copied().step_by(step);
+                let mut first = None;
+                for cut in cuts.by_ref() {
+                    if let Ok(r) =
+                        crate::parse::load(&name, bytes[..cut].to_vec(), LoadOptions::default())
+                    {
+                        first = Some((r, cut));
+                        break;
+                    }
+                }
+                let Some((mut rollout, mut from)) = first else {
+                    continue;
+                };
+                let mut lines = bytes[..from].iter().filter(|&&b| b == b'\n').count();
+                for cut in cuts.chain([bytes.len()]) {
+                    if cut <= from {
+                        continue;
+                    }
+                    lines = crate::parse::load_more(
+                        &mut rollout,
+                        bytes[..cut].to_vec().into(),
+                        from,
+                        lines,
+                    );
+                    from = cut;
+                }
+                assert_eq!(
+                    format!("{rollout:?}"),
+                    format!("{whole:?}"),
+                    "{name}, every {step} lines"
                 );
             }
         }
