@@ -474,7 +474,8 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
 /// `replacement_history` keeps them: 0.171.0/model_switch): an `additional_tools` item, the
 /// base-instructions message. A recorded code-mode prefix is taken whole: its message holds the
 /// model's own instructions, not `session_meta`'s. A message is the base instructions when its
-/// text is theirs or its recorded kinds say so (`model.base_instructions`).
+/// text is theirs. (Items reach the compiler in their wire form, without the passthrough metadata
+/// that would name its kind.)
 fn recorded_prefix(input: &[&str], instructions: Option<&str>) -> (bool, bool) {
     let (mut tools_item, mut base_message) = (false, false);
     for (index, item) in input.iter().take(2).enumerate() {
@@ -487,16 +488,12 @@ fn recorded_prefix(input: &[&str], instructions: Option<&str>) -> (bool, bool) {
                 base_message = true;
             }
         }
-        let kinds = &value["internal_chat_message_metadata_passthrough"]["content_item_kinds"];
         if value["type"] == "message"
             && value["role"] == "developer"
-            && (kinds
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "model.base_instructions"))
-                || value["content"].as_array().is_some_and(|parts| {
-                    matches!(parts.as_slice(), [part]
-                        if instructions.is_some_and(|text| part["text"].as_str() == Some(text)))
-                }))
+            && value["content"].as_array().is_some_and(|parts| {
+                matches!(parts.as_slice(), [part]
+                    if instructions.is_some_and(|text| part["text"].as_str() == Some(text)))
+            })
         {
             base_message = true;
         }
@@ -940,8 +937,6 @@ mod tests {
         let message = r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"Base."}]}"#;
         assert_eq!(recorded_prefix(&[message], Some("Base.")), (false, true));
         assert_eq!(recorded_prefix(&[message], Some("Other.")), (false, false));
-        let kinds = r#"{"type":"message","role":"developer","content":[],"internal_chat_message_metadata_passthrough":{"content_item_kinds":["model.base_instructions"]}}"#;
-        assert_eq!(recorded_prefix(&[kinds], None), (false, true));
     }
 
     #[test]
