@@ -596,7 +596,12 @@ def main() -> int:
     ap.add_argument("--upgrades", default=",".join(f"{a}:{b}" for a, b in UPGRADES),
                     help="OLD:NEW pairs for upgrade_to_NEW cases ('' for none); only OLD in --versions")
     ap.add_argument("--table", action="store_true", help="print the version x scenario table of recorded cases and stop")
+    ap.add_argument("--install", action="store_true", help="install --versions into --cache and stop")
     a = ap.parse_args()
+    if a.install:
+        for version in [v for v in a.versions.split(",") if v]:
+            print(install(version, Path(a.cache)))
+        return 0
     out_root = Path(a.out)
     if a.table:
         print_table(out_root)

@@ -9,7 +9,7 @@ watch latest --codex-home HOME --next --format json` runs from the moment the fi
 appears until both runs are over, then gets Ctrl-C. Checked: it exits 0, its step rows are
 `promptc steps` rows on the final file, a row arrived while Codex was still running, and the
 sandbox change is reported as an unexpected drift. Skipped (exit 0, with a message) when Codex is
-not installed: it never is in CI.
+not installed. `cargo test` runs it (tests/cli/watch.rs); `.ci/run` installs Codex for it.
 
     python3 conformance/watch_live.py [--promptc target/release/promptc] [--cache DIR]
 """

@@ -414,3 +414,38 @@ fn session_text_is_escaped() {
         "{started:?}"
     );
 }
+
+/// End to end: a real Codex (0.171.0, from the conformance recorder's cache) runs against the
+/// mock server while `watch --next` follows it; `conformance/watch_live.py` checks that rows
+/// arrived while Codex was running, equal `steps`' rows on the final file, and that the sandbox
+/// change of the resumed run is an unexpected drift. Without that Codex the test says so and
+/// passes, except under `CI=true`, where `.ci/run` installs it.
+#[test]
+fn a_live_codex_session_is_watched() {
+    let cache = std::env::var_os("HOME")
+        .map(|home| PathBuf::from(home).join(".cache/promptc-conformance"))
+        .expect("HOME is set");
+    let codex = cache.join("codex-0.171.0/node_modules/.bin/codex");
+    if !codex.exists() {
+        let message = format!(
+            "{} is not installed: `.ci/run` (or `conformance/record.py --install --versions 0.171.0`) installs it",
+            codex.display()
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+        eprintln!("skipped: {message}");
+        return;
+    }
+    let output = std::process::Command::new("python3")
+        .arg(root().join("conformance/watch_live.py"))
+        .arg("--promptc")
+        .arg(env!("CARGO_BIN_EXE_promptc"))
+        .arg("--cache")
+        .arg(&cache)
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(last.starts_with("ok: Codex 0.171.0"), "{stdout}\n{stderr}");
+}
