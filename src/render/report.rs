@@ -460,10 +460,17 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
     };
     for group in &report.unpriced {
         gap(out)?;
+        // The table's reason for leaving a model unpriced, when it names the model.
+        let why = report
+            .options
+            .prices
+            .unpriced
+            .get(&group.key)
+            .map_or(String::new(), |reason| format!(": {}", escape_line(reason)));
         writeln!(
             out,
-            "{}: {}: {} requests, {} input, {} output tokens counted, not priced (add it with \
-             --pricing FILE)",
+            "{}: {}: {} requests, {} input, {} output tokens counted, not priced{why} (add it \
+             with --pricing FILE)",
             warn("unpriced"),
             escape_line(&group.key),
             group.requests,
