@@ -271,100 +271,82 @@ mod tests {
     use super::*;
 
     /// Every model Codex shipped with (its default, its model picker, its bundled catalog),
-    /// and where it was read; docs/pricing.md has the list by release.
+    /// and the first release read that has it; PRICING.md has the list by release.
     const SHIPPED: &[(&str, &str)] = &[
         (
             "o4-mini",
-            "@openai/codex 0.1.2504172351 (TypeScript) dist/cli.js: the default model",
+            "0.1.2504172351 (TypeScript) dist/cli.js: the default",
         ),
-        (
-            "o3",
-            "@openai/codex 0.1.2504172351 dist/cli.js: recommended with o4-mini",
-        ),
+        ("o3", "0.1.2504172351 dist/cli.js: recommended with o4-mini"),
         (
             "gpt-4.1",
-            "@openai/codex 0.1.2504172351 dist/cli.js: the full-context model",
+            "0.1.2504172351 dist/cli.js: the full-context model",
         ),
         (
             "codex-mini-latest",
-            "@openai/codex 0.1.2505291658 dist/cli.js: the default model",
+            "0.1.2505291658 dist/cli.js: the default",
         ),
         (
             "gpt-oss-20b",
-            "codex 0.20.0 binary: --oss; codex 0.122.0 bundled catalog",
+            "0.20.0 binary (--oss); 0.116.0 bundled models.json",
         ),
         (
             "gpt-oss-120b",
-            "codex 0.122.0 bundled catalog (debug models --bundled)",
+            "0.20.0 binary (--oss); 0.116.0 bundled models.json",
         ),
-        (
-            "gpt-5",
-            "codex-rs/common/src/model_presets.rs (openai/codex); codex 0.40.0",
-        ),
+        ("gpt-5", "0.40.0; codex-rs/common/src/model_presets.rs"),
         (
             "gpt-5-codex",
-            "codex-rs/common/src/model_presets.rs; codex 0.40.0",
+            "0.40.0; codex-rs/common/src/model_presets.rs",
         ),
         (
             "gpt-5-codex-mini",
-            "codex-rs/common/src/model_presets.rs; codex 0.58.0",
+            "0.58.0; codex-rs/common/src/model_presets.rs",
         ),
-        (
-            "gpt-5.1",
-            "codex 0.58.0 binary; app-server tests/suite/v2/model_list.rs",
-        ),
-        (
-            "gpt-5.1-codex",
-            "codex 0.58.0 binary; app-server model_list.rs",
-        ),
-        (
-            "gpt-5.1-codex-mini",
-            "codex 0.58.0 binary; app-server model_list.rs",
-        ),
-        (
-            "gpt-5.1-codex-max",
-            "codex 0.77.0 bundled models.json; app-server model_list.rs",
-        ),
-        ("gpt-5.2", "codex 0.77.0 bundled models.json"),
-        ("bengalfox", "codex 0.77.0 bundled models.json (hidden)"),
-        ("boomslang", "codex 0.77.0 bundled models.json (hidden)"),
+        ("gpt-5.1", "0.58.0 binary"),
+        ("gpt-5.1-codex", "0.58.0 binary"),
+        ("gpt-5.1-codex-mini", "0.58.0 binary"),
+        ("gpt-5.1-codex-max", "0.77.0 bundled models.json"),
+        ("gpt-5.2", "0.77.0 bundled models.json"),
+        ("bengalfox", "0.77.0 bundled models.json (hidden)"),
+        ("boomslang", "0.77.0 bundled models.json (hidden)"),
         (
             "gpt-5.2-codex",
-            "codex 0.77.0 (upgrade target); 0.104.0 bundled models.json",
+            "0.77.0 (upgrade target); 0.87.0 bundled models.json",
         ),
-        ("gpt-5.3-codex", "codex 0.104.0 bundled models.json"),
+        ("gpt-5.3-codex", "0.104.0 bundled models.json"),
         (
             "gpt-5.3-codex-spark",
-            "served by Codex's remote catalog to ChatGPT Pro, not bundled",
+            "Codex's remote catalog (ChatGPT Pro), never bundled",
         ),
-        ("gpt-5.4", "codex 0.122.0 bundled catalog"),
-        ("gpt-5.4-mini", "codex 0.141.0 bundled catalog"),
-        ("gpt-5.5", "codex 0.141.0 bundled catalog"),
+        ("gpt-5.4", "0.116.0 bundled models.json"),
+        ("gpt-5.4-mini", "0.133.0 debug models --bundled"),
+        ("gpt-5.5", "0.133.0 debug models --bundled"),
         (
             "codex-auto-review",
-            "codex 0.141.0 bundled catalog (hidden)",
+            "0.133.0 debug models --bundled (hidden)",
         ),
         (
             "gpt-5.6-sol",
-            "codex 0.152.1 bundled catalog; the 0.171 conformance recordings",
+            "0.148.0 debug models --bundled; the 0.171 conformance cases",
         ),
-        ("gpt-5.6-terra", "codex 0.152.1 bundled catalog"),
-        ("gpt-5.6-luna", "codex 0.152.1 bundled catalog"),
+        ("gpt-5.6-terra", "0.148.0 debug models --bundled"),
+        ("gpt-5.6-luna", "0.148.0 debug models --bundled"),
         (
             "gpt-daybreak-blue-latest",
-            "codex 0.152.1 bundled catalog (hidden)",
+            "0.152.1 debug models --bundled (hidden)",
         ),
         (
             "gpt-daybreak-red-latest",
-            "codex 0.152.1 bundled catalog (hidden)",
+            "0.152.1 debug models --bundled (hidden)",
         ),
-        ("gpt-6-astra", "codex 0.162.1 bundled catalog"),
-        ("gpt-6-sol", "codex 0.162.1 bundled catalog"),
-        ("gpt-6-luna", "codex 0.162.1 bundled catalog"),
-        ("gpt-6.1-sol", "codex 0.162.1 bundled catalog"),
-        ("gpt-6.1-terra", "codex 0.171.0 bundled catalog"),
-        ("gpt-6.2-sol", "codex 0.171.0 bundled catalog"),
-        ("gpt-6.2-astra", "codex 0.171.0 bundled catalog"),
+        ("gpt-6-astra", "0.157.1 debug models --bundled"),
+        ("gpt-6-sol", "0.157.1 debug models --bundled"),
+        ("gpt-6-luna", "0.157.1 debug models --bundled"),
+        ("gpt-6.1-sol", "0.162.1 debug models --bundled"),
+        ("gpt-6.1-terra", "0.167.2 debug models --bundled"),
+        ("gpt-6.2-sol", "0.171.0 debug models --bundled"),
+        ("gpt-6.2-astra", "0.171.0 debug models --bundled"),
     ];
 
     #[test]

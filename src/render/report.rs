@@ -42,6 +42,15 @@ struct GroupDocument<'a> {
     unpriced_requests: u64,
 }
 
+/// A model without a price, and the price table's reason when it leaves it unpriced on purpose.
+#[derive(Serialize)]
+struct UnpricedDocument<'a> {
+    #[serde(flatten)]
+    sums: GroupDocument<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
 impl<'a> GroupDocument<'a> {
     fn new(group: &'a Group) -> GroupDocument<'a> {
         GroupDocument {
@@ -119,7 +128,7 @@ struct ReportDocument<'a> {
     groups: Vec<GroupDocument<'a>>,
     top_sessions: Vec<SessionDocument<'a>>,
     /// Models without a price: their tokens are counted, their cost is not.
-    unpriced_models: Vec<GroupDocument<'a>>,
+    unpriced_models: Vec<UnpricedDocument<'a>>,
     notes: &'a Notes,
 }
 
@@ -191,7 +200,19 @@ pub fn write_report_json(out: &mut dyn Write, report: &Report) -> io::Result<()>
                 sums: GroupDocument::new(&row.sums),
             })
             .collect(),
-        unpriced_models: report.unpriced.iter().map(GroupDocument::new).collect(),
+        unpriced_models: report
+            .unpriced
+            .iter()
+            .map(|group| UnpricedDocument {
+                sums: GroupDocument::new(group),
+                reason: report
+                    .options
+                    .prices
+                    .unpriced
+                    .get(&group.key)
+                    .map(String::as_str),
+            })
+            .collect(),
         notes: &report.notes,
     };
     write_json(out, &document)

@@ -443,6 +443,8 @@ fn bad_input_and_caveats_are_named() {
     assert_eq!(unpriced.len(), 1);
     assert_eq!(unpriced[0]["key"], "gpt-oss-120b");
     assert_eq!(unpriced[0]["input_tokens"], 6_100);
+    let reason = unpriced[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("runs locally"), "{reason}");
 }
 
 #[test]
