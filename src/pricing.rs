@@ -24,6 +24,10 @@ pub struct Price {
     pub cached_input: f64,
     /// Output tokens (reasoning tokens are output tokens: they are billed as such).
     pub output: f64,
+    /// Uncached input tokens written to the cache (GPT-5.6 and later: 1.25 times `input`);
+    /// none: they cost `input`, as on earlier models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
     /// Where the numbers were read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -137,9 +141,11 @@ fn strip_snapshot_date(model: &str) -> Option<&str> {
 /// Token counts priced together.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Billed {
-    /// Input tokens, cached ones included.
+    /// Input tokens, cached ones and cache writes included.
     pub input: u64,
     pub cached: u64,
+    /// Uncached input tokens written to the cache.
+    pub cache_write: u64,
     pub output: u64,
 }
 
@@ -150,6 +156,7 @@ impl Price {
             input,
             cached_input,
             output,
+            cache_write: None,
             source: None,
             from: None,
             history: Vec::new(),
@@ -203,6 +210,7 @@ impl Price {
             ("input", self.input),
             ("cached_input", self.cached_input),
             ("output", self.output),
+            ("cache_write", self.cache_write.unwrap_or(0.0)),
         ] {
             if !value.is_finite() || value < 0.0 {
                 return Err(PriceError::Invalid {
@@ -250,11 +258,17 @@ impl Price {
             .unwrap_or(self)
     }
 
-    /// USD for these tokens: uncached input at the input price, cached input at the cached
-    /// price, output at the output price.
+    /// USD for these tokens: each at one price, uncached input at the input price (the part
+    /// written to the cache at the cache-write price, when the model has one), cached input at
+    /// the cached price, output at the output price.
     pub fn cost(&self, tokens: Billed) -> f64 {
         let uncached = tokens.input.saturating_sub(tokens.cached);
+        let written = match self.cache_write {
+            Some(price) => tokens.cache_write.min(uncached) as f64 * (price - self.input),
+            None => 0.0,
+        };
         (uncached as f64 * self.input
+            + written
             + tokens.cached as f64 * self.cached_input
             + tokens.output as f64 * self.output)
             / 1e6
@@ -466,6 +480,13 @@ mod tests {
                 assert!(price.cached_input <= price.input, "{model}");
                 assert!(price.input <= price.output, "{model}");
                 assert!(price.source.is_some(), "{model}");
+                // OpenAI's pages: cache writes cost 1.25 times the input price from GPT-5.6 on,
+                // and nothing more than input before.
+                let family = model.starts_with("gpt-5.6") || model.starts_with("gpt-6");
+                let writes = price
+                    .cache_write
+                    .map(|w| (w - 1.25 * price.input).abs() < 1e-9);
+                assert_eq!(writes, family.then_some(true), "{model}");
             }
         }
     }
@@ -474,12 +495,27 @@ mod tests {
     fn costs_uncached_cached_and_output_apart() {
         let price = Price::new(2.0, 0.5, 8.0);
         // 600k uncached × $2 + 400k cached × $0.5 + 100k output × $8 = 1.2 + 0.2 + 0.8.
-        let cost = price.cost(Billed {
+        let tokens = Billed {
             input: 1_000_000,
             cached: 400_000,
+            cache_write: 200_000,
             output: 100_000,
-        });
+        };
+        let cost = price.cost(tokens);
         assert!((cost - 2.2).abs() < 1e-9, "{cost}");
+        // With a cache-write price of $2.50, 200k of the 600k uncached cost $0.50 more each.
+        let writes = Price {
+            cache_write: Some(2.5),
+            ..price.clone()
+        };
+        let cost = writes.cost(tokens);
+        assert!((cost - 2.3).abs() < 1e-9, "{cost}");
+        // Writes are never more than the uncached input.
+        let cost = writes.cost(Billed {
+            cache_write: 900_000,
+            ..tokens
+        });
+        assert!((cost - 2.5).abs() < 1e-9, "{cost}");
         assert!((price.miss_cost(1_000_000) - 1.5).abs() < 1e-9);
     }
 

@@ -29,6 +29,8 @@ struct GroupDocument<'a> {
     input_tokens: u64,
     cached_input_tokens: u64,
     uncached_input_tokens: u64,
+    /// Of the uncached, written to the cache (GPT-5.6 and later; 0 where rollouts do not say).
+    cache_write_input_tokens: u64,
     output_tokens: u64,
     reasoning_output_tokens: u64,
     cache_hit_rate: Option<f64>,
@@ -59,6 +61,7 @@ impl<'a> GroupDocument<'a> {
             input_tokens: group.tokens.input,
             cached_input_tokens: group.tokens.cached,
             uncached_input_tokens: group.tokens.uncached(),
+            cache_write_input_tokens: group.tokens.cache_write,
             output_tokens: group.tokens.output,
             reasoning_output_tokens: group.tokens.reasoning,
             cache_hit_rate: group.tokens.hit_rate(),

@@ -49,6 +49,7 @@ impl Group {
                 self.cost += price.cost(Billed {
                     input: request.tokens.input,
                     cached: request.tokens.cached,
+                    cache_write: request.tokens.cache_write,
                     output: request.tokens.output,
                 });
             }

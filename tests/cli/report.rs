@@ -551,7 +551,12 @@ fn sol_across_the_price_change(dir: &Path) -> PathBuf {
         .unwrap()
         .replace("2026-01-04T08:00", "2026-08-20T23:59")
         .replace("2026-01-04T08:02", "2026-08-21T00:01")
-        .replace("\"model\":\"gpt-oss-120b\"", "\"model\":\"gpt-5.6-sol\"");
+        .replace("\"model\":\"gpt-oss-120b\"", "\"model\":\"gpt-5.6-sol\"")
+        // As GPT-5.6 reports it: 128 of the second request's uncached input written to the cache.
+        .replace(
+            "\"cached_input_tokens\":2944,",
+            "\"cached_input_tokens\":2944,\"cache_write_input_tokens\":128,",
+        );
     let path = dir.join(format!("rollout-2026-08-20T23-59-00-{C}.jsonl"));
     write(&path, c.as_bytes());
     path
@@ -565,16 +570,18 @@ fn each_request_is_priced_at_the_price_of_its_day() {
     let report = report_json(&[path, "--timezone", "UTC", "--by", "day", "--format", "json"]);
     let days = groups(&report);
     // 2026-08-20 at the launch price ($5 / $0.50 / $30): 3 000 uncached, 0 cached, 50 output
-    // = $0.015 + $0.0015 = $0.0165. 2026-08-21 at the promotion ($4 / $0.40 / $20): 156
-    // uncached, 2 944 cached, 70 output = $0.000624 + $0.0011776 + $0.0014 = $0.0032016.
+    // = $0.015 + $0.0015 = $0.0165. 2026-08-21 at the promotion ($4 / $0.40 / $20, cache writes
+    // $5): 28 uncached + 128 written, 2 944 cached, 70 output = $0.000112 + $0.00064 +
+    // $0.0011776 + $0.0014 = $0.0033296.
     assert_eq!(days["2026-08-20"]["cost_usd"], 0.0165);
-    assert_eq!(days["2026-08-21"]["cost_usd"], 0.003202);
-    assert_eq!(report["total"]["cost_usd"], 0.019702);
+    assert_eq!(days["2026-08-21"]["cost_usd"], 0.00333);
+    assert_eq!(days["2026-08-21"]["cache_write_input_tokens"], 128);
+    assert_eq!(report["total"]["cost_usd"], 0.01983);
     assert_eq!(report["total"]["unpriced_requests"], 0);
     // The UTC day decides, whatever the time zone the report is read in: at UTC-10 both
     // requests are on the 20th, and still cost the same.
     let honolulu = report_json(&[path, "--timezone", "Pacific/Honolulu", "--format", "json"]);
-    assert_eq!(honolulu["total"]["cost_usd"], 0.019702);
+    assert_eq!(honolulu["total"]["cost_usd"], 0.01983);
     // A file's own history replaces the built-in one: the promotion from the 22nd instead.
     let prices = dir.path().join("prices.json");
     std::fs::write(
@@ -590,7 +597,8 @@ fn each_request_is_priced_at_the_price_of_its_day() {
         "--format",
         "json",
     ]);
-    // Both at the launch price: 156 × $5 + 2 944 × $0.50 + 70 × $30 = $0.004352 for the second.
+    // Both at the launch price, and the file's price has no cache-write price, so writes cost
+    // the input price: 156 × $5 + 2 944 × $0.50 + 70 × $30 = $0.004352 for the second.
     assert_eq!(later["total"]["cost_usd"], 0.020852);
 }
 
