@@ -142,7 +142,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --format 'Output format'
             cand -o 'Write the report to FILE instead of standard output'
             cand --output 'Write the report to FILE instead of standard output'
-            cand --pricing 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens'
+            cand --pricing 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens. A price may say the day it took effect and carry its earlier prices (`"from": "YYYY-MM-DD", "history": [{..., "from": ...}]`): each request is priced at its UTC day''s; `"cache_write"` prices cache writes. See PRICING.md'
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
             cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'

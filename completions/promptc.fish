@@ -153,7 +153,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand report" -l format -d 'Ou
 json\t''
 html\t'One self-contained page (charts drawn as inline SVG; no network, no scripts)'"
 complete -c promptc -n "__fish_promptc_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand report" -l pricing -d 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l pricing -d 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens. A price may say the day it took effect and carry its earlier prices (`"from": "YYYY-MM-DD", "history": [{..., "from": ...}]`): each request is priced at its UTC day\'s; `"cache_write"` prices cache writes. See PRICING.md' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -34,6 +34,9 @@ pub struct Tokens {
     /// Output tokens, reasoning included (OpenAI's `output_tokens`).
     pub output: u64,
     pub reasoning: u64,
+    /// Uncached input tokens written to the cache (`cache_write_input_tokens`, GPT-5.6 and
+    /// later); 0 where the rollout does not say.
+    pub cache_write: u64,
 }
 
 impl Tokens {
@@ -43,6 +46,7 @@ impl Tokens {
             cached: usage.cached_input_tokens,
             output: usage.output_tokens,
             reasoning: usage.reasoning_output_tokens,
+            cache_write: usage.cache_write_input_tokens.unwrap_or(0),
         }
     }
 
@@ -51,6 +55,7 @@ impl Tokens {
         self.cached = self.cached.saturating_add(other.cached);
         self.output = self.output.saturating_add(other.output);
         self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
     }
 
     /// `self - before`, or `None` when a counter went down (the counters restarted).
@@ -60,6 +65,8 @@ impl Tokens {
             cached: self.cached.checked_sub(before.cached)?,
             output: self.output.checked_sub(before.output)?,
             reasoning: self.reasoning.checked_sub(before.reasoning)?,
+            // Not a restart when it goes down: a build that does not write it resumed the file.
+            cache_write: self.cache_write.saturating_sub(before.cache_write),
         })
     }
 
@@ -70,6 +77,7 @@ impl Tokens {
             cached: self.cached.min(other.cached),
             output: self.output.min(other.output),
             reasoning: self.reasoning.min(other.reasoning),
+            cache_write: self.cache_write.min(other.cache_write),
         }
     }
 

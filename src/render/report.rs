@@ -29,6 +29,8 @@ struct GroupDocument<'a> {
     input_tokens: u64,
     cached_input_tokens: u64,
     uncached_input_tokens: u64,
+    /// Of the uncached, written to the cache (GPT-5.6 and later; 0 where rollouts do not say).
+    cache_write_input_tokens: u64,
     output_tokens: u64,
     reasoning_output_tokens: u64,
     cache_hit_rate: Option<f64>,
@@ -42,6 +44,15 @@ struct GroupDocument<'a> {
     unpriced_requests: u64,
 }
 
+/// A model without a price, and the price table's reason when it leaves it unpriced on purpose.
+#[derive(Serialize)]
+struct UnpricedDocument<'a> {
+    #[serde(flatten)]
+    sums: GroupDocument<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
 impl<'a> GroupDocument<'a> {
     fn new(group: &'a Group) -> GroupDocument<'a> {
         GroupDocument {
@@ -50,6 +61,7 @@ impl<'a> GroupDocument<'a> {
             input_tokens: group.tokens.input,
             cached_input_tokens: group.tokens.cached,
             uncached_input_tokens: group.tokens.uncached(),
+            cache_write_input_tokens: group.tokens.cache_write,
             output_tokens: group.tokens.output,
             reasoning_output_tokens: group.tokens.reasoning,
             cache_hit_rate: group.tokens.hit_rate(),
@@ -119,7 +131,7 @@ struct ReportDocument<'a> {
     groups: Vec<GroupDocument<'a>>,
     top_sessions: Vec<SessionDocument<'a>>,
     /// Models without a price: their tokens are counted, their cost is not.
-    unpriced_models: Vec<GroupDocument<'a>>,
+    unpriced_models: Vec<UnpricedDocument<'a>>,
     notes: &'a Notes,
 }
 
@@ -191,7 +203,19 @@ pub fn write_report_json(out: &mut dyn Write, report: &Report) -> io::Result<()>
                 sums: GroupDocument::new(&row.sums),
             })
             .collect(),
-        unpriced_models: report.unpriced.iter().map(GroupDocument::new).collect(),
+        unpriced_models: report
+            .unpriced
+            .iter()
+            .map(|group| UnpricedDocument {
+                sums: GroupDocument::new(group),
+                reason: report
+                    .options
+                    .prices
+                    .unpriced
+                    .get(&group.key)
+                    .map(String::as_str),
+            })
+            .collect(),
         notes: &report.notes,
     };
     write_json(out, &document)
@@ -460,10 +484,17 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
     };
     for group in &report.unpriced {
         gap(out)?;
+        // The table's reason for leaving a model unpriced, when it names the model.
+        let why = report
+            .options
+            .prices
+            .unpriced
+            .get(&group.key)
+            .map_or(String::new(), |reason| format!(": {}", escape_line(reason)));
         writeln!(
             out,
-            "{}: {}: {} requests, {} input, {} output tokens counted, not priced (add it with \
-             --pricing FILE)",
+            "{}: {}: {} requests, {} input, {} output tokens counted, not priced{why} (add it \
+             with --pricing FILE)",
             warn("unpriced"),
             escape_line(&group.key),
             group.requests,

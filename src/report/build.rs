@@ -49,6 +49,7 @@ impl Group {
                 self.cost += price.cost(Billed {
                     input: request.tokens.input,
                     cached: request.tokens.cached,
+                    cache_write: request.tokens.cache_write,
                     output: request.tokens.output,
                 });
             }
@@ -158,7 +159,8 @@ pub fn build(
     let mut rows = Vec::new();
     let (mut first_day, mut last_day) = (None, None);
     let dated = options.since.is_some() || options.until.is_some();
-    // Price lookups by model name, once per name.
+    // Price lookups by model name, once per name (the price of each request's day is picked
+    // from the model's entry).
     let mut prices: BTreeMap<Option<&str>, Option<&Price>> = BTreeMap::new();
     for session in sessions {
         let mut row = SessionRow {
@@ -183,9 +185,10 @@ pub fn build(
                 continue;
             }
             let model = request.model.as_deref();
-            let price = *prices
+            let price = prices
                 .entry(model)
-                .or_insert_with(|| model.and_then(|m| options.prices.lookup(m)));
+                .or_insert_with(|| model.and_then(|m| options.prices.lookup(m)))
+                .map(|price| price.at(request.unix_seconds));
             let key = group_key(options.by, date, session, request);
             groups
                 .entry(key.clone())

@@ -438,10 +438,13 @@ fn bad_input_and_caveats_are_named() {
     assert_eq!(partly[0]["skipped_lines"], 1);
     assert!(one("forks_subtracted").contains(B));
     assert!(one("forks_unknown_parent").contains(D));
+    // C ran gpt-oss-120b, which Codex runs locally: deliberately without a price.
     let unpriced = report["unpriced_models"].as_array().unwrap();
     assert_eq!(unpriced.len(), 1);
-    assert_eq!(unpriced[0]["key"], "gpt-5.1-codex-max");
+    assert_eq!(unpriced[0]["key"], "gpt-oss-120b");
     assert_eq!(unpriced[0]["input_tokens"], 6_100);
+    let reason = unpriced[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("runs locally"), "{reason}");
 }
 
 #[test]
@@ -517,7 +520,7 @@ fn a_price_file_extends_the_table() {
     let prices = dir.path().join("prices.json");
     std::fs::write(
         &prices,
-        r#"{"as_of":"2030-01-01","source":"test","models":{"gpt-5.1-codex-max":{"input":1.25,"cached_input":0.125,"output":10}}}"#,
+        r#"{"as_of":"2030-01-01","source":"test","models":{"gpt-oss-120b":{"input":1.25,"cached_input":0.125,"output":10}}}"#,
     )
     .unwrap();
     let report = report_json(&[
@@ -539,6 +542,64 @@ fn a_price_file_extends_the_table() {
     ]);
     assert_eq!(code(&output), 2);
     assert!(String::from_utf8_lossy(&output.stderr).contains("prices.json"));
+}
+
+/// C's two requests moved to either side of midnight UTC on 2026-08-21, when gpt-5.6-sol's
+/// promotion began, and run on that model.
+fn sol_across_the_price_change(dir: &Path) -> PathBuf {
+    let c = std::fs::read_to_string(fixture_path(C))
+        .unwrap()
+        .replace("2026-01-04T08:00", "2026-08-20T23:59")
+        .replace("2026-01-04T08:02", "2026-08-21T00:01")
+        .replace("\"model\":\"gpt-oss-120b\"", "\"model\":\"gpt-5.6-sol\"")
+        // As GPT-5.6 reports it: 128 of the second request's uncached input written to the cache.
+        .replace(
+            "\"cached_input_tokens\":2944,",
+            "\"cached_input_tokens\":2944,\"cache_write_input_tokens\":128,",
+        );
+    let path = dir.join(format!("rollout-2026-08-20T23-59-00-{C}.jsonl"));
+    write(&path, c.as_bytes());
+    path
+}
+
+#[test]
+fn each_request_is_priced_at_the_price_of_its_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sol_across_the_price_change(dir.path());
+    let path = path.to_str().unwrap();
+    let report = report_json(&[path, "--timezone", "UTC", "--by", "day", "--format", "json"]);
+    let days = groups(&report);
+    // 2026-08-20 at the launch price ($5 / $0.50 / $30): 3 000 uncached, 0 cached, 50 output
+    // = $0.015 + $0.0015 = $0.0165. 2026-08-21 at the promotion ($4 / $0.40 / $20, cache writes
+    // $5): 28 uncached + 128 written, 2 944 cached, 70 output = $0.000112 + $0.00064 +
+    // $0.0011776 + $0.0014 = $0.0033296.
+    assert_eq!(days["2026-08-20"]["cost_usd"], 0.0165);
+    assert_eq!(days["2026-08-21"]["cost_usd"], 0.00333);
+    assert_eq!(days["2026-08-21"]["cache_write_input_tokens"], 128);
+    assert_eq!(report["total"]["cost_usd"], 0.01983);
+    assert_eq!(report["total"]["unpriced_requests"], 0);
+    // The UTC day decides, whatever the time zone the report is read in: at UTC-10 both
+    // requests are on the 20th, and still cost the same.
+    let honolulu = report_json(&[path, "--timezone", "Pacific/Honolulu", "--format", "json"]);
+    assert_eq!(honolulu["total"]["cost_usd"], 0.01983);
+    // A file's own history replaces the built-in one: the promotion from the 22nd instead.
+    let prices = dir.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"models":{"gpt-5.6-sol":{"input":4,"cached_input":0.4,"output":20,"from":"2026-08-22",
+            "history":[{"input":5,"cached_input":0.5,"output":30,"from":"2026-07-09"}]}}}"#,
+    )
+    .unwrap();
+    let later = report_json(&[
+        path,
+        "--pricing",
+        prices.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    // Both at the launch price, and the file's price has no cache-write price, so writes cost
+    // the input price: 156 × $5 + 2 944 × $0.50 + 70 × $30 = $0.004352 for the second.
+    assert_eq!(later["total"]["cost_usd"], 0.020852);
 }
 
 #[test]

@@ -178,7 +178,10 @@ pub struct ReportArgs {
     pub output: Option<std::path::PathBuf>,
     /// A JSON price table that extends the built-in one (or replaces it, with
     /// `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25,
-    /// "cached_input": 0.125, "output": 10}}}`, USD per million tokens.
+    /// "cached_input": 0.125, "output": 10}}}`, USD per million tokens. A price may say the day it
+    /// took effect and carry its earlier prices (`"from": "YYYY-MM-DD", "history": [{..., "from":
+    /// ...}]`): each request is priced at its UTC day's; `"cache_write"` prices cache writes.
+    /// See PRICING.md.
     #[arg(long, value_name = "FILE")]
     pub pricing: Option<std::path::PathBuf>,
 }
