@@ -7,21 +7,21 @@
 //! started or ended, a compaction, a rollback, a step whose usage arrived (its `steps` row) and,
 //! after such a row, a drift.
 //!
-//! What costs what: appending a line costs the line (a copy and a scan for the few line types
-//! that can bring an event). A line that can bring one (`token_count`, turn boundaries,
-//! `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], parses only the lines
-//! new since the last load ([`crate::parse::load_more`], into the bytes already held, not
-//! copied; a fork, whose history starts with its parent's, is loaded whole by the loader) and
-//! runs the rest of the pipeline again (replay,
-//! plan, analyse) on the whole session: rows are computed by exactly the functions `steps`
-//! uses, so they are `steps`' rows by construction. That rest is still per file, not per line;
-//! ARCHITECTURE.md says what it measures.
+//! What costs what: the new lines, not the file. Appending a line costs a copy and a scan for
+//! the few line types that can bring an event. A line that can bring one (`token_count`, turn
+//! boundaries, `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], runs the
+//! pipeline on the lines new since the last load: parse ([`crate::parse::load_more`], into the
+//! bytes already held), replay ([`crate::replay::replay_more`]), plan
+//! ([`crate::fingerprint::Planner::extend`]) and analysis ([`crate::cache::analyze_more`]) go
+//! on from where they stopped, redoing only the last step (the one that may still change).
+//! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
+//! first load is the binary's loader (a fork's parent is read then, once).
 
 use std::sync::Arc;
 
 use crate::Session;
 use crate::cache::{StepCache, Verdict};
-use crate::fingerprint::{Plan, PlanOptions, plan};
+use crate::fingerprint::{Plan, PlanOptions, Planner};
 use crate::model::{Bytes, EventKind, RecordKind};
 use crate::replay::Effect;
 
@@ -88,7 +88,7 @@ pub struct Watch {
     partial: Vec<u8>,
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
-    current: Option<(Session, Plan, Vec<StepCache>)>,
+    current: Option<(Session, Planner, Vec<StepCache>)>,
     /// Lines in `complete`.
     lines: usize,
     records_seen: usize,
@@ -161,7 +161,9 @@ impl Watch {
 
     /// The session, plan and rows of the last load, which the events index into.
     pub fn current(&self) -> Option<(&Session, &Plan, &[StepCache])> {
-        self.current.as_ref().map(|(s, p, r)| (s, p, r.as_slice()))
+        self.current
+            .as_ref()
+            .map(|(s, p, r)| (s, p.plan(), r.as_slice()))
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
@@ -169,11 +171,8 @@ impl Watch {
             return Ok(Vec::new());
         }
         if self.dirty || finished {
-            // Only the new lines are parsed; a fork's history starts with its parent's, which
-            // the loader finds, so a fork is loaded whole.
-            let appendable = matches!(&self.current, Some((s, _, _)) if s.fork.is_none());
-            let session = match self.current.take() {
-                Some((mut session, _, _)) if appendable => {
+            match &mut self.current {
+                Some((session, planner, rows)) => {
                     // Let go of the shared bytes first, so that appending does not copy them.
                     session.rollout.bytes = Vec::new().into();
                     let loaded = self.complete.len();
@@ -181,20 +180,22 @@ impl Watch {
                     let bytes = Bytes::new(Shared(Arc::clone(&self.complete)));
                     self.lines =
                         crate::parse::load_more(&mut session.rollout, bytes, loaded, self.lines);
-                    let replay = crate::replay::replay(&session.rollout);
-                    Session { replay, ..session }
+                    let unchanged =
+                        crate::replay::replay_more(&session.rollout, &mut session.replay);
+                    planner.extend(session, unchanged);
+                    rows.truncate(unchanged);
+                    crate::cache::analyze_more(session, planner.plan(), rows);
                 }
-                current => {
-                    self.current = current;
+                None => {
                     Arc::make_mut(&mut self.complete).append(&mut self.fresh);
                     let session = (self.loader)(&self.name, self.complete.to_vec())?;
                     self.lines = memchr::memchr_iter(b'\n', &self.complete).count();
-                    session
+                    let mut planner = Planner::new(&session, &self.options);
+                    planner.extend(&session, 0);
+                    let rows = crate::cache::analyze(&session, planner.plan());
+                    self.current = Some((session, planner, rows));
                 }
-            };
-            let plan = plan(&session, &self.options);
-            let rows = crate::cache::analyze(&session, &plan);
-            self.current = Some((session, plan, rows));
+            }
             self.dirty = false;
         }
         let Some((session, _, rows)) = &self.current else {
