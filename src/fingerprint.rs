@@ -306,7 +306,8 @@ impl Planner {
     /// thread meanwhile (when `options.threads` allows one and there are enough steps). The
     /// request fingerprints, which need both, are spread over the threads afterwards.
     pub fn extend(&mut self, session: &Session, unchanged: usize) {
-        if unchanged == 0 || session.rollout.meta.is_some() != self.meta {
+        let planned = self.views.is_some() || !self.checkpoint_of_epoch.is_empty();
+        if (unchanged == 0 && planned) || session.rollout.meta.is_some() != self.meta {
             *self = Planner::new(session, &self.options);
         }
         let replay = &session.replay;
@@ -347,8 +348,7 @@ impl Planner {
         // tests/cli/fuzz_bodies.rs runs 256).
         const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
         let memo = &mut self.headers;
-        let (views, headers) = if options.threads.count > 1 && steps - from >= HEADER_THREAD_STEPS
-        {
+        let (views, headers) = if options.threads.count > 1 && steps - from >= HEADER_THREAD_STEPS {
             std::thread::scope(|scope| {
                 let headers = scope.spawn(|| step_headers(session, options, from, memo));
                 let views = build_views(builder);
@@ -390,39 +390,40 @@ impl Planner {
         let (tools_hash, tools_canonical) = (self.tools_hash, self.tools_canonical);
         let cache_key_hash = self.cache_key_hash;
         let checkpoint_of_epoch = &self.checkpoint_of_epoch;
-        let fingerprints = crate::parallel::map_blocks(views.len(), BLOCK, options.threads, |block| {
-            let mut request = String::new();
-            block
-                .map(|offset| {
-                    let header = &headers[offset];
-                    let instructions = header.instructions.map(|(hash, _)| hash);
-                    let (_, input_items, input) = views[offset];
-                    let checkpoint = checkpoint_of_epoch[replay.steps[from + offset].epoch];
-                    request_text(
-                        &mut request,
-                        [
-                            ("instructions", instructions.as_ref(), "unknown"),
-                            ("tools", tools_hash.as_ref(), "unknown"),
-                            ("params", Some(&header.params), ""),
-                            ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
-                            ("checkpoint", checkpoint.as_ref(), "none"),
-                            ("input", Some(&input), ""),
-                        ],
-                    );
-                    Fingerprint {
-                        instructions,
-                        tools: tools_hash,
-                        tools_canonical,
-                        params: header.params,
-                        prompt_cache_key: cache_key_hash,
-                        checkpoint,
-                        input,
-                        input_items,
-                        request: hash("request", request.as_bytes()),
-                    }
-                })
-                .collect::<Vec<_>>()
-        });
+        let fingerprints =
+            crate::parallel::map_blocks(views.len(), BLOCK, options.threads, |block| {
+                let mut request = String::new();
+                block
+                    .map(|offset| {
+                        let header = &headers[offset];
+                        let instructions = header.instructions.map(|(hash, _)| hash);
+                        let (_, input_items, input) = views[offset];
+                        let checkpoint = checkpoint_of_epoch[replay.steps[from + offset].epoch];
+                        request_text(
+                            &mut request,
+                            [
+                                ("instructions", instructions.as_ref(), "unknown"),
+                                ("tools", tools_hash.as_ref(), "unknown"),
+                                ("params", Some(&header.params), ""),
+                                ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
+                                ("checkpoint", checkpoint.as_ref(), "none"),
+                                ("input", Some(&input), ""),
+                            ],
+                        );
+                        Fingerprint {
+                            instructions,
+                            tools: tools_hash,
+                            tools_canonical,
+                            params: header.params,
+                            prompt_cache_key: cache_key_hash,
+                            checkpoint,
+                            input,
+                            input_items,
+                            request: hash("request", request.as_bytes()),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            });
         for block in fingerprints {
             plan.fingerprints.extend(block);
         }

@@ -353,11 +353,15 @@ pub fn replay(rollout: &Rollout) -> Replay {
 /// Returns how many of the steps `replay` had are the same in the result: all but the last one
 /// (a usage arriving later is its own, a pending step goes), none when replayed again.
 pub fn replay_more(rollout: &Rollout, replay: &mut Replay) -> usize {
-    let later = replay
-        .approximations
-        .split_off(replay.resume.approximations.min(replay.approximations.len()));
+    let later = replay.approximations.split_off(
+        replay
+            .resume
+            .approximations
+            .min(replay.approximations.len()),
+    );
     let from = replay.resume.records;
-    let lifecycle_now = !replay.resume.lifecycle && has_lifecycle(rollout.records.get(from..).unwrap_or(&[]));
+    let lifecycle_now =
+        !replay.resume.lifecycle && has_lifecycle(rollout.records.get(from..).unwrap_or(&[]));
     if lifecycle_now {
         let (count, line) = replay.resume.base;
         let base = replay.extra_items[..count].to_vec();
@@ -764,7 +768,9 @@ impl State<'_> {
             turn.steps.pop();
         }
         replay.turns.truncate(u.turns);
-        if u.last_without_usage && let Some(last) = replay.steps.last_mut() {
+        if u.last_without_usage
+            && let Some(last) = replay.steps.last_mut()
+        {
             last.usage = None;
         }
         replay.unattached_usage.truncate(u.unattached_usage);

@@ -178,13 +178,7 @@ impl Watch {
                     let loaded = self.complete.len();
                     Arc::make_mut(&mut self.complete).append(&mut self.fresh);
                     let bytes = Bytes::new(Shared(Arc::clone(&self.complete)));
-                    self.lines =
-                        crate::parse::load_more(&mut session.rollout, bytes, loaded, self.lines);
-                    let unchanged =
-                        crate::replay::replay_more(&session.rollout, &mut session.replay);
-                    planner.extend(session, unchanged);
-                    rows.truncate(unchanged);
-                    crate::cache::analyze_more(session, planner.plan(), rows);
+                    self.lines = grow(session, planner, rows, bytes, loaded, self.lines);
                 }
                 None => {
                     Arc::make_mut(&mut self.complete).append(&mut self.fresh);
@@ -263,12 +257,32 @@ impl Watch {
     }
 }
 
+/// Read the lines of `bytes` past `from` (`lines` lines) into the session, its plan and its
+/// rows: the same as loading, planning and analysing all of `bytes`, at the cost of the new
+/// lines. Returns the lines read in all.
+fn grow(
+    session: &mut Session,
+    planner: &mut Planner,
+    rows: &mut Vec<StepCache>,
+    bytes: Bytes,
+    from: usize,
+    lines: usize,
+) -> usize {
+    let lines = crate::parse::load_more(&mut session.rollout, bytes, from, lines);
+    let unchanged = crate::replay::replay_more(&session.rollout, &mut session.replay);
+    planner.extend(session, unchanged);
+    rows.truncate(unchanged);
+    crate::cache::analyze_more(session, planner.plan(), rows);
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Event, Loader, Watch};
     use crate::LoadOptions;
     use crate::Session;
-    use crate::fingerprint::{PlanOptions, plan};
+    use crate::cache::StepCache;
+    use crate::fingerprint::{Plan, PlanOptions, Planner, plan};
 
     fn loader() -> Loader {
         Box::new(|name: &str, bytes: Vec<u8>| {
@@ -368,6 +382,90 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// What a session, its plan and rows hold, as text: the replay (with where it stopped),
+    /// each step's view entries, their hashes, chain values and token totals, and the plan's
+    /// other per-step values, then the rows.
+    fn outputs(session: &Session, plan: &Plan, rows: &[StepCache]) -> String {
+        let mut text = format!("{:?}\n", session.replay);
+        for step in 0..plan.views.len() {
+            let view = plan.view(step);
+            let data: Vec<_> = (0..view.len())
+                .map(|k| {
+                    (
+                        plan.item_hash(step, k),
+                        plan.chain(step, k + 1),
+                        plan.input_tokens(step, k + 1),
+                        plan.first_occurrence(step, k),
+                    )
+                })
+                .collect();
+            text += &format!(
+                "{step}: {view:?} {data:?} {:?} {:?} {} {}\n",
+                plan.fingerprints[step],
+                plan.instructions[step],
+                plan.instruction_tokens[step],
+                plan.request_tokens(step),
+            );
+        }
+        text + &format!("{:?} {} {rows:?}", plan.tools, plan.tool_tokens)
+    }
+
+    /// Going on from a session, its plan and rows at every cut (every 1, 2, 5 lines) gives
+    /// what loading, planning and analysing the whole gives, on every fixture.
+    #[test]
+    fn growing_is_loading_the_whole() {
+        let batch = |name: &str, bytes: &[u8], options: &PlanOptions| {
+            let session = Session::load(name, bytes.to_vec(), LoadOptions::default()).ok()?;
+            let plan = plan(&session, options);
+            let rows = crate::cache::analyze(&session, &plan);
+            Some(outputs(&session, &plan, &rows))
+        };
+        let mut compared = 0;
+        for (name, bytes) in crate::test_support::fixture_bytes() {
+            let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+            for every in [1, 2, 5] {
+                // Two threads once: the headers are worked out beside the views.
+                let options = PlanOptions {
+                    estimate_tokens: true,
+                    threads: crate::parallel::Threads::new(if every == 2 { 2 } else { 1 }),
+                    ..PlanOptions::default()
+                };
+                let mut cuts = ends.iter().copied().step_by(every).chain([bytes.len()]);
+                let mut current = None;
+                for cut in cuts.by_ref() {
+                    if let Ok(session) =
+                        Session::load(&name, bytes[..cut].to_vec(), LoadOptions::default())
+                    {
+                        let mut planner = Planner::new(&session, &options);
+                        planner.extend(&session, 0);
+                        let rows = crate::cache::analyze(&session, planner.plan());
+                        current = Some((session, planner, rows, cut));
+                        break;
+                    }
+                }
+                let Some((mut session, mut planner, mut rows, mut from)) = current else {
+                    continue;
+                };
+                let mut lines = bytes[..from].iter().filter(|&&b| b == b'\n').count();
+                for cut in cuts {
+                    if cut <= from {
+                        continue;
+                    }
+                    let grown = bytes[..cut].to_vec().into();
+                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, from, lines);
+                    from = cut;
+                    assert_eq!(
+                        Some(outputs(&session, planner.plan(), &rows)),
+                        batch(&name, &bytes[..cut], &options),
+                        "{name}, every {every} lines, at byte {cut}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared} cuts compared");
     }
 
     /// Lines that cannot bring an event are not loaded: no events, no load.
