@@ -49,7 +49,7 @@ pub enum Event {
     /// A rollback dropped turns.
     Rollback { line: usize, turns: usize },
     /// A step's row is final: its usage arrived, or the next request's output came without
-    /// it, or the watch ended. Index into `Replay::steps` and into [`Watch::rows`].
+    /// it, or the watch ended. Index into `Replay::steps` and into the rows of [`Watch::current`].
     Step { step: usize, line: usize },
     /// The step just reported changed what the cache could reuse.
     Drift { step: usize, line: usize },

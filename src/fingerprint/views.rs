@@ -143,8 +143,9 @@ impl FirstOf {
 
 /// One raw entry of the live path.
 struct RawSlot {
+    /// Its role and pairing key are [`classify`]'s of the item (the key is read again when
+    /// needed: it borrows from the session, which grows between steps).
     item: ItemId,
-    /// Its pairing key, if any, is [`classify`]'s of the item.
     role: Role,
     /// This entry is the first with its key on the path (it is in `first_call`/`first_output`).
     first: bool,
