@@ -468,6 +468,64 @@ mod tests {
         assert!(compared > 1000, "{compared} cuts compared");
     }
 
+    /// A fork, its parent found or not, grown a line at a time is the fork loaded whole: its
+    /// parent's history first (items replay made keep their ids as the file gains items), the
+    /// fork's notes last.
+    #[test]
+    fn a_growing_fork_is_the_fork_loaded_whole() {
+        use crate::session::{Parent, fork_point, parent_prefix};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/fork-home/sessions/2026/12/02");
+        let parent = std::fs::read(
+            dir.join("rollout-2026-12-02T09-02-58-01a235fe-2931-7c83-aca7-0875ae32363a.jsonl"),
+        )
+        .unwrap();
+        let bytes = std::fs::read(
+            dir.join("rollout-2026-12-02T09-02-59-01a235fe-2b89-7a80-8bb7-5c585a098b44.jsonl"),
+        )
+        .unwrap();
+        let point = fork_point(&bytes).expect("a fork");
+        let options = PlanOptions {
+            estimate_tokens: true,
+            ..PlanOptions::default()
+        };
+        for found in [true, false] {
+            let load = |bytes: &[u8]| {
+                let parent = if found {
+                    let prefix = parent_prefix(&parent, &point).to_vec();
+                    Parent::Found(Box::new(
+                        Session::load("parent", prefix, LoadOptions::default()).unwrap(),
+                    ))
+                } else {
+                    Parent::NotFound("not looked for".into())
+                };
+                let options = LoadOptions::default();
+                Session::load_fork("fork", bytes.to_vec(), options, &point, parent).unwrap()
+            };
+            let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+            let mut session = load(&bytes[..ends[0]]);
+            let mut planner = Planner::new(&session, &options);
+            planner.extend(&session, 0);
+            let mut rows = crate::cache::analyze(&session, planner.plan());
+            let mut lines = 1;
+            for pair in ends.windows(2) {
+                let (from, cut) = (pair[0], pair[1]);
+                let grown = bytes[..cut].to_vec().into();
+                lines = super::grow(&mut session, &mut planner, &mut rows, grown, from, lines);
+                let whole = load(&bytes[..cut]);
+                let plan = plan(&whole, &options);
+                let whole_rows = crate::cache::analyze(&whole, &plan);
+                assert_eq!(
+                    outputs(&session, planner.plan(), &rows),
+                    outputs(&whole, &plan, &whole_rows),
+                    "parent found: {found}, at byte {cut}"
+                );
+            }
+            assert!(!session.replay.approximations.is_empty() || found);
+            assert!(!rows.is_empty());
+        }
+    }
+
     /// Lines that cannot bring an event are not loaded: no events, no load.
     #[test]
     fn only_lines_that_can_bring_an_event_reload() {
