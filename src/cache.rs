@@ -149,13 +149,22 @@ impl StepCache {
 /// Analyse every step against the one before it, in blocks of steps on the plan's threads
 /// (each step needs only itself and the one before).
 pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
+    let mut rows = Vec::new();
+    analyze_more(session, plan, &mut rows);
+    rows
+}
+
+/// Analyse the steps after those `rows` holds (`watch`: the session grew; a step's row needs
+/// only it and the step before it).
+pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
     // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
     // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
-    let steps = session.replay.steps.len();
-    crate::parallel::map_each(steps, BLOCK, plan.threads, |k| {
-        analyze_step(session, plan, k)
-    })
+    let from = rows.len();
+    let steps = session.replay.steps.len().saturating_sub(from);
+    rows.extend(crate::parallel::map_each(steps, BLOCK, plan.threads, |k| {
+        analyze_step(session, plan, from + k)
+    }));
 }
 
 /// Step `k` against the one before it.

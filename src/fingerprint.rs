@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 // Keys are call ids from the session: foldhash is several times faster than SipHash on them
 // and still seeded per process.
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -209,151 +209,238 @@ pub struct PlanOptions {
 /// late output) keeps the unchanged prefix shared; the entries after the first one that changed
 /// have other chain values, and are taken from a list that already holds them when there is one
 /// (the rendering an entry had before its status flipped, an earlier branch being walked), and
-/// hashed and stored again only where none does.
-///
-/// The views are built in one pass over the steps, which cannot be split; each step's
-/// instructions and params depend on its turn context alone, and are worked out on another
-/// thread meanwhile (when `options.threads` allows one and there are enough steps). The request
-/// fingerprints, which need both, are spread over the threads afterwards.
+/// hashed and stored again only where none does. One [`Planner::extend`] of a new planner.
 pub fn plan(session: &Session, options: &PlanOptions) -> Plan {
-    let replay = &session.replay;
-    let rollout = &session.rollout;
-    let meta = rollout.meta.as_ref();
+    let mut planner = Planner::new(session, options);
+    planner.extend(session, 0);
+    planner.plan
+}
 
-    // Tools: the caller's plan plus the session's dynamic tools.
-    let tools = {
-        let mut list = options.tools.clone();
-        if let Some(dynamic) = meta.and_then(|m| m.dynamic_tools.as_ref()) {
-            list.get_or_insert_with(Vec::new)
-                .extend(dynamic.iter().cloned());
-        }
-        ToolPlan { tools: list }
-    };
-    let tools_hash = tools
-        .tools
-        .as_ref()
-        .map(|t| hash("tools", format!("[{}]", t.join(",")).as_bytes()));
-    let tools_canonical = tools.tools.as_ref().map(|t| {
-        let mut canonical: Vec<String> = t.iter().map(|tool| canonical_json(tool)).collect();
-        canonical.sort();
-        hash("tools-canonical", canonical.join("\n").as_bytes())
-    });
-    let tool_tokens = match (&tools.tools, options.estimate_tokens) {
-        (Some(t), true) => t.iter().map(|tool| tokens::count(tool)).sum(),
-        _ => 0,
-    };
-    let cache_key = meta.and_then(|m| m.id.as_deref());
-    let cache_key_hash = cache_key.map(|k| hash("prompt_cache_key", k.as_bytes()));
-    let checkpoint_of_epoch = checkpoints(session);
+/// A plan that grows with its session (`watch`): [`Planner::extend`] plans the steps replay
+/// added since the last call, at the cost of those steps.
+pub struct Planner {
+    options: PlanOptions,
+    plan: Plan,
+    /// The session had its meta (tools, cache key, instructions come from it).
+    meta: bool,
+    tools_hash: Option<Hash>,
+    tools_canonical: Option<Hash>,
+    cache_key_hash: Option<Hash>,
+    file_instructions: Option<Arc<str>>,
+    meta_instructions: Option<Arc<str>>,
+    /// The checkpoint of each epoch so far.
+    checkpoint_of_epoch: Vec<Option<Hash>>,
+    headers: HeaderMemo,
+    /// From the first step on.
+    views: Option<ViewBuilder>,
+}
 
-    // A thread of its own for the headers pays off from a few hundred steps (unit tests use
-    // it from two, so that their small sessions take that path; tests/cli/fuzz_bodies.rs
-    // runs 256).
-    const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
-    let (views, headers) = if options.threads.count > 1 && replay.steps.len() >= HEADER_THREAD_STEPS
-    {
-        std::thread::scope(|scope| {
-            let headers = scope.spawn(|| step_headers(session, options));
-            let views = build_views(session, options);
-            match headers.join() {
-                Ok(headers) => (views, headers),
-                Err(panic) => std::panic::resume_unwind(panic),
+impl Planner {
+    /// A plan of no steps yet.
+    pub fn new(session: &Session, options: &PlanOptions) -> Planner {
+        let meta = session.rollout.meta.as_ref();
+        // Tools: the caller's plan plus the session's dynamic tools.
+        let tools = {
+            let mut list = options.tools.clone();
+            if let Some(dynamic) = meta.and_then(|m| m.dynamic_tools.as_ref()) {
+                list.get_or_insert_with(Vec::new)
+                    .extend(dynamic.iter().cloned());
             }
-        })
-    } else {
-        (
-            build_views(session, options),
-            step_headers(session, options),
-        )
-    };
+            ToolPlan { tools: list }
+        };
+        let tools_hash = tools
+            .tools
+            .as_ref()
+            .map(|t| hash("tools", format!("[{}]", t.join(",")).as_bytes()));
+        let tools_canonical = tools.tools.as_ref().map(|t| {
+            let mut canonical: Vec<String> = t.iter().map(|tool| canonical_json(tool)).collect();
+            canonical.sort();
+            hash("tools-canonical", canonical.join("\n").as_bytes())
+        });
+        let tool_tokens = match (&tools.tools, options.estimate_tokens) {
+            (Some(t), true) => t.iter().map(|tool| tokens::count(tool)).sum(),
+            _ => 0,
+        };
+        let cache_key = meta.and_then(|m| m.id.as_deref());
+        Planner {
+            options: options.clone(),
+            plan: Plan {
+                arrays: ViewLists::default(),
+                views: Vec::new(),
+                fingerprints: Vec::new(),
+                instructions: Vec::new(),
+                tools,
+                instruction_tokens: Vec::new(),
+                tool_tokens,
+                estimate_tokens: options.estimate_tokens,
+                first_seen: std::sync::OnceLock::new(),
+                chain_start: chain_start(),
+                threads: options.threads,
+            },
+            meta: meta.is_some(),
+            tools_hash,
+            tools_canonical,
+            cache_key_hash: cache_key.map(|k| hash("prompt_cache_key", k.as_bytes())),
+            file_instructions: options.instructions.as_deref().map(Arc::from),
+            meta_instructions: meta
+                .and_then(|m| m.base_instructions.as_deref())
+                .map(Arc::from),
+            checkpoint_of_epoch: Vec::new(),
+            headers: HeaderMemo::default(),
+            views: None,
+        }
+    }
 
-    let file_instructions: Option<Arc<str>> = options.instructions.as_deref().map(Arc::from);
-    let meta_instructions: Option<Arc<str>> = meta
-        .and_then(|m| m.base_instructions.as_deref())
-        .map(Arc::from);
-    let instructions = headers
-        .iter()
-        .enumerate()
-        .map(|(step, header)| {
-            let text = match header.source {
-                InstructionsSource::File => file_instructions.clone(),
-                InstructionsSource::TurnContext => session
-                    .step_context(step)
-                    .and_then(|c| c.base_instructions.as_deref())
-                    .map(Arc::from),
-                InstructionsSource::SessionMeta => meta_instructions.clone(),
-                InstructionsSource::Unknown => None,
-            };
-            (text, header.source)
-        })
-        .collect();
-    let instruction_tokens = headers
-        .iter()
-        .map(|h| h.instructions.map_or(0, |(_, tokens)| tokens))
-        .collect();
+    /// The plan of the steps so far.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
 
-    // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
-    // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 256.
-    const BLOCK: usize = if cfg!(test) { 4 } else { 256 };
-    let steps = replay.steps.len();
-    let fingerprints = crate::parallel::map_blocks(steps, BLOCK, options.threads, |block| {
-        let mut request = String::new();
-        block
-            .map(|step| {
-                let header = &headers[step];
-                let instructions = header.instructions.map(|(hash, _)| hash);
-                let (input, input_items) = (views.inputs[step], views.views[step].1);
-                let checkpoint = checkpoint_of_epoch[replay.steps[step].epoch];
-                request_text(
-                    &mut request,
-                    [
-                        ("instructions", instructions.as_ref(), "unknown"),
-                        ("tools", tools_hash.as_ref(), "unknown"),
-                        ("params", Some(&header.params), ""),
-                        ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
-                        ("checkpoint", checkpoint.as_ref(), "none"),
-                        ("input", Some(&input), ""),
-                    ],
-                );
-                Fingerprint {
-                    instructions,
-                    tools: tools_hash,
-                    tools_canonical,
-                    params: header.params,
-                    prompt_cache_key: cache_key_hash,
-                    checkpoint,
-                    input,
-                    input_items,
-                    request: hash("request", request.as_bytes()),
+    /// Plan the session's steps from step `unchanged` on: the steps before it are those the
+    /// plan has (the session grew since: `watch`). The last step planned is planned again, as
+    /// it may have changed (the pending step); with `unchanged` 0, or when the session's meta
+    /// arrived since, everything is planned again.
+    ///
+    /// The views are built in one pass over the steps, which cannot be split; each step's
+    /// instructions and params depend on its turn context alone, and are worked out on another
+    /// thread meanwhile (when `options.threads` allows one and there are enough steps). The
+    /// request fingerprints, which need both, are spread over the threads afterwards.
+    pub fn extend(&mut self, session: &Session, unchanged: usize) {
+        let planned = self.views.is_some() || !self.checkpoint_of_epoch.is_empty();
+        if (unchanged == 0 && planned) || session.rollout.meta.is_some() != self.meta {
+            *self = Planner::new(session, &self.options);
+        }
+        let replay = &session.replay;
+        let steps = replay.steps.len();
+        let from = unchanged
+            .min(self.plan.views.len().saturating_sub(1))
+            .min(steps);
+        let plan = &mut self.plan;
+        plan.views.truncate(from);
+        plan.fingerprints.truncate(from);
+        plan.instructions.truncate(from);
+        plan.instruction_tokens.truncate(from);
+        plan.first_seen = std::sync::OnceLock::new();
+        extend_checkpoints(session, &mut self.checkpoint_of_epoch);
+        let Some(first) = replay.steps.get(from) else {
+            return;
+        };
+        let options = &self.options;
+        // The lists are the plan's: lent to the builder for these steps.
+        let arrays = std::mem::take(&mut plan.arrays);
+        let builder = match &mut self.views {
+            Some(builder) => {
+                builder.arrays = arrays;
+                builder
+            }
+            None => self
+                .views
+                .insert(ViewBuilder::new(session, options, first.epoch, arrays)),
+        };
+        let build_views = |builder: &mut ViewBuilder| {
+            replay.steps[from..]
+                .iter()
+                .map(|step| builder.step(session, step.epoch, step.prefix_len))
+                .collect::<Vec<_>>()
+        };
+        // A thread of its own for the headers pays off from a few hundred steps (unit tests
+        // use it from two, so that their small sessions take that path;
+        // tests/cli/fuzz_bodies.rs runs 256).
+        const HEADER_THREAD_STEPS: usize = if cfg!(test) { 2 } else { 256 };
+        let memo = &mut self.headers;
+        let (views, headers) = if options.threads.count > 1 && steps - from >= HEADER_THREAD_STEPS {
+            std::thread::scope(|scope| {
+                let headers = scope.spawn(|| step_headers(session, options, from, memo));
+                let views = build_views(builder);
+                match headers.join() {
+                    Ok(headers) => (views, headers),
+                    Err(panic) => std::panic::resume_unwind(panic),
                 }
             })
-            .collect::<Vec<_>>()
-    })
-    .concat();
+        } else {
+            (
+                build_views(builder),
+                step_headers(session, options, from, memo),
+            )
+        };
+        plan.arrays = std::mem::take(&mut builder.arrays);
 
-    Plan {
-        arrays: views.arrays,
-        views: views.views,
-        fingerprints,
-        instructions,
-        tools,
-        instruction_tokens,
-        tool_tokens,
-        estimate_tokens: options.estimate_tokens,
-        first_seen: std::sync::OnceLock::new(),
-        chain_start: chain_start(),
-        threads: options.threads,
+        plan.instructions
+            .extend(headers.iter().enumerate().map(|(offset, header)| {
+                let text = match header.source {
+                    InstructionsSource::File => self.file_instructions.clone(),
+                    InstructionsSource::TurnContext => session
+                        .step_context(from + offset)
+                        .and_then(|c| c.base_instructions.as_deref())
+                        .map(Arc::from),
+                    InstructionsSource::SessionMeta => self.meta_instructions.clone(),
+                    InstructionsSource::Unknown => None,
+                };
+                (text, header.source)
+            }));
+        plan.instruction_tokens.extend(
+            headers
+                .iter()
+                .map(|h| h.instructions.map_or(0, |(_, tokens)| tokens)),
+        );
+
+        // Blocks of steps: one step is less work than taking a task. Unit tests use short
+        // blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 256.
+        const BLOCK: usize = if cfg!(test) { 4 } else { 256 };
+        let (tools_hash, tools_canonical) = (self.tools_hash, self.tools_canonical);
+        let cache_key_hash = self.cache_key_hash;
+        let checkpoint_of_epoch = &self.checkpoint_of_epoch;
+        let fingerprints =
+            crate::parallel::map_blocks(views.len(), BLOCK, options.threads, |block| {
+                let mut request = String::new();
+                block
+                    .map(|offset| {
+                        let header = &headers[offset];
+                        let instructions = header.instructions.map(|(hash, _)| hash);
+                        let (_, input_items, input) = views[offset];
+                        let checkpoint = checkpoint_of_epoch[replay.steps[from + offset].epoch];
+                        request_text(
+                            &mut request,
+                            [
+                                ("instructions", instructions.as_ref(), "unknown"),
+                                ("tools", tools_hash.as_ref(), "unknown"),
+                                ("params", Some(&header.params), ""),
+                                ("prompt_cache_key", cache_key_hash.as_ref(), "unknown"),
+                                ("checkpoint", checkpoint.as_ref(), "none"),
+                                ("input", Some(&input), ""),
+                            ],
+                        );
+                        Fingerprint {
+                            instructions,
+                            tools: tools_hash,
+                            tools_canonical,
+                            params: header.params,
+                            prompt_cache_key: cache_key_hash,
+                            checkpoint,
+                            input,
+                            input_items,
+                            request: hash("request", request.as_bytes()),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            });
+        for block in fingerprints {
+            plan.fingerprints.extend(block);
+        }
+        plan.views
+            .extend(views.iter().map(|&(list, len, _)| (list, len)));
     }
 }
 
-/// The checkpoint of each epoch: the hash of the compacted line it started from (rollbacks
-/// inherit their epoch's).
-fn checkpoints(session: &Session) -> Vec<Option<Hash>> {
+/// Add the checkpoint of each epoch past those in `checkpoint_of_epoch`: the hash of the
+/// compacted line it started from (rollbacks inherit their epoch's).
+fn extend_checkpoints(session: &Session, checkpoint_of_epoch: &mut Vec<Option<Hash>>) {
     let (replay, rollout) = (&session.replay, &session.rollout);
-    let mut checkpoint_of_epoch: Vec<Option<Hash>> = vec![None; replay.epochs.len()];
-    let mut current = None;
-    let mut compactions = replay.checkpoints.iter().peekable();
-    for (epoch, slot) in checkpoint_of_epoch.iter_mut().enumerate() {
+    let from = checkpoint_of_epoch.len();
+    let mut current = checkpoint_of_epoch.last().copied().flatten();
+    let first = replay.checkpoints.partition_point(|c| c.epoch < from);
+    let mut compactions = replay.checkpoints[first..].iter().peekable();
+    for epoch in from..replay.epochs.len() {
         if let Some(c) = compactions.peek().filter(|c| c.epoch == epoch) {
             // Records are in line order.
             let record = rollout
@@ -364,9 +451,8 @@ fn checkpoints(session: &Session) -> Vec<Option<Hash>> {
             current = record.map(|r| hash("checkpoint", rollout.line_bytes(r)));
             compactions.next();
         }
-        *slot = current;
+        checkpoint_of_epoch.push(current);
     }
-    checkpoint_of_epoch
 }
 
 /// A step's instructions and params, which depend on its turn context alone.
@@ -378,9 +464,27 @@ struct StepHeader {
     params: Hash,
 }
 
-/// The header of every step: instructions from `--instructions FILE`, else a turn_context
-/// override, else session_meta; the `params` of its turn context.
-fn step_headers(session: &Session, options: &PlanOptions) -> Vec<StepHeader> {
+/// What the step headers reuse from step to step.
+#[derive(Debug, Default)]
+struct HeaderMemo {
+    /// `--instructions FILE`, then the session_meta instructions: hash and tokens.
+    file: Option<Option<(Hash, usize)>>,
+    meta: Option<(Hash, usize)>,
+    /// Keyed by the turn_context record the text came from.
+    overrides: HashMap<Option<usize>, (Hash, usize)>,
+    params: HashMap<Option<usize>, Hash>,
+    /// The last step's turn_context record and params.
+    last_params: Option<(Option<usize>, Hash)>,
+}
+
+/// The header of every step from `from` on: instructions from `--instructions FILE`, else a
+/// turn_context override, else session_meta; the `params` of its turn context.
+fn step_headers(
+    session: &Session,
+    options: &PlanOptions,
+    from: usize,
+    memo: &mut HeaderMemo,
+) -> Vec<StepHeader> {
     let digest = |text: &str| {
         let tokens = if options.estimate_tokens {
             tokens::count(text)
@@ -389,19 +493,21 @@ fn step_headers(session: &Session, options: &PlanOptions) -> Vec<StepHeader> {
         };
         (hash("instructions", text.as_bytes()), tokens)
     };
-    let file = options.instructions.as_deref().map(digest);
+    let file = *memo
+        .file
+        .get_or_insert_with(|| options.instructions.as_deref().map(digest));
     let meta_text = session
         .rollout
         .meta
         .as_ref()
         .and_then(|m| m.base_instructions.as_deref());
-    let mut meta = None;
-    // Keyed by the turn_context record the text came from.
-    let mut overrides: HashMap<Option<usize>, (Hash, usize)> = HashMap::new();
-    let mut params_memo: HashMap<Option<usize>, Hash> = HashMap::new();
-    let mut last_params: Option<(Option<&crate::model::TurnContext>, Hash)> = None;
-    let mut headers = Vec::with_capacity(session.replay.steps.len());
-    for (index, step) in session.replay.steps.iter().enumerate() {
+    let context_of = |record: Option<usize>| match &session.rollout.records[record?].kind {
+        crate::model::RecordKind::TurnContext(tc) => Some(tc),
+        _ => None,
+    };
+    let steps = &session.replay.steps;
+    let mut headers = Vec::with_capacity(steps.len() - from);
+    for (index, step) in steps.iter().enumerate().skip(from) {
         let context = session.step_context(index);
         let (source, instructions) =
             match (file, context.and_then(|c| c.base_instructions.as_deref())) {
@@ -409,7 +515,8 @@ fn step_headers(session: &Session, options: &PlanOptions) -> Vec<StepHeader> {
                 (None, Some(text)) => (
                     InstructionsSource::TurnContext,
                     Some(
-                        *overrides
+                        *memo
+                            .overrides
                             .entry(step.context)
                             .or_insert_with(|| digest(text)),
                     ),
@@ -417,20 +524,21 @@ fn step_headers(session: &Session, options: &PlanOptions) -> Vec<StepHeader> {
                 (None, None) => match meta_text {
                     Some(text) => (
                         InstructionsSource::SessionMeta,
-                        Some(*meta.get_or_insert_with(|| digest(text))),
+                        Some(*memo.meta.get_or_insert_with(|| digest(text))),
                     ),
                     None => (InstructionsSource::Unknown, None),
                 },
             };
-        let params_hash = *params_memo.entry(step.context).or_insert_with(|| {
+        let last_params = memo.last_params;
+        let params_hash = *memo.params.entry(step.context).or_insert_with(|| {
             // Era B writes a turn_context per step; within a turn it equals the one before,
             // and comparing them is cheaper than building the params JSON.
             match last_params {
-                Some((last, previous)) if last == context => previous,
+                Some((last, previous)) if context_of(last).map(|c| &**c) == context => previous,
                 _ => hash("params", params(context).as_bytes()),
             }
         });
-        last_params = Some((context, params_hash));
+        memo.last_params = Some((step.context, params_hash));
         headers.push(StepHeader {
             source,
             instructions,
@@ -517,7 +625,7 @@ pub fn common_prefix(a: &Plan, step_a: usize, b: &Plan, step_b: usize) -> usize 
 
 mod views;
 
-use views::build_views;
+use views::ViewBuilder;
 
 #[cfg(test)]
 mod tests;

@@ -190,7 +190,13 @@ pub struct Replay {
     pub approximations: Vec<(usize, String)>,
     /// Observations promptc could not attach to a request, with their line.
     pub unattached_usage: Vec<usize>,
+    /// Where replay stopped: [`replay_more`] goes on from there.
+    resume: Resume,
 }
+
+/// The ids of the items replay makes (a fork's parent history, a rebuilt compaction) have this
+/// bit set: they stay the same however many items the rollout gains later ([`replay_more`]).
+pub const MADE: ItemId = 1 << (usize::BITS - 1);
 
 impl Replay {
     /// The raw history after the whole file: the last epoch.
@@ -211,10 +217,20 @@ impl Replay {
 
     /// An item by id, whether it came from the file or from replay.
     pub fn item<'a>(&'a self, rollout: &'a Rollout, id: ItemId) -> &'a Item {
-        if id < rollout.items.len() {
+        if id & MADE == 0 {
             &rollout.items[id]
         } else {
-            &self.extra_items[id - rollout.items.len()]
+            &self.extra_items[id & !MADE]
+        }
+    }
+
+    /// An index for the items of `rollout` and this replay, without gaps: the file's items,
+    /// then replay's.
+    pub fn dense_index(&self, rollout: &Rollout, id: ItemId) -> usize {
+        if id & MADE == 0 {
+            id
+        } else {
+            rollout.items.len() + (id & !MADE)
         }
     }
 
@@ -281,68 +297,208 @@ struct State<'a> {
     live_turns: Vec<usize>,
 }
 
+/// What [`State`] keeps besides the rollout and the replay, kept in the replay between
+/// [`replay_more`]s, and how to undo [`State::finish`].
+#[derive(Debug, Clone, Default)]
+struct Resume {
+    lifecycle: bool,
+    current_turn: Option<usize>,
+    current_context: Option<usize>,
+    slot_open: bool,
+    slot_step: Option<usize>,
+    slot_usage: Option<Observation>,
+    carried_usage: Option<Observation>,
+    last_total: Option<Usage>,
+    last_was_input: bool,
+    current_record: usize,
+    boundaries: Vec<usize>,
+    scanned: usize,
+    live_turns: Vec<usize>,
+    /// Records replayed.
+    records: usize,
+    /// Items of a fork's parent history, first in `extra_items`, and their line.
+    base: (usize, usize),
+    /// `approximations` made by replay; those after are notes a caller added (a fork's).
+    approximations: usize,
+    /// The state before [`State::finish`], and the lengths it changed.
+    unfinished: Option<Box<Unfinished>>,
+}
+
+/// What [`State::finish`] changed, to put back before more records are replayed.
+#[derive(Debug, Clone)]
+struct Unfinished {
+    current_turn: Option<usize>,
+    slot_open: bool,
+    slot_step: Option<usize>,
+    slot_usage: Option<Observation>,
+    carried_usage: Option<Observation>,
+    live_turns: usize,
+    steps: usize,
+    turns: usize,
+    unattached_usage: usize,
+    /// The last step had no usage.
+    last_without_usage: bool,
+}
+
 /// Replay a rollout into its raw history, turns and steps.
 pub fn replay(rollout: &Rollout) -> Replay {
     replay_with_base(rollout, Vec::new(), 0)
 }
 
+/// Go on replaying `rollout` from where `replay`, made of the rollout's first records, stopped:
+/// the result is [`replay_with_base`]'s of the whole rollout (notes added to `replay.approximations`
+/// after it was made stay last). Costs the new records, but for the first `task_started` after
+/// user messages (they no longer start turns), where the whole rollout is replayed again.
+///
+/// Returns how many of the steps `replay` had are the same in the result: all but the last one
+/// (a usage arriving later is its own, a pending step goes), none when replayed again.
+pub fn replay_more(rollout: &Rollout, replay: &mut Replay) -> usize {
+    let later = replay.approximations.split_off(
+        replay
+            .resume
+            .approximations
+            .min(replay.approximations.len()),
+    );
+    let from = replay.resume.records;
+    let lifecycle_now =
+        !replay.resume.lifecycle && has_lifecycle(rollout.records.get(from..).unwrap_or(&[]));
+    if lifecycle_now {
+        let (count, line) = replay.resume.base;
+        let base = replay.extra_items[..count].to_vec();
+        *replay = replay_with_base(rollout, base, line);
+        replay.approximations.extend(later);
+        return 0;
+    }
+    let unchanged = replay
+        .resume
+        .unfinished
+        .as_ref()
+        .map_or(0, |u| u.steps.saturating_sub(1));
+    let mut state = State::resume(rollout, std::mem::replace(replay, empty(0, 0)));
+    state.unfinish();
+    state.run(from);
+    *replay = state.suspend();
+    replay.approximations.extend(later);
+    unchanged
+}
+
+/// Any `task_started`: turns are delimited by lifecycle events (eras C and D).
+fn has_lifecycle(records: &[Record]) -> bool {
+    records
+        .iter()
+        .any(|r| matches!(&r.kind, RecordKind::Event(e) if e.kind == EventKind::TaskStarted))
+}
+
+/// An empty replay, with room for `items` items and `records` records.
+fn empty(items: usize, records: usize) -> Replay {
+    Replay {
+        epochs: {
+            // Room for every item and for a step at each: growing these lists copied
+            // them into new pages, each page a fault (3 µs here) on the one thread.
+            // Room never used is never touched.
+            let mut epochs = SharedLists::new();
+            epochs.new_list_from(Vec::with_capacity(items));
+            epochs
+        },
+        turns: Vec::new(),
+        steps: Vec::with_capacity(items + 1),
+        checkpoints: Vec::new(),
+        rollbacks: Vec::new(),
+        effects: Vec::with_capacity(records),
+        extra_items: Vec::new(),
+        approximations: Vec::new(),
+        unattached_usage: Vec::new(),
+        resume: Resume::default(),
+    }
+}
+
 /// Replay a rollout whose history starts with `base` (a fork's parent history, items that own
 /// their text), placed at `line` (the line that names the parent).
 pub fn replay_with_base(rollout: &Rollout, base: Vec<Item>, line: usize) -> Replay {
-    let lifecycle = rollout
-        .records
-        .iter()
-        .any(|r| matches!(&r.kind, RecordKind::Event(e) if e.kind == EventKind::TaskStarted));
-    let mut state = State {
-        rollout,
-        replay: Replay {
-            epochs: {
-                // Room for every item and for a step at each: growing these lists copied
-                // them into new pages, each page a fault (3 µs here) on the one thread.
-                // Room never used is never touched.
-                let mut epochs = SharedLists::new();
-                epochs.new_list_from(Vec::with_capacity(rollout.items.len()));
-                epochs
-            },
-            turns: Vec::new(),
-            steps: Vec::with_capacity(rollout.items.len() + 1),
-            checkpoints: Vec::new(),
-            rollbacks: Vec::new(),
-            effects: Vec::with_capacity(rollout.records.len()),
-            extra_items: Vec::new(),
-            approximations: Vec::new(),
-            unattached_usage: Vec::new(),
-        },
-        lifecycle,
-        current_turn: None,
-        current_context: None,
-        slot_open: false,
-        slot_step: None,
-        slot_usage: None,
-        carried_usage: None,
-        last_total: None,
-        last_was_input: false,
-        current_record: 0,
-        boundaries: Vec::new(),
-        scanned: 0,
-        live_turns: Vec::new(),
-    };
+    let mut replay = empty(rollout.items.len(), rollout.records.len());
+    replay.resume.lifecycle = has_lifecycle(&rollout.records);
+    replay.resume.base = (base.len(), line);
+    let mut state = State::resume(rollout, replay);
     for item in base {
         state.replay.extra_items.push(item);
-        let id = rollout.items.len() + state.replay.extra_items.len() - 1;
+        let id = MADE | (state.replay.extra_items.len() - 1);
         state.push_entry(HistoryEntry {
             item: id,
             line,
             origin: EntryOrigin::Parent,
         });
     }
-    for (index, record) in rollout.records.iter().enumerate() {
-        state.current_record = index;
-        let effect = state.record(index, record);
-        state.replay.effects.push(effect);
+    state.run(0);
+    state.suspend()
+}
+
+impl<'a> State<'a> {
+    /// Take up a replay where it stopped.
+    fn resume(rollout: &'a Rollout, mut replay: Replay) -> State<'a> {
+        let r = std::mem::take(&mut replay.resume);
+        State {
+            rollout,
+            lifecycle: r.lifecycle,
+            current_turn: r.current_turn,
+            current_context: r.current_context,
+            slot_open: r.slot_open,
+            slot_step: r.slot_step,
+            slot_usage: r.slot_usage,
+            carried_usage: r.carried_usage,
+            last_total: r.last_total,
+            last_was_input: r.last_was_input,
+            current_record: r.current_record,
+            boundaries: r.boundaries,
+            scanned: r.scanned,
+            live_turns: r.live_turns,
+            replay: Replay {
+                resume: Resume {
+                    records: r.records,
+                    base: r.base,
+                    unfinished: r.unfinished,
+                    ..Resume::default()
+                },
+                ..replay
+            },
+        }
     }
-    state.finish();
-    state.replay
+
+    /// Replay the records from `from` on, then finish.
+    fn run(&mut self, from: usize) {
+        let rollout = self.rollout;
+        for (index, record) in rollout.records.iter().enumerate().skip(from) {
+            self.current_record = index;
+            let effect = self.record(index, record);
+            self.replay.effects.push(effect);
+        }
+        self.replay.resume.records = rollout.records.len();
+        self.replay.resume.approximations = self.replay.approximations.len();
+        self.finish();
+    }
+
+    /// The replay, with what it takes to go on.
+    fn suspend(self) -> Replay {
+        let r = self.replay.resume;
+        Replay {
+            resume: Resume {
+                lifecycle: self.lifecycle,
+                current_turn: self.current_turn,
+                current_context: self.current_context,
+                slot_open: self.slot_open,
+                slot_step: self.slot_step,
+                slot_usage: self.slot_usage,
+                carried_usage: self.carried_usage,
+                last_total: self.last_total,
+                last_was_input: self.last_was_input,
+                current_record: self.current_record,
+                boundaries: self.boundaries,
+                scanned: self.scanned,
+                live_turns: self.live_turns,
+                ..r
+            },
+            ..self.replay
+        }
+    }
 }
 
 impl State<'_> {
@@ -560,7 +716,21 @@ impl State<'_> {
         self.slot_open = false;
     }
 
+    /// What a resume would send next, and the usage still held: only final at the end, so
+    /// [`State::unfinish`] takes it back before more records are replayed.
     fn finish(&mut self) {
+        self.replay.resume.unfinished = Some(Box::new(Unfinished {
+            current_turn: self.current_turn,
+            slot_open: self.slot_open,
+            slot_step: self.slot_step,
+            slot_usage: self.slot_usage.clone(),
+            carried_usage: self.carried_usage.clone(),
+            live_turns: self.live_turns.len(),
+            steps: self.replay.steps.len(),
+            turns: self.replay.turns.len(),
+            unattached_usage: self.replay.unattached_usage.len(),
+            last_without_usage: self.replay.steps.last().is_some_and(|s| s.usage.is_none()),
+        }));
         let wants_request = (self.slot_open && self.slot_step.is_none()) || self.last_was_input;
         let history_len = self.epoch_len();
         let covered = self
@@ -581,6 +751,35 @@ impl State<'_> {
                 None => self.replay.unattached_usage.push(usage.line),
             }
         }
+    }
+}
+
+impl State<'_> {
+    /// Undo [`State::finish`].
+    fn unfinish(&mut self) {
+        let Some(u) = self.replay.resume.unfinished.take() else {
+            return;
+        };
+        let replay = &mut self.replay;
+        if replay.steps.len() > u.steps
+            && let Some(pending) = replay.steps.pop()
+            && let Some(turn) = replay.turns.get_mut(pending.turn)
+        {
+            turn.steps.pop();
+        }
+        replay.turns.truncate(u.turns);
+        if u.last_without_usage
+            && let Some(last) = replay.steps.last_mut()
+        {
+            last.usage = None;
+        }
+        replay.unattached_usage.truncate(u.unattached_usage);
+        self.live_turns.truncate(u.live_turns);
+        self.current_turn = u.current_turn;
+        self.slot_open = u.slot_open;
+        self.slot_step = u.slot_step;
+        self.slot_usage = u.slot_usage;
+        self.carried_usage = u.carried_usage;
     }
 }
 

@@ -7,21 +7,21 @@
 //! started or ended, a compaction, a rollback, a step whose usage arrived (its `steps` row) and,
 //! after such a row, a drift.
 //!
-//! What costs what: appending a line costs the line (a copy and a scan for the few line types
-//! that can bring an event). A line that can bring one (`token_count`, turn boundaries,
-//! `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], parses only the lines
-//! new since the last load ([`crate::parse::load_more`], into the bytes already held, not
-//! copied; a fork, whose history starts with its parent's, is loaded whole by the loader) and
-//! runs the rest of the pipeline again (replay,
-//! plan, analyse) on the whole session: rows are computed by exactly the functions `steps`
-//! uses, so they are `steps`' rows by construction. That rest is still per file, not per line;
-//! ARCHITECTURE.md says what it measures.
+//! What costs what: the new lines, not the file. Appending a line costs a copy and a scan for
+//! the few line types that can bring an event. A line that can bring one (`token_count`, turn
+//! boundaries, `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], runs the
+//! pipeline on the lines new since the last load: parse ([`crate::parse::load_more`], into the
+//! bytes already held), replay ([`crate::replay::replay_more`]), plan
+//! ([`crate::fingerprint::Planner::extend`]) and analysis ([`crate::cache::analyze_more`]) go
+//! on from where they stopped, redoing only the last step (the one that may still change).
+//! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
+//! first load is the binary's loader (a fork's parent is read then, once).
 
 use std::sync::Arc;
 
 use crate::Session;
 use crate::cache::{StepCache, Verdict};
-use crate::fingerprint::{Plan, PlanOptions, plan};
+use crate::fingerprint::{Plan, PlanOptions, Planner};
 use crate::model::{Bytes, EventKind, RecordKind};
 use crate::replay::Effect;
 
@@ -49,7 +49,7 @@ pub enum Event {
     /// A rollback dropped turns.
     Rollback { line: usize, turns: usize },
     /// A step's row is final: its usage arrived, or the next request's output came without
-    /// it, or the watch ended. Index into `Replay::steps` and into [`Watch::rows`].
+    /// it, or the watch ended. Index into `Replay::steps` and into the rows of [`Watch::current`].
     Step { step: usize, line: usize },
     /// The step just reported changed what the cache could reuse.
     Drift { step: usize, line: usize },
@@ -88,7 +88,7 @@ pub struct Watch {
     partial: Vec<u8>,
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
-    current: Option<(Session, Plan, Vec<StepCache>)>,
+    current: Option<(Session, Planner, Vec<StepCache>)>,
     /// Lines in `complete`.
     lines: usize,
     records_seen: usize,
@@ -161,7 +161,9 @@ impl Watch {
 
     /// The session, plan and rows of the last load, which the events index into.
     pub fn current(&self) -> Option<(&Session, &Plan, &[StepCache])> {
-        self.current.as_ref().map(|(s, p, r)| (s, p, r.as_slice()))
+        self.current
+            .as_ref()
+            .map(|(s, p, r)| (s, p.plan(), r.as_slice()))
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
@@ -169,32 +171,25 @@ impl Watch {
             return Ok(Vec::new());
         }
         if self.dirty || finished {
-            // Only the new lines are parsed; a fork's history starts with its parent's, which
-            // the loader finds, so a fork is loaded whole.
-            let appendable = matches!(&self.current, Some((s, _, _)) if s.fork.is_none());
-            let session = match self.current.take() {
-                Some((mut session, _, _)) if appendable => {
+            match &mut self.current {
+                Some((session, planner, rows)) => {
                     // Let go of the shared bytes first, so that appending does not copy them.
                     session.rollout.bytes = Vec::new().into();
                     let loaded = self.complete.len();
                     Arc::make_mut(&mut self.complete).append(&mut self.fresh);
                     let bytes = Bytes::new(Shared(Arc::clone(&self.complete)));
-                    self.lines =
-                        crate::parse::load_more(&mut session.rollout, bytes, loaded, self.lines);
-                    let replay = crate::replay::replay(&session.rollout);
-                    Session { replay, ..session }
+                    self.lines = grow(session, planner, rows, bytes, loaded, self.lines);
                 }
-                current => {
-                    self.current = current;
+                None => {
                     Arc::make_mut(&mut self.complete).append(&mut self.fresh);
                     let session = (self.loader)(&self.name, self.complete.to_vec())?;
                     self.lines = memchr::memchr_iter(b'\n', &self.complete).count();
-                    session
+                    let mut planner = Planner::new(&session, &self.options);
+                    planner.extend(&session, 0);
+                    let rows = crate::cache::analyze(&session, planner.plan());
+                    self.current = Some((session, planner, rows));
                 }
-            };
-            let plan = plan(&session, &self.options);
-            let rows = crate::cache::analyze(&session, &plan);
-            self.current = Some((session, plan, rows));
+            }
             self.dirty = false;
         }
         let Some((session, _, rows)) = &self.current else {
@@ -262,12 +257,32 @@ impl Watch {
     }
 }
 
+/// Read the lines of `bytes` past `from` (`lines` lines) into the session, its plan and its
+/// rows: the same as loading, planning and analysing all of `bytes`, at the cost of the new
+/// lines. Returns the lines read in all.
+fn grow(
+    session: &mut Session,
+    planner: &mut Planner,
+    rows: &mut Vec<StepCache>,
+    bytes: Bytes,
+    from: usize,
+    lines: usize,
+) -> usize {
+    let lines = crate::parse::load_more(&mut session.rollout, bytes, from, lines);
+    let unchanged = crate::replay::replay_more(&session.rollout, &mut session.replay);
+    planner.extend(session, unchanged);
+    rows.truncate(unchanged);
+    crate::cache::analyze_more(session, planner.plan(), rows);
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Event, Loader, Watch};
     use crate::LoadOptions;
     use crate::Session;
-    use crate::fingerprint::{PlanOptions, plan};
+    use crate::cache::StepCache;
+    use crate::fingerprint::{Plan, PlanOptions, Planner, plan};
 
     fn loader() -> Loader {
         Box::new(|name: &str, bytes: Vec<u8>| {
@@ -366,6 +381,148 @@ mod tests {
                     "{name}, every {step} lines"
                 );
             }
+        }
+    }
+
+    /// What a session, its plan and rows hold, as text: the replay (with where it stopped),
+    /// each step's view entries, their hashes, chain values and token totals, and the plan's
+    /// other per-step values, then the rows.
+    fn outputs(session: &Session, plan: &Plan, rows: &[StepCache]) -> String {
+        let mut text = format!("{:?}\n", session.replay);
+        for step in 0..plan.views.len() {
+            let view = plan.view(step);
+            let data: Vec<_> = (0..view.len())
+                .map(|k| {
+                    (
+                        plan.item_hash(step, k),
+                        plan.chain(step, k + 1),
+                        plan.input_tokens(step, k + 1),
+                        plan.first_occurrence(step, k),
+                    )
+                })
+                .collect();
+            text += &format!(
+                "{step}: {view:?} {data:?} {:?} {:?} {} {}\n",
+                plan.fingerprints[step],
+                plan.instructions[step],
+                plan.instruction_tokens[step],
+                plan.request_tokens(step),
+            );
+        }
+        text + &format!("{:?} {} {rows:?}", plan.tools, plan.tool_tokens)
+    }
+
+    /// Going on from a session, its plan and rows at every cut (every 1, 2, 5 lines) gives
+    /// what loading, planning and analysing the whole gives, on every fixture.
+    #[test]
+    fn growing_is_loading_the_whole() {
+        let batch = |name: &str, bytes: &[u8], options: &PlanOptions| {
+            let session = Session::load(name, bytes.to_vec(), LoadOptions::default()).ok()?;
+            let plan = plan(&session, options);
+            let rows = crate::cache::analyze(&session, &plan);
+            Some(outputs(&session, &plan, &rows))
+        };
+        let mut compared = 0;
+        for (name, bytes) in crate::test_support::fixture_bytes() {
+            let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+            for every in [1, 2, 5] {
+                // Two threads once: the headers are worked out beside the views.
+                let options = PlanOptions {
+                    estimate_tokens: true,
+                    threads: crate::parallel::Threads::new(if every == 2 { 2 } else { 1 }),
+                    ..PlanOptions::default()
+                };
+                let mut cuts = ends.iter().copied().step_by(every).chain([bytes.len()]);
+                let mut current = None;
+                for cut in cuts.by_ref() {
+                    if let Ok(session) =
+                        Session::load(&name, bytes[..cut].to_vec(), LoadOptions::default())
+                    {
+                        let mut planner = Planner::new(&session, &options);
+                        planner.extend(&session, 0);
+                        let rows = crate::cache::analyze(&session, planner.plan());
+                        current = Some((session, planner, rows, cut));
+                        break;
+                    }
+                }
+                let Some((mut session, mut planner, mut rows, mut from)) = current else {
+                    continue;
+                };
+                let mut lines = bytes[..from].iter().filter(|&&b| b == b'\n').count();
+                for cut in cuts {
+                    if cut <= from {
+                        continue;
+                    }
+                    let grown = bytes[..cut].to_vec().into();
+                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, from, lines);
+                    from = cut;
+                    assert_eq!(
+                        Some(outputs(&session, planner.plan(), &rows)),
+                        batch(&name, &bytes[..cut], &options),
+                        "{name}, every {every} lines, at byte {cut}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared} cuts compared");
+    }
+
+    /// A fork, its parent found or not, grown a line at a time is the fork loaded whole: its
+    /// parent's history first (items replay made keep their ids as the file gains items), the
+    /// fork's notes last.
+    #[test]
+    fn a_growing_fork_is_the_fork_loaded_whole() {
+        use crate::session::{Parent, fork_point, parent_prefix};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/fork-home/sessions/2026/12/02");
+        let parent = std::fs::read(
+            dir.join("rollout-2026-12-02T09-02-58-01a235fe-2931-7c83-aca7-0875ae32363a.jsonl"),
+        )
+        .unwrap();
+        let bytes = std::fs::read(
+            dir.join("rollout-2026-12-02T09-02-59-01a235fe-2b89-7a80-8bb7-5c585a098b44.jsonl"),
+        )
+        .unwrap();
+        let point = fork_point(&bytes).expect("a fork");
+        let options = PlanOptions {
+            estimate_tokens: true,
+            ..PlanOptions::default()
+        };
+        for found in [true, false] {
+            let load = |bytes: &[u8]| {
+                let parent = if found {
+                    let prefix = parent_prefix(&parent, &point).to_vec();
+                    Parent::Found(Box::new(
+                        Session::load("parent", prefix, LoadOptions::default()).unwrap(),
+                    ))
+                } else {
+                    Parent::NotFound("not looked for".into())
+                };
+                let options = LoadOptions::default();
+                Session::load_fork("fork", bytes.to_vec(), options, &point, parent).unwrap()
+            };
+            let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+            let mut session = load(&bytes[..ends[0]]);
+            let mut planner = Planner::new(&session, &options);
+            planner.extend(&session, 0);
+            let mut rows = crate::cache::analyze(&session, planner.plan());
+            let mut lines = 1;
+            for pair in ends.windows(2) {
+                let (from, cut) = (pair[0], pair[1]);
+                let grown = bytes[..cut].to_vec().into();
+                lines = super::grow(&mut session, &mut planner, &mut rows, grown, from, lines);
+                let whole = load(&bytes[..cut]);
+                let plan = plan(&whole, &options);
+                let whole_rows = crate::cache::analyze(&whole, &plan);
+                assert_eq!(
+                    outputs(&session, planner.plan(), &rows),
+                    outputs(&whole, &plan, &whole_rows),
+                    "parent found: {found}, at byte {cut}"
+                );
+            }
+            assert!(!session.replay.approximations.is_empty() || found);
+            assert!(!rows.is_empty());
         }
     }
 

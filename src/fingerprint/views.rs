@@ -10,31 +10,40 @@
 //! leaves there ([`ViewBuilder::remember_left_rendering`]), and render from there on
 //! ([`ViewBuilder::render`]).
 
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 
 use super::{EntryData, PlanOptions, ViewLists, chain_next, chain_start};
 use crate::hash::{Hash, hash};
 use crate::model::{ItemId, ItemKind};
 use crate::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
 use crate::parallel::Threads;
+use crate::replay::MADE;
 use crate::session::Session;
 use crate::shared::ListId;
 use crate::tokens;
 
+/// Item hashes and token estimates, by item id: the file's items, then replay's ([`MADE`]).
+type Digests = [Vec<Option<(Hash, usize)>>; 2];
+
 /// The hash and token estimate (0 when not estimating) of every item that entered a history
 /// (`None` for the others), computed on `options.threads` threads. The result does not depend
 /// on the thread count.
-fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, usize)>> {
-    let total = session.rollout.items.len() + session.replay.extra_items.len();
+fn digest_items(session: &Session, options: &PlanOptions) -> Digests {
+    let (rollout, replay) = (&session.rollout, &session.replay);
+    let total = rollout.items.len() + replay.extra_items.len();
     let mut used = vec![false; total];
-    for entry in session.replay.epochs.stored_items() {
-        used[entry.item] = true;
+    for entry in replay.epochs.stored_items() {
+        used[replay.dense_index(rollout, entry.item)] = true;
     }
-    let digest = |id: usize| -> Option<(Hash, usize)> {
-        used[id].then(|| digest_item(session.item(id), &session.rollout.bytes, options))
+    let id = |index: usize| match index.checked_sub(rollout.items.len()) {
+        Some(made) => MADE | made,
+        None => index,
+    };
+    let digest = |index: usize| -> Option<(Hash, usize)> {
+        let item = session.item(id(index));
+        used[index].then(|| digest_item(item, &rollout.bytes, options.estimate_tokens))
     };
     // Tasks are blocks of ids: taking ids one at a time would cost more than hashing most items.
     const BLOCK: usize = 32;
@@ -43,12 +52,14 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Vec<Option<(Hash, u
     } else {
         options.threads
     };
-    crate::parallel::map_each(total, BLOCK, threads, digest)
+    let mut file = crate::parallel::map_each(total, BLOCK, threads, digest);
+    let made = file.split_off(rollout.items.len());
+    [file, made]
 }
 
 /// An item's hash and token estimate, as sent.
-fn digest_item(item: &crate::model::Item, bytes: &[u8], options: &PlanOptions) -> (Hash, usize) {
-    let estimate = if options.estimate_tokens {
+fn digest_item(item: &crate::model::Item, bytes: &[u8], estimate_tokens: bool) -> (Hash, usize) {
+    let estimate = if estimate_tokens {
         tokens::item_tokens(item, item.wire_json(bytes))
     } else {
         0
@@ -106,11 +117,36 @@ fn classify(item: &crate::model::Item) -> (Role, Option<(bool, Key<'_>)>) {
     (role, key)
 }
 
+/// First positions on the path of calls (or of outputs), by namespace and call id.
+#[derive(Debug, Default)]
+struct FirstOf([HashMap<Box<str>, usize>; 3]);
+
+impl FirstOf {
+    fn get(&self, (space, id): Key) -> Option<usize> {
+        self.0[usize::from(space)].get(id).copied()
+    }
+
+    /// Note `position` for `key` unless it has one: whether it did not.
+    fn insert_first(&mut self, (space, id): Key, position: usize) -> bool {
+        let map = &mut self.0[usize::from(space)];
+        let vacant = !map.contains_key(id);
+        if vacant {
+            map.insert(id.into(), position);
+        }
+        vacant
+    }
+
+    fn remove(&mut self, (space, id): Key) {
+        self.0[usize::from(space)].remove(id);
+    }
+}
+
 /// One raw entry of the live path.
-struct RawSlot<'a> {
+struct RawSlot {
+    /// Its role and pairing key are [`classify`]'s of the item (the key is read again when
+    /// needed: it borrows from the session, which grows between steps).
     item: ItemId,
     role: Role,
-    key: Option<(bool, Key<'a>)>,
     /// This entry is the first with its key on the path (it is in `first_call`/`first_output`).
     first: bool,
     /// The status the entry is rendered with in the live view (see [`Live::status`]); kept for
@@ -166,12 +202,12 @@ impl ChangeLog {
 
 /// The raw path the plan materialized last (a prefix of `epoch`) and its view: steps extend it,
 /// rollbacks and compactions cut it back. Each raw entry is pushed once and popped at most once.
-struct Live<'a> {
+struct Live {
     epoch: usize,
-    slots: Vec<RawSlot<'a>>,
+    slots: Vec<RawSlot>,
     /// First position of a call / an output of each key on the path.
-    first_call: HashMap<Key<'a>, usize>,
-    first_output: HashMap<Key<'a>, usize>,
+    first_call: FirstOf,
+    first_output: FirstOf,
     /// The view of the path: the first `len` entries of `array`.
     array: ListId,
     len: usize,
@@ -180,11 +216,11 @@ struct Live<'a> {
     tokens: usize,
 }
 
-impl Live<'_> {
+impl Live {
     /// Is the slot's entry in the view of the whole path, and does it need a synthetic output?
-    fn status(&self, slot: &RawSlot) -> (bool, bool) {
-        let answered =
-            |map: &HashMap<Key, usize>| slot.key.is_some_and(|(_, k)| map.contains_key(&k));
+    fn status(&self, session: &Session, slot: &RawSlot) -> (bool, bool) {
+        let key = || classify(session.item(slot.item)).1;
+        let answered = |first: &FirstOf| key().is_some_and(|(_, k)| first.get(k).is_some());
         match slot.role {
             Role::Plain => (true, false),
             Role::Ghost => (false, false),
@@ -203,7 +239,7 @@ impl Live<'_> {
         } else {
             &self.first_output
         };
-        flips.extend(first.get(&key));
+        flips.extend(first.get(key));
     }
 }
 
@@ -234,54 +270,23 @@ fn prefix_place(arrays: &ViewLists, list: ListId, pos: usize) -> Option<(ListId,
         .map(|last| arrays.entries.locate_item(list, last))
 }
 
-/// The model views of all steps, stored once, and each step's input chain value.
-pub(super) struct Views {
+/// What the pass over the steps keeps from one step to the next: the plan keeps it to go on
+/// with the steps a growing session adds (see [`super::Planner`]).
+pub(super) struct ViewBuilder {
+    estimate_tokens: bool,
+    /// By item id, when estimating tokens: each item is counted once, and counting, the
+    /// expensive part, is spread over the available cores beforehand for the items there when
+    /// the builder is made. Without estimates there is no memo: every item has its own hash
+    /// (made by the loader or by replay), taken as the item is reached.
+    item_digests: Digests,
+    /// The views' lists: the plan's, lent for the steps (see [`super::Planner::extend`]).
     pub arrays: ViewLists,
-    /// Per step: `(view list, view length)`.
-    pub views: Vec<(ListId, usize)>,
-    /// Per step: the chain value of its whole input.
-    pub inputs: Vec<Hash>,
-}
-
-/// Every step's model view, in one pass over the steps (see [`super::plan`]).
-pub(super) fn build_views(session: &Session, options: &PlanOptions) -> Views {
-    let steps = &session.replay.steps;
-    let mut views = Vec::with_capacity(steps.len());
-    let mut inputs = Vec::with_capacity(steps.len());
-    let Some(first) = steps.first() else {
-        return Views {
-            arrays: ViewLists::default(),
-            views,
-            inputs,
-        };
-    };
-    let mut builder = ViewBuilder::new(session, options, first.epoch);
-    for (step_index, step) in steps.iter().enumerate() {
-        let (list, len, chain) = builder.step(step_index, step.epoch, step.prefix_len);
-        views.push((list, len));
-        inputs.push(chain);
-    }
-    Views {
-        arrays: builder.arrays,
-        views,
-        inputs,
-    }
-}
-
-/// What the pass over the steps keeps from one step to the next.
-struct ViewBuilder<'a> {
-    session: &'a Session,
-    options: &'a PlanOptions,
-    /// Indexed by item id, when estimating tokens: each item is counted once, and counting,
-    /// the expensive part, is spread over the available cores beforehand. Without estimates
-    /// there is no memo: every item has its own hash (made by the loader or by replay), taken
-    /// as the item is reached.
-    item_digests: Vec<Option<(Hash, usize)>>,
-    arrays: ViewLists,
-    live: Live<'a>,
+    live: Live,
     changes: ChangeLog,
     /// The raw entries before the cut whose status changes at this step.
     flips: Vec<usize>,
+    /// Steps made.
+    steps: usize,
 }
 
 /// Where rendering a step's view has got to: position `pos` of `list`, with the chain value
@@ -338,52 +343,65 @@ impl Cursor {
     }
 }
 
-impl<'a> ViewBuilder<'a> {
-    fn new(session: &'a Session, options: &'a PlanOptions, first_epoch: usize) -> Self {
+impl ViewBuilder {
+    /// A builder whose first step's raw history is in `first_epoch`, with `arrays` (empty).
+    pub(super) fn new(
+        session: &Session,
+        options: &PlanOptions,
+        first_epoch: usize,
+        mut arrays: ViewLists,
+    ) -> Self {
         let item_digests = if options.estimate_tokens {
             digest_items(session, options)
         } else {
-            Vec::new()
+            Digests::default()
         };
-        let mut arrays = ViewLists::default();
         // Room for the first epoch's whole history, which is usually all of it (see
         // `replay::replay`).
         let capacity = session.replay.epochs.list_len(first_epoch);
         let live = Live {
             epoch: first_epoch,
             slots: Vec::with_capacity(capacity),
-            first_call: HashMap::new(),
-            first_output: HashMap::new(),
+            first_call: FirstOf::default(),
+            first_output: FirstOf::default(),
             array: arrays.new_list(capacity),
             len: 0,
             chain: chain_start(),
             tokens: 0,
         };
         ViewBuilder {
-            session,
-            options,
+            estimate_tokens: options.estimate_tokens,
             item_digests,
             arrays,
             live,
             changes: ChangeLog::default(),
             flips: Vec::new(),
+            steps: 0,
         }
     }
 
-    /// The view of a step whose raw history is the first `target` entries of `epoch`: its
-    /// list, length and chain value.
-    fn step(&mut self, step_index: usize, epoch: usize, target: usize) -> (ListId, usize, Hash) {
+    /// The view of the next step, whose raw history is the first `target` entries of `epoch`:
+    /// its list, length and chain value. Any sequence of steps may be made (a step redone when
+    /// it changed, say): each view is its raw history's.
+    pub(super) fn step(
+        &mut self,
+        session: &Session,
+        epoch: usize,
+        target: usize,
+    ) -> (ListId, usize, Hash) {
+        let step_index = self.steps;
+        self.steps += 1;
         let materialized = self.live.slots.len();
         // All of it while the epoch grows; less after a rollback; nothing after a compaction.
         let common = if self.live.epoch == epoch {
             materialized.min(target)
         } else {
-            let epochs = &self.session.replay.epochs;
+            let epochs = &session.replay.epochs;
             epochs.common_prefix(self.live.epoch, materialized, epoch, target)
         };
         self.flips.clear();
-        self.cut_back(common);
-        self.extend(epoch, common, target);
+        self.cut_back(session, common);
+        self.extend(session, epoch, common, target);
         self.flips.retain(|&f| f < common);
         self.flips.sort_unstable();
         self.flips.dedup();
@@ -406,7 +424,7 @@ impl<'a> ViewBuilder<'a> {
         if change < common {
             self.remember_left_rendering(step_index, change, common, &cursor);
         }
-        self.render(change, common, target, &mut cursor);
+        self.render(session, change, common, target, &mut cursor);
         self.changes.push(step_index, change);
         let (chain, tokens) = cursor.chain_and_tokens(&self.arrays);
         let live = &mut self.live;
@@ -416,15 +434,18 @@ impl<'a> ViewBuilder<'a> {
 
     /// Pop the raw entries past `common`; the entries whose partner (a call's output, an
     /// output's call) leaves with them change status.
-    fn cut_back(&mut self, common: usize) {
+    fn cut_back(&mut self, session: &Session, common: usize) {
         let live = &mut self.live;
         while live.slots.len() > common {
             let Some(slot) = live.slots.pop() else { break };
-            if let (true, Some((is_call, key))) = (slot.first, slot.key) {
+            if !slot.first {
+                continue;
+            }
+            if let Some((is_call, key)) = classify(session.item(slot.item)).1 {
                 if is_call {
-                    live.first_call.remove(&key);
+                    live.first_call.remove(key);
                 } else {
-                    live.first_output.remove(&key);
+                    live.first_output.remove(key);
                 }
                 live.partner(!is_call, key, &mut self.flips);
             }
@@ -433,8 +454,7 @@ impl<'a> ViewBuilder<'a> {
 
     /// Push the raw entries `common..target` of `epoch`; the entries whose partner joins with
     /// them change status.
-    fn extend(&mut self, epoch: usize, common: usize, target: usize) {
-        let session = self.session;
+    fn extend(&mut self, session: &Session, epoch: usize, common: usize, target: usize) {
         let live = &mut self.live;
         let entries = session.replay.epochs.slice(epoch, common..target);
         for (offset, entry) in entries.iter().enumerate() {
@@ -446,8 +466,7 @@ impl<'a> ViewBuilder<'a> {
                 } else {
                     &mut live.first_output
                 };
-                if let Entry::Vacant(vacant) = own.entry(k) {
-                    vacant.insert(common + offset);
+                if own.insert_first(k, common + offset) {
                     first = true;
                     live.partner(!is_call, k, &mut self.flips);
                 }
@@ -455,7 +474,6 @@ impl<'a> ViewBuilder<'a> {
             live.slots.push(RawSlot {
                 item: entry.item,
                 role,
-                key,
                 first,
                 status: (false, false),
                 alts: Vec::new(),
@@ -501,10 +519,17 @@ impl<'a> ViewBuilder<'a> {
     /// Render raw entries `change..target` from the cursor: each one's status, then its
     /// entries (reused where the list holds them, pushed where not), jumping over the entries
     /// of a rendering left earlier where one fits.
-    fn render(&mut self, change: usize, common: usize, target: usize, cursor: &mut Cursor) {
+    fn render(
+        &mut self,
+        session: &Session,
+        change: usize,
+        common: usize,
+        target: usize,
+        cursor: &mut Cursor,
+    ) {
         let mut raw = change;
         while raw < target {
-            let status = self.live.status(&self.live.slots[raw]);
+            let status = self.live.status(session, &self.live.slots[raw]);
             self.live.slots[raw].status = status;
             if raw < common
                 && self.flips.binary_search(&raw).is_ok()
@@ -516,9 +541,9 @@ impl<'a> ViewBuilder<'a> {
             let (kept, synthetic) = status;
             if kept {
                 let id = self.live.slots[raw].item;
-                self.render_item(raw, id, cursor);
+                self.render_item(session, raw, id, cursor);
                 if synthetic {
-                    self.render_synthetic_output(raw, id, cursor);
+                    self.render_synthetic_output(session, raw, id, cursor);
                 }
             }
             raw += 1;
@@ -555,7 +580,7 @@ impl<'a> ViewBuilder<'a> {
     }
 
     /// The entry of history item `id` at raw position `raw`.
-    fn render_item(&mut self, raw: usize, id: ItemId, cursor: &mut Cursor) {
+    fn render_item(&mut self, session: &Session, raw: usize, id: ItemId, cursor: &mut Cursor) {
         let held = |entry: &ViewEntry| {
             matches!(entry, ViewEntry { origin: Origin::Raw(r), item: ViewItem::History(i) }
                 if *r == raw && *i == id)
@@ -563,10 +588,17 @@ impl<'a> ViewBuilder<'a> {
         if cursor.reuse(&self.arrays, held) {
             return;
         }
-        let session = self.session;
-        let digest = || digest_item(session.item(id), &session.rollout.bytes, self.options);
-        let (item_hash, item_tokens) = if self.options.estimate_tokens {
-            *self.item_digests[id].get_or_insert_with(digest)
+        let estimate_tokens = self.estimate_tokens;
+        let digest = || digest_item(session.item(id), &session.rollout.bytes, estimate_tokens);
+        let (item_hash, item_tokens) = if estimate_tokens {
+            let (digests, index) = match id & MADE {
+                0 => (&mut self.item_digests[0], id),
+                _ => (&mut self.item_digests[1], id & !MADE),
+            };
+            if digests.len() <= index {
+                digests.resize(index + 1, None);
+            }
+            *digests[index].get_or_insert_with(digest)
         } else {
             digest()
         };
@@ -578,8 +610,14 @@ impl<'a> ViewBuilder<'a> {
     }
 
     /// The synthetic output of call `id` at raw position `raw`, which has none on the path.
-    fn render_synthetic_output(&mut self, raw: usize, id: ItemId, cursor: &mut Cursor) {
-        let Some(output) = synthetic_output(self.session.item(id)) else {
+    fn render_synthetic_output(
+        &mut self,
+        session: &Session,
+        raw: usize,
+        id: ItemId,
+        cursor: &mut Cursor,
+    ) {
+        let Some(output) = synthetic_output(session.item(id)) else {
             return;
         };
         let held =
@@ -587,9 +625,9 @@ impl<'a> ViewBuilder<'a> {
         if cursor.reuse(&self.arrays, held) {
             return;
         }
-        let json = output.json(&self.session.rollout.bytes);
+        let json = output.json(&session.rollout.bytes);
         let item_hash = hash("item", json.as_bytes());
-        let tokens = if self.options.estimate_tokens {
+        let tokens = if self.estimate_tokens {
             tokens::item_tokens(&output, json)
         } else {
             0

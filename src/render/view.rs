@@ -193,10 +193,12 @@ struct WrittenItems<'a> {
 
 impl<'a> WrittenItems<'a> {
     fn write<S: serde::Serializer>(&self, id: usize, serializer: S) -> Result<S::Ok, S::Error> {
-        let known = self.checked.borrow()[id];
+        let session = self.session;
+        let index = session.replay.dense_index(&session.rollout, id);
+        let known = self.checked.borrow()[index];
         let json = known.unwrap_or_else(|| {
-            let json = raw_json(self.session.item_json(id));
-            self.checked.borrow_mut()[id] = Some(json);
+            let json = raw_json(session.item_json(id));
+            self.checked.borrow_mut()[index] = Some(json);
             json
         });
         json.serialize(serializer)

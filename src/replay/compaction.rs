@@ -184,6 +184,6 @@ impl State<'_> {
             wire: None,
             digest,
         });
-        self.rollout.items.len() + self.replay.extra_items.len() - 1
+        super::MADE | (self.replay.extra_items.len() - 1)
     }
 }

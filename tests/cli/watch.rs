@@ -249,6 +249,34 @@ fn real_samples_watched_in_chunks_give_steps_rows() {
     }
 }
 
+/// A fork (its parent in the Codex home that holds it) watched in chunks: its rows are `steps`'
+/// rows, which start with the parent's history; the parent is read once, at the first load.
+#[test]
+fn a_fork_watched_in_chunks_gives_steps_rows() {
+    let folder = "sessions/2026/12/02";
+    let parent = "rollout-2026-12-02T09-02-58-01a235fe-2931-7c83-aca7-0875ae32363a.jsonl";
+    let fork = "rollout-2026-12-02T09-02-59-01a235fe-2b89-7a80-8bb7-5c585a098b44.jsonl";
+    let source = root().join("fixtures/fork-home").join(folder);
+    let forked = source.join(fork);
+    let expected = {
+        let args = ["steps", forked.to_str().unwrap(), "--format", "json"];
+        stdout_json(&args, &run(&args))["steps"].clone()
+    };
+    assert!(expected.as_array().is_some_and(|rows| !rows.is_empty()));
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join(folder);
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::copy(source.join(parent), home.join(parent)).unwrap();
+    let path = home.join(fork);
+    std::fs::write(&path, b"").unwrap();
+    let bytes = std::fs::read(&forked).unwrap();
+    let watching = Watching::start(&path, &["--format", "json"]);
+    append_in_chunks(&path, &bytes, &cuts(&bytes));
+    let (lines, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(serde_json::Value::Array(step_rows(&lines)), expected);
+}
+
 /// The first lines of a fixture, up to and including the first `token_count`.
 fn up_to_first_usage(fixture: &str) -> (Vec<u8>, Vec<u8>) {
     let bytes = std::fs::read(root().join(fixture)).unwrap();
