@@ -268,6 +268,13 @@ fn is_input(item: &Item) -> bool {
 struct State<'a> {
     rollout: &'a Rollout,
     replay: Replay,
+    progress: Progress,
+}
+
+/// Where replay is in the records: what [`State`] carries from one record to the next, kept in
+/// the replay between [`replay_more`]s.
+#[derive(Debug, Clone, Default)]
+struct Progress {
     /// The file has turn lifecycle events (eras C and D): user messages do not start turns.
     lifecycle: bool,
     current_turn: Option<usize>,
@@ -297,23 +304,10 @@ struct State<'a> {
     live_turns: Vec<usize>,
 }
 
-/// What [`State`] keeps besides the rollout and the replay, kept in the replay between
-/// [`replay_more`]s, and how to undo [`State::finish`].
+/// What a replay keeps to go on: its [`Progress`], and how to undo [`State::finish`].
 #[derive(Debug, Clone, Default)]
 struct Resume {
-    lifecycle: bool,
-    current_turn: Option<usize>,
-    current_context: Option<usize>,
-    slot_open: bool,
-    slot_step: Option<usize>,
-    slot_usage: Option<Observation>,
-    carried_usage: Option<Observation>,
-    last_total: Option<Usage>,
-    last_was_input: bool,
-    current_record: usize,
-    boundaries: Vec<usize>,
-    scanned: usize,
-    live_turns: Vec<usize>,
+    progress: Progress,
     /// Records replayed.
     records: usize,
     /// Items of a fork's parent history, first in `extra_items`, and their line.
@@ -360,8 +354,8 @@ pub fn replay_more(rollout: &Rollout, replay: &mut Replay) -> usize {
             .min(replay.approximations.len()),
     );
     let from = replay.resume.records;
-    let lifecycle_now =
-        !replay.resume.lifecycle && has_lifecycle(rollout.records.get(from..).unwrap_or(&[]));
+    let lifecycle_now = !replay.resume.progress.lifecycle
+        && has_lifecycle(rollout.records.get(from..).unwrap_or(&[]));
     if lifecycle_now {
         let (count, line) = replay.resume.base;
         let base = replay.extra_items[..count].to_vec();
@@ -416,7 +410,7 @@ fn empty(items: usize, records: usize) -> Replay {
 /// their text), placed at `line` (the line that names the parent).
 pub fn replay_with_base(rollout: &Rollout, base: Vec<Item>, line: usize) -> Replay {
     let mut replay = empty(rollout.items.len(), rollout.records.len());
-    replay.resume.lifecycle = has_lifecycle(&rollout.records);
+    replay.resume.progress.lifecycle = has_lifecycle(&rollout.records);
     replay.resume.base = (base.len(), line);
     let mut state = State::resume(rollout, replay);
     for item in base {
@@ -435,31 +429,11 @@ pub fn replay_with_base(rollout: &Rollout, base: Vec<Item>, line: usize) -> Repl
 impl<'a> State<'a> {
     /// Take up a replay where it stopped.
     fn resume(rollout: &'a Rollout, mut replay: Replay) -> State<'a> {
-        let r = std::mem::take(&mut replay.resume);
+        let progress = std::mem::take(&mut replay.resume.progress);
         State {
             rollout,
-            lifecycle: r.lifecycle,
-            current_turn: r.current_turn,
-            current_context: r.current_context,
-            slot_open: r.slot_open,
-            slot_step: r.slot_step,
-            slot_usage: r.slot_usage,
-            carried_usage: r.carried_usage,
-            last_total: r.last_total,
-            last_was_input: r.last_was_input,
-            current_record: r.current_record,
-            boundaries: r.boundaries,
-            scanned: r.scanned,
-            live_turns: r.live_turns,
-            replay: Replay {
-                resume: Resume {
-                    records: r.records,
-                    base: r.base,
-                    unfinished: r.unfinished,
-                    ..Resume::default()
-                },
-                ..replay
-            },
+            replay,
+            progress,
         }
     }
 
@@ -467,7 +441,7 @@ impl<'a> State<'a> {
     fn run(&mut self, from: usize) {
         let rollout = self.rollout;
         for (index, record) in rollout.records.iter().enumerate().skip(from) {
-            self.current_record = index;
+            self.progress.current_record = index;
             let effect = self.record(index, record);
             self.replay.effects.push(effect);
         }
@@ -477,27 +451,9 @@ impl<'a> State<'a> {
     }
 
     /// The replay, with what it takes to go on.
-    fn suspend(self) -> Replay {
-        let r = self.replay.resume;
-        Replay {
-            resume: Resume {
-                lifecycle: self.lifecycle,
-                current_turn: self.current_turn,
-                current_context: self.current_context,
-                slot_open: self.slot_open,
-                slot_step: self.slot_step,
-                slot_usage: self.slot_usage,
-                carried_usage: self.carried_usage,
-                last_total: self.last_total,
-                last_was_input: self.last_was_input,
-                current_record: self.current_record,
-                boundaries: self.boundaries,
-                scanned: self.scanned,
-                live_turns: self.live_turns,
-                ..r
-            },
-            ..self.replay
-        }
+    fn suspend(mut self) -> Replay {
+        self.replay.resume.progress = self.progress;
+        self.replay
     }
 }
 
@@ -522,14 +478,16 @@ impl State<'_> {
         let rollout = self.rollout;
         let epoch = self.epoch();
         let len = self.epoch_len();
-        let new = self.replay.epochs.slice(epoch, self.scanned..len);
+        let new = self.replay.epochs.slice(epoch, self.progress.scanned..len);
         for (offset, entry) in new.iter().enumerate() {
             let item = self.replay.item(rollout, entry.item);
             if is_turn_boundary(item, || item.json(&rollout.bytes)) {
-                self.boundaries.push(self.scanned + offset);
+                self.progress
+                    .boundaries
+                    .push(self.progress.scanned + offset);
             }
         }
-        self.scanned = len;
+        self.progress.scanned = len;
     }
 
     fn record(&mut self, index: usize, record: &Record) -> Effect {
@@ -540,7 +498,7 @@ impl State<'_> {
             }
             RecordKind::Unknown { .. } => Effect::UnknownLine,
             RecordKind::TurnContext(_) => {
-                self.current_context = Some(index);
+                self.progress.current_context = Some(index);
                 self.open_slot();
                 Effect::TurnContext
             }
@@ -558,7 +516,7 @@ impl State<'_> {
                 }
                 EventKind::TaskComplete => Effect::TurnLifecycle,
                 EventKind::TurnAborted => {
-                    if let Some(turn) = self.current_turn {
+                    if let Some(turn) = self.progress.current_turn {
                         self.replay.turns[turn].aborted = true;
                     }
                     Effect::TurnLifecycle
@@ -581,43 +539,43 @@ impl State<'_> {
     /// 0.58 had not written the call): Codex sent it, so it is a step, its input the history so
     /// far. A request without usage (a failed stream, retried) is not listed.
     fn unwritten_request(&mut self) {
-        if self.slot_open
-            && self.slot_step.is_none()
-            && self.current_turn.is_some()
+        if self.progress.slot_open
+            && self.progress.slot_step.is_none()
+            && self.progress.current_turn.is_some()
             && self.epoch_len() > 0
-            && let Some(line) = self.slot_usage.as_ref().map(|u| u.line)
+            && let Some(line) = self.progress.slot_usage.as_ref().map(|u| u.line)
         {
             self.new_step(line, false);
         }
     }
 
     fn open_slot(&mut self) {
-        if let Some(usage) = self.slot_usage.take() {
+        if let Some(usage) = self.progress.slot_usage.take() {
             // A request that produced no output (a retry): keep its usage for the next one.
             self.carry(usage);
         }
-        self.slot_open = true;
-        self.slot_step = None;
+        self.progress.slot_open = true;
+        self.progress.slot_step = None;
     }
 
     fn carry(&mut self, usage: Observation) {
-        if let Some(previous) = self.carried_usage.replace(usage) {
+        if let Some(previous) = self.progress.carried_usage.replace(usage) {
             self.replay.unattached_usage.push(previous.line);
         }
     }
 
     fn observe(&mut self, info: &TokenInfo, record: &Record) -> Effect {
-        if self.last_total.as_ref() == Some(&info.total) {
+        if self.progress.last_total.as_ref() == Some(&info.total) {
             return Effect::DuplicateUsage;
         }
-        self.last_total = Some(info.total.clone());
+        self.progress.last_total = Some(info.total.clone());
         let observation = Observation {
             line: record.line,
             unix_seconds: record.unix_seconds,
             usage: info.last.clone(),
         };
-        if self.slot_open && self.slot_step.is_none() {
-            if let Some(previous) = self.slot_usage.replace(observation) {
+        if self.progress.slot_open && self.progress.slot_step.is_none() {
+            if let Some(previous) = self.progress.slot_usage.replace(observation) {
                 self.carry(previous);
             }
         } else if let Some(step) = self.replay.steps.last_mut().filter(|s| s.usage.is_none()) {
@@ -637,8 +595,8 @@ impl State<'_> {
             rolled_back: false,
             aborted: false,
         });
-        self.current_turn = Some(self.replay.turns.len() - 1);
-        self.live_turns.push(self.replay.turns.len() - 1);
+        self.progress.current_turn = Some(self.replay.turns.len() - 1);
+        self.progress.live_turns.push(self.replay.turns.len() - 1);
     }
 
     fn item(&mut self, id: ItemId, line: usize) -> Effect {
@@ -647,21 +605,21 @@ impl State<'_> {
         if effect != Effect::EnteredHistory {
             return effect;
         }
-        if !self.lifecycle && is_turn_boundary(item, || item.json(&self.rollout.bytes)) {
+        if !self.progress.lifecycle && is_turn_boundary(item, || item.json(&self.rollout.bytes)) {
             self.unwritten_request();
             self.start_turn(None, line);
             self.open_slot();
         }
         if item.is_model_output() {
-            let new_request = (self.last_was_input && !self.same_response())
-                || (self.slot_open && self.slot_step.is_none())
+            let new_request = (self.progress.last_was_input && !self.same_response())
+                || (self.progress.slot_open && self.progress.slot_step.is_none())
                 || self.replay.steps.is_empty();
             if new_request {
                 self.new_step(line, false);
             }
-            self.last_was_input = false;
+            self.progress.last_was_input = false;
         } else if is_input(item) {
-            self.last_was_input = true;
+            self.progress.last_was_input = true;
         }
         self.push_entry(HistoryEntry {
             item: id,
@@ -677,10 +635,10 @@ impl State<'_> {
     /// (`tests/conformance/0.58.0/parallel_calls`: one request for both calls), so without a
     /// `turn_context` since the step there was no new request.
     fn same_response(&self) -> bool {
-        if self.slot_open || self.slot_step.is_none() {
+        if self.progress.slot_open || self.progress.slot_step.is_none() {
             return false;
         }
-        let Some(context) = self.current_context else {
+        let Some(context) = self.progress.current_context else {
             return false;
         };
         matches!(&self.rollout.records[context].kind,
@@ -688,21 +646,26 @@ impl State<'_> {
     }
 
     fn new_step(&mut self, line: usize, pending: bool) {
-        if self.current_turn.is_none() {
+        if self.progress.current_turn.is_none() {
             // Output before any user message (a plain item file): an implicit first turn.
             self.start_turn(None, line);
         }
         let turn = self
+            .progress
             .current_turn
             .expect("invariant: a turn was just started");
-        let usage = self.slot_usage.take().or_else(|| self.carried_usage.take());
-        let unix_seconds = self.rollout.records[self.current_record].unix_seconds;
+        let usage = self
+            .progress
+            .slot_usage
+            .take()
+            .or_else(|| self.progress.carried_usage.take());
+        let unix_seconds = self.rollout.records[self.progress.current_record].unix_seconds;
         let step = Step {
             turn,
             number: self.replay.turns[turn].steps.len() + 1,
             epoch: self.epoch(),
             prefix_len: self.epoch_len(),
-            context: self.current_context,
+            context: self.progress.current_context,
             usage,
             line,
             unix_seconds,
@@ -712,26 +675,27 @@ impl State<'_> {
         self.replay.steps.push(step);
         let index = self.replay.steps.len() - 1;
         self.replay.turns[turn].steps.push(index);
-        self.slot_step = Some(index);
-        self.slot_open = false;
+        self.progress.slot_step = Some(index);
+        self.progress.slot_open = false;
     }
 
     /// What a resume would send next, and the usage still held: only final at the end, so
     /// [`State::unfinish`] takes it back before more records are replayed.
     fn finish(&mut self) {
         self.replay.resume.unfinished = Some(Box::new(Unfinished {
-            current_turn: self.current_turn,
-            slot_open: self.slot_open,
-            slot_step: self.slot_step,
-            slot_usage: self.slot_usage.clone(),
-            carried_usage: self.carried_usage.clone(),
-            live_turns: self.live_turns.len(),
+            current_turn: self.progress.current_turn,
+            slot_open: self.progress.slot_open,
+            slot_step: self.progress.slot_step,
+            slot_usage: self.progress.slot_usage.clone(),
+            carried_usage: self.progress.carried_usage.clone(),
+            live_turns: self.progress.live_turns.len(),
             steps: self.replay.steps.len(),
             turns: self.replay.turns.len(),
             unattached_usage: self.replay.unattached_usage.len(),
             last_without_usage: self.replay.steps.last().is_some_and(|s| s.usage.is_none()),
         }));
-        let wants_request = (self.slot_open && self.slot_step.is_none()) || self.last_was_input;
+        let wants_request = (self.progress.slot_open && self.progress.slot_step.is_none())
+            || self.progress.last_was_input;
         let history_len = self.epoch_len();
         let covered = self
             .replay
@@ -742,9 +706,12 @@ impl State<'_> {
             let line = self.rollout.records.last().map_or(0, |r| r.line);
             self.new_step(line, true);
         }
-        for usage in [self.slot_usage.take(), self.carried_usage.take()]
-            .into_iter()
-            .flatten()
+        for usage in [
+            self.progress.slot_usage.take(),
+            self.progress.carried_usage.take(),
+        ]
+        .into_iter()
+        .flatten()
         {
             match self.replay.steps.last_mut().filter(|s| s.usage.is_none()) {
                 Some(step) => step.usage = Some(usage),
@@ -774,12 +741,12 @@ impl State<'_> {
             last.usage = None;
         }
         replay.unattached_usage.truncate(u.unattached_usage);
-        self.live_turns.truncate(u.live_turns);
-        self.current_turn = u.current_turn;
-        self.slot_open = u.slot_open;
-        self.slot_step = u.slot_step;
-        self.slot_usage = u.slot_usage;
-        self.carried_usage = u.carried_usage;
+        self.progress.live_turns.truncate(u.live_turns);
+        self.progress.current_turn = u.current_turn;
+        self.progress.slot_open = u.slot_open;
+        self.progress.slot_step = u.slot_step;
+        self.progress.slot_usage = u.slot_usage;
+        self.progress.carried_usage = u.carried_usage;
     }
 }
 

@@ -19,8 +19,8 @@ impl State<'_> {
             None => (self.rebuild_compacted(&compacted.message, line), true),
         };
         self.replay.epochs.new_list_from(entries);
-        self.boundaries.clear();
-        self.scanned = 0;
+        self.progress.boundaries.clear();
+        self.progress.scanned = 0;
         let epoch = self.epoch();
         self.replay.checkpoints.push(Checkpoint {
             line,
@@ -38,8 +38,8 @@ impl State<'_> {
     /// (`0.58.0/auto_compaction`: only its `token_count`): the step is added here, its input
     /// the history so far.
     fn compaction_step(&mut self, line: usize) -> Option<super::Observation> {
-        let answered = self.slot_step.filter(|&step| {
-            !self.last_was_input
+        let answered = self.progress.slot_step.filter(|&step| {
+            !self.progress.last_was_input
                 && step + 1 == self.replay.steps.len()
                 && self.replay.steps[step].epoch == self.epoch()
                 && !self.replay.steps[step].pending
@@ -53,15 +53,22 @@ impl State<'_> {
             None => {
                 // Nothing to compact: no request to list. Both are taken: the compaction's
                 // request used whichever there is.
-                let (slot, carried) = (self.slot_usage.take(), self.carried_usage.take());
+                let (slot, carried) = (
+                    self.progress.slot_usage.take(),
+                    self.progress.carried_usage.take(),
+                );
                 return slot.or(carried);
             }
         };
         self.replay.steps[step].compaction = true;
         if self.replay.steps[step].usage.is_none() {
-            self.replay.steps[step].usage = self.slot_usage.take().or(self.carried_usage.take());
+            self.replay.steps[step].usage = self
+                .progress
+                .slot_usage
+                .take()
+                .or(self.progress.carried_usage.take());
         }
-        self.last_was_input = false;
+        self.progress.last_was_input = false;
         self.replay.steps[step].usage.clone()
     }
 

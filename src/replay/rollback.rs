@@ -22,13 +22,13 @@ impl State<'_> {
             });
             return;
         }
-        let kept = self.boundaries.partition_point(|&b| b < cut);
-        let dropped = self.boundaries.len() - kept;
-        self.boundaries.truncate(kept);
-        self.scanned = cut;
+        let kept = self.progress.boundaries.partition_point(|&b| b < cut);
+        let dropped = self.progress.boundaries.len() - kept;
+        self.progress.boundaries.truncate(kept);
+        self.progress.scanned = cut;
         // Mark the newest surviving turns as rolled back, newest first.
         for _ in 0..dropped {
-            match self.live_turns.pop() {
+            match self.progress.live_turns.pop() {
                 Some(turn) => self.replay.turns[turn].rolled_back = true,
                 None => break,
             }
@@ -40,7 +40,7 @@ impl State<'_> {
             dropped_turns: dropped,
             epoch: self.replay.epochs.len() - 1,
         });
-        self.last_was_input = cut > 0;
+        self.progress.last_was_input = cut > 0;
         self.open_slot();
     }
 
@@ -49,7 +49,7 @@ impl State<'_> {
         let rollout = self.rollout;
         let epoch = self.epoch();
         let len = self.epoch_len();
-        let boundaries = &self.boundaries;
+        let boundaries = &self.progress.boundaries;
         let n = usize::try_from(num_turns).unwrap_or(usize::MAX);
         let mut cut = if n == 0 || boundaries.is_empty() {
             len
@@ -68,7 +68,7 @@ impl State<'_> {
             ));
         }
         // Contextual messages just above the cut go with the turn they introduced.
-        let first = self.boundaries.first().copied();
+        let first = self.progress.boundaries.first().copied();
         if let Some(first) = first
             && cut < len
         {
