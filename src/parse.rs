@@ -26,13 +26,26 @@ use line::{Envelope, LineError, LineKind};
 pub use line::unix_seconds;
 
 /// How strict loading is, and how many threads may read lines.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
     /// Any skipped line is an error.
     pub strict: bool,
     /// Threads that may read parts of the input at once (0 or 1: the calling thread only).
     /// The result does not depend on it.
     pub threads: Threads,
+    /// The fewest bytes worth a thread of their own (default 1 MiB): the input is cut into at
+    /// most one part per this many bytes. Tests set it small, to cut small inputs.
+    pub min_part_bytes: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            strict: false,
+            threads: Threads::default(),
+            min_part_bytes: 1 << 20,
+        }
+    }
 }
 
 /// Why a file could not be loaded at all.
@@ -82,7 +95,12 @@ pub fn load(
     let generation = head.generation;
     let mut parts = vec![head];
     if !stopped {
-        let ranges = split_at_newlines(&bytes, rest..bytes.len(), options.threads.count);
+        let ranges = split_at_newlines(
+            &bytes,
+            rest..bytes.len(),
+            options.threads.count,
+            options.min_part_bytes,
+        );
         parts.extend(crate::parallel::map(ranges.len(), options.threads, |k| {
             let mut part = Loader {
                 generation,
@@ -152,13 +170,15 @@ pub fn load_more(rollout: &mut Rollout, bytes: Bytes, from: usize, lines: usize)
     lines + part.lines
 }
 
-/// A part smaller than this is not worth a thread (tests cut parts a few lines long).
-const MIN_PART_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
-
-/// Cut `range`, which starts at a line start, into up to `count` parts of about the same size,
-/// each but the last ending just after a newline.
-fn split_at_newlines(bytes: &[u8], range: Range<usize>, count: usize) -> Vec<Range<usize>> {
-    let count = count.min(range.len() / MIN_PART_BYTES).max(1);
+/// Cut `range`, which starts at a line start, into up to `count` parts of about the same size
+/// and at least `min_bytes` each, each but the last ending just after a newline.
+fn split_at_newlines(
+    bytes: &[u8],
+    range: Range<usize>,
+    count: usize,
+    min_bytes: usize,
+) -> Vec<Range<usize>> {
+    let count = count.min(range.len() / min_bytes.max(1)).max(1);
     let size = range.len() / count;
     let mut parts = Vec::with_capacity(count);
     let mut start = range.start;

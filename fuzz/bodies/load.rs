@@ -9,6 +9,8 @@ use promptc::{LoadOptions, Session};
 pub fn run(data: &[u8], threads: usize) -> Option<Vec<String>> {
     let options = LoadOptions {
         threads: Threads::new(threads),
+        // Parts of a few lines: the split and join is fuzzed on small inputs too.
+        min_part_bytes: 64,
         ..LoadOptions::default()
     };
     let session = Session::load("fuzz", data.to_vec(), options).ok()?;

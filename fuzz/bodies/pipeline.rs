@@ -73,6 +73,8 @@ fn load(name: &str, bytes: &[u8], threads: Threads) -> Option<Session> {
         bytes.to_vec(),
         LoadOptions {
             threads,
+            // Parts of a few lines: the split and join is fuzzed on small inputs too.
+            min_part_bytes: 64,
             ..LoadOptions::default()
         },
     )

@@ -162,6 +162,7 @@ fn strict_mode_fails_on_the_first_skipped_line() {
         LoadOptions {
             strict: true,
             threads: Threads::new(1),
+            ..LoadOptions::default()
         },
     );
     match result {
@@ -242,6 +243,8 @@ fn parallel_parts_load_exactly_like_one_thread() {
                         LoadOptions {
                             strict,
                             threads: Threads::new(threads),
+                            // Parts a few lines long.
+                            min_part_bytes: 64,
                         },
                     )
                 )
@@ -253,6 +256,7 @@ fn parallel_parts_load_exactly_like_one_thread() {
                 LoadOptions {
                     strict,
                     threads: Threads::new(1),
+                    ..LoadOptions::default()
                 },
             ) {
                 assert!(

@@ -77,6 +77,7 @@ pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
         promptc::LoadOptions {
             strict: input.strict,
             threads: threads(),
+            ..promptc::LoadOptions::default()
         },
     )?;
     warn_skipped(&session, 0..session.rollout.skipped.len(), context);

@@ -172,6 +172,7 @@ impl Followed {
                 promptc::LoadOptions {
                     strict: false,
                     threads: threads(),
+                    ..promptc::LoadOptions::default()
                 },
             )
             .map_err(|e| format!("{e:#}"))
