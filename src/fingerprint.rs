@@ -305,7 +305,9 @@ impl Planner {
     /// instructions and params depend on its turn context alone, and are worked out on another
     /// thread meanwhile (when `options.threads` allows one and there are enough steps). The
     /// request fingerprints, which need both, are spread over the threads afterwards.
-    pub fn extend(&mut self, session: &Session, unchanged: usize) {
+    ///
+    /// Returns how many of the first steps kept their plan (none when planned again).
+    pub fn extend(&mut self, session: &Session, unchanged: usize) -> usize {
         let planned = self.views.is_some() || !self.checkpoint_of_epoch.is_empty();
         if (unchanged == 0 && planned) || session.rollout.meta.is_some() != self.meta {
             *self = Planner::new(session, &self.options);
@@ -323,7 +325,7 @@ impl Planner {
         plan.first_seen = std::sync::OnceLock::new();
         extend_checkpoints(session, &mut self.checkpoint_of_epoch);
         let Some(first) = replay.steps.get(from) else {
-            return;
+            return from;
         };
         let options = &self.options;
         // The lists are the plan's: lent to the builder for these steps.
@@ -429,6 +431,7 @@ impl Planner {
         }
         plan.views
             .extend(views.iter().map(|&(list, len, _)| (list, len)));
+        from
     }
 }
 

@@ -270,8 +270,10 @@ fn grow(
 ) -> usize {
     let lines = crate::parse::load_more(&mut session.rollout, bytes, from, lines);
     let unchanged = crate::replay::replay_more(&session.rollout, &mut session.replay);
-    planner.extend(session, unchanged);
-    rows.truncate(unchanged);
+    // The plan of every step is made again when the session's meta arrived late.
+    // Every step is planned again when the session's meta arrived since: its rows too.
+    let kept = planner.extend(session, unchanged);
+    rows.truncate(kept);
     crate::cache::analyze_more(session, planner.plan(), rows);
     lines
 }
@@ -524,6 +526,72 @@ mod tests {
             assert!(!session.replay.approximations.is_empty() || found);
             assert!(!rows.is_empty());
         }
+    }
+
+    /// A `session_meta` that arrives after two steps (its instructions count in every request)
+    /// plans every step again: the rows of the earlier steps are made again too.
+    #[test]
+    fn a_late_session_meta_changes_the_earlier_rows() {
+        let line = |kind: &str, payload: &str| {
+            format!(
+                r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"{kind}","payload":{payload}}}"#
+            )
+        };
+        let user = |text: &str| {
+            line(
+                "response_item",
+                &format!(
+                    r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#
+                ),
+            )
+        };
+        let answer = line(
+            "response_item",
+            r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#,
+        );
+        let meta = line(
+            "session_meta",
+            r#"{"id":"019b0000-0000-7000-8000-000000000001","base_instructions":{"text":"Some instructions, a few tokens long."}}"#,
+        );
+        let lines = [
+            user("one"),
+            answer.clone(),
+            user("two"),
+            answer.clone(),
+            meta,
+            user("three"),
+            answer,
+        ];
+        let bytes = (lines.join("\n") + "\n").into_bytes();
+        let options = PlanOptions {
+            estimate_tokens: true,
+            ..PlanOptions::default()
+        };
+        let cut = lines[..4].iter().map(|l| l.len() + 1).sum::<usize>();
+        let mut session =
+            Session::load("late", bytes[..cut].to_vec(), LoadOptions::default()).unwrap();
+        let mut planner = Planner::new(&session, &options);
+        planner.extend(&session, 0);
+        let mut rows = crate::cache::analyze(&session, planner.plan());
+        assert_eq!(session.replay.steps.len(), 2);
+        let before = rows[0].estimated_input;
+        super::grow(
+            &mut session,
+            &mut planner,
+            &mut rows,
+            bytes.clone().into(),
+            cut,
+            4,
+        );
+        let whole = Session::load("late", bytes, LoadOptions::default()).unwrap();
+        let plan = plan(&whole, &options);
+        let whole_rows = crate::cache::analyze(&whole, &plan);
+        // The instructions now count in the first request.
+        assert!(whole_rows[0].estimated_input > before, "{whole_rows:?}");
+        assert_eq!(
+            outputs(&session, planner.plan(), &rows),
+            outputs(&whole, &plan, &whole_rows)
+        );
     }
 
     /// Lines that cannot bring an event are not loaded: no events, no load.
