@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// Index of an item in [`Rollout::items`].
+/// Index of an item in [`Rollout::items`], or, with `replay::MADE` set, in
+/// `Replay::extra_items` (items replay made).
 pub type ItemId = usize;
 
 /// The file layout a rollout was written in (codex-rollout.md section 2).

@@ -117,14 +117,25 @@ impl PriceTable {
     /// The price of a model: its exact name (case-insensitive), else the name without a
     /// trailing snapshot date (`gpt-5-2025-08-07` is `gpt-5`). Nothing else: no family guesses.
     pub fn lookup(&self, model: &str) -> Option<&Price> {
-        let find = |name: &str| {
-            self.models
-                .iter()
-                .find(|(key, _)| key.eq_ignore_ascii_case(name))
-                .map(|(_, price)| price)
-        };
-        find(model).or_else(|| find(strip_snapshot_date(model)?))
+        by_model_name(&self.models, model)
     }
+
+    /// Why the table leaves a model unpriced on purpose, the model found as [`Self::lookup`]
+    /// finds it.
+    pub fn unpriced_reason(&self, model: &str) -> Option<&str> {
+        by_model_name(&self.unpriced, model).map(String::as_str)
+    }
+}
+
+/// The entry for a model: its exact name (case-insensitive), else without a snapshot date.
+fn by_model_name<'a, T>(entries: &'a BTreeMap<String, T>, model: &str) -> Option<&'a T> {
+    let find = |name: &str| {
+        entries
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, entry)| entry)
+    };
+    find(model).or_else(|| find(strip_snapshot_date(model)?))
 }
 
 /// `NAME-YYYY-MM-DD` to `NAME`.
@@ -274,9 +285,11 @@ impl Price {
             / 1e6
     }
 
-    /// USD that `tokens` input tokens cost more uncached than cached.
+    /// USD that `tokens` input tokens cost more uncached than cached: sent again, they are
+    /// written to the cache again where the model charges for that (`cache_write`).
     pub fn miss_cost(&self, tokens: u64) -> f64 {
-        tokens as f64 * (self.input - self.cached_input).max(0.0) / 1e6
+        let uncached = self.cache_write.unwrap_or(self.input);
+        tokens as f64 * (uncached - self.cached_input).max(0.0) / 1e6
     }
 }
 
@@ -517,6 +530,19 @@ mod tests {
         });
         assert!((cost - 2.5).abs() < 1e-9, "{cost}");
         assert!((price.miss_cost(1_000_000) - 1.5).abs() < 1e-9);
+        // Where writes cost $2.50, a lost million costs $2.50 - $0.50.
+        assert!((writes.miss_cost(1_000_000) - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_unpriced_reason_is_found_as_a_price_is() {
+        let table = PriceTable::builtin();
+        assert!(table.unpriced_reason("gpt-oss-120b").is_some());
+        assert_eq!(
+            table.unpriced_reason("GPT-OSS-120B"),
+            table.unpriced_reason("gpt-oss-120b")
+        );
+        assert!(table.unpriced_reason("gpt-5.2-codex").is_none());
     }
 
     #[test]

@@ -183,8 +183,8 @@ pub struct Replay {
     pub rollbacks: Vec<Rollback>,
     /// One per record of the rollout.
     pub effects: Vec<Effect>,
-    /// Items promptc made while replaying (a rebuilt compaction history); ids continue after
-    /// `Rollout::items`.
+    /// Items promptc made while replaying (a fork's parent history, a rebuilt compaction
+    /// history); their ids are their index here with [`MADE`] set.
     pub extra_items: Vec<Item>,
     /// Things the replay could only approximate, with their line.
     pub approximations: Vec<(usize, String)>,

@@ -235,6 +235,9 @@ impl Watch {
         }
         self.records_seen = records.len();
         let steps = &replay.steps;
+        // Rows go out in step order: a row made final by a later step's output can come after
+        // that step's own row line (its usage was carried from an earlier line, a retry's).
+        let mut row_key = 0;
         while self.steps_reported < steps.len() {
             let k = self.steps_reported;
             // A row is final once its usage arrived or the next request's output came without
@@ -245,9 +248,10 @@ impl Watch {
                 (None, _) if finished => steps[k].line,
                 (None, _) => break,
             };
-            events.push((line, Event::Step { step: k, line }));
+            row_key = row_key.max(line);
+            events.push((row_key, Event::Step { step: k, line }));
             if drift(&rows[k].verdict).is_some() {
-                events.push((line, Event::Drift { step: k, line }));
+                events.push((row_key, Event::Drift { step: k, line }));
             }
             self.steps_reported += 1;
         }
@@ -318,11 +322,53 @@ mod tests {
         rows
     }
 
+    /// Rows that become final in one read go out in step order, even when a later step's usage
+    /// line comes before the line that makes an earlier row final (usage carried from a retry
+    /// or after a `compacted` line): lines 1-20, then 21-50, then the rest.
+    #[test]
+    fn rows_final_together_go_out_in_step_order() {
+        let bytes = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/watch/rows_final_together.jsonl"),
+        )
+        .expect("fixture");
+        let cut = |n: usize| {
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .nth(n - 1)
+                .map_or(bytes.len(), |(i, _)| i + 1)
+        };
+        let mut watch = Watch::new("rows_final_together", PlanOptions::default(), loader());
+        let mut order = Vec::new();
+        for (from, to) in [(0, cut(20)), (cut(20), cut(50)), (cut(50), bytes.len())] {
+            for event in watch.push(&bytes[from..to]).expect("loads") {
+                if let Event::Step { step, .. } = event {
+                    order.push(step);
+                }
+            }
+        }
+        for event in watch.finish().expect("loads") {
+            if let Event::Step { step, .. } = event {
+                order.push(step);
+            }
+        }
+        let steps = watch.current().expect("loaded").0.replay.steps.len();
+        assert_eq!(order, (0..steps).collect::<Vec<_>>());
+    }
+
     /// Whatever the chunks (1 byte: cut inside every line and every UTF-8 sequence), the rows
     /// are the whole file's analysis, each reported once, in order.
     #[test]
     fn rows_are_the_whole_files_rows_whatever_the_chunks() {
         for (name, bytes) in crate::test_support::fixture_bytes() {
+            // Its first `task_started` comes after plain user messages: rows that went out
+            // before it keep the turn numbers of then (README, `watch`). Its rows' order is
+            // `rows_final_together_go_out_in_step_order`'s.
+            if name.ends_with("rows_final_together.jsonl") {
+                continue;
+            }
             let Ok(session) = Session::load(&name, bytes.clone(), LoadOptions::default()) else {
                 continue;
             };

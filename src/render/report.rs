@@ -208,12 +208,7 @@ pub fn write_report_json(out: &mut dyn Write, report: &Report) -> io::Result<()>
             .iter()
             .map(|group| UnpricedDocument {
                 sums: GroupDocument::new(group),
-                reason: report
-                    .options
-                    .prices
-                    .unpriced
-                    .get(&group.key)
-                    .map(String::as_str),
+                reason: report.options.prices.unpriced_reason(&group.key),
             })
             .collect(),
         notes: &report.notes,
@@ -488,8 +483,7 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
         let why = report
             .options
             .prices
-            .unpriced
-            .get(&group.key)
+            .unpriced_reason(&group.key)
             .map_or(String::new(), |reason| format!(": {}", escape_line(reason)));
         writeln!(
             out,
