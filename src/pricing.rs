@@ -33,15 +33,12 @@ pub struct Price {
     pub source: Option<String>,
     /// The day (`YYYY-MM-DD`, UTC) this price took effect; none: always.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
+    pub from: Option<Date>,
     /// The model's earlier prices, each with its `from`: a request dated before this price's
     /// `from` is priced at the latest of them that had taken effect (the oldest for a request
     /// dated before them all).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Price>,
-    /// `from`, read.
-    #[serde(skip)]
-    from_day: Option<Date>,
 }
 
 /// A price table: `{"as_of": "...", "source": "...", "replace": false, "models": {NAME: Price}}`.
@@ -171,7 +168,6 @@ impl Price {
             source: None,
             from: None,
             history: Vec::new(),
-            from_day: None,
         }
     }
 
@@ -183,22 +179,22 @@ impl Price {
             problem,
         };
         self.check_one(model)?;
-        for price in &mut self.history {
+        for price in &self.history {
             price.check_one(model)?;
         }
         if self.history.is_empty() {
             return Ok(());
         }
-        let Some(current) = self.from_day else {
+        let Some(current) = self.from else {
             return Err(dates(
                 "a price with a history needs its own \"from\"".into(),
             ));
         };
-        self.history.sort_by_key(|price| price.from_day);
+        self.history.sort_by_key(|price| price.from);
         let mut previous = None;
         for price in &self.history {
             let day = price
-                .from_day
+                .from
                 .ok_or_else(|| dates("each earlier price needs a \"from\"".into()))?;
             if !price.history.is_empty() {
                 return Err(dates(
@@ -215,8 +211,8 @@ impl Price {
         Ok(())
     }
 
-    /// Numbers that are prices, and `from` a date.
-    fn check_one(&mut self, model: &str) -> Result<(), PriceError> {
+    /// Numbers that are prices.
+    fn check_one(&self, model: &str) -> Result<(), PriceError> {
         for (field, value) in [
             ("input", self.input),
             ("cached_input", self.cached_input),
@@ -231,24 +227,12 @@ impl Price {
                 });
             }
         }
-        self.from_day = match &self.from {
-            None => None,
-            Some(text) => Some(
-                text.parse::<Date>()
-                    .ok()
-                    .filter(|day| day.to_string() == *text)
-                    .ok_or_else(|| PriceError::Dates {
-                        model: model.to_string(),
-                        problem: format!("from {text:?} is not a YYYY-MM-DD date"),
-                    })?,
-            ),
-        };
         Ok(())
     }
 
     /// The price in effect on the UTC day of `unix_seconds` (the current one when undated).
     pub fn at(&self, unix_seconds: Option<i64>) -> &Price {
-        let (Some(current), Some(seconds)) = (self.from_day, unix_seconds) else {
+        let (Some(current), Some(seconds)) = (self.from, unix_seconds) else {
             return self;
         };
         if self.history.is_empty() {
@@ -264,7 +248,7 @@ impl Price {
         self.history
             .iter()
             .rev()
-            .find(|price| price.from_day.is_some_and(|from| from <= day))
+            .find(|price| price.from.is_some_and(|from| from <= day))
             .or_else(|| self.history.first())
             .unwrap_or(self)
     }
@@ -443,8 +427,17 @@ mod tests {
                 .to_string()
         };
         let p = r#""input":1,"cached_input":0.1,"output":2"#;
-        assert!(refused(&format!(r#"{{{p},"from":"2030-1-5"}}"#)).contains("not a YYYY-MM-DD"));
-        assert!(refused(&format!(r#"{{{p},"from":"2030-02-30"}}"#)).contains("2030-02-30"));
+        // jiff's words, with where in the file.
+        let message = refused(&format!(r#"{{{p},"from":"2030-1-5"}}"#));
+        assert!(
+            message.contains("month") && message.contains("column"),
+            "{message}"
+        );
+        let message = refused(&format!(r#"{{{p},"from":"2030-02-30"}}"#));
+        assert!(
+            message.contains("day") && message.contains("2030-02"),
+            "{message}"
+        );
         // A history needs the current price's day, and a day on each earlier price before it.
         let earlier = |from: &str| format!(r#"{{{p},"from":"{from}"}}"#);
         assert!(
