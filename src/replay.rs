@@ -224,6 +224,12 @@ impl Replay {
         }
     }
 
+    /// Keep an item replay made: its id.
+    fn push_made(&mut self, item: Item) -> ItemId {
+        self.extra_items.push(item);
+        MADE | (self.extra_items.len() - 1)
+    }
+
     /// An index for the items of `rollout` and this replay, without gaps: the file's items,
     /// then replay's.
     pub fn dense_index(&self, rollout: &Rollout, id: ItemId) -> usize {
@@ -414,8 +420,7 @@ pub fn replay_with_base(rollout: &Rollout, base: Vec<Item>, line: usize) -> Repl
     replay.resume.base = (base.len(), line);
     let mut state = State::resume(rollout, replay);
     for item in base {
-        state.replay.extra_items.push(item);
-        let id = MADE | (state.replay.extra_items.len() - 1);
+        let id = state.replay.push_made(item);
         state.push_entry(HistoryEntry {
             item: id,
             line,

@@ -214,11 +214,11 @@ impl Watch {
             let event = match (effect, &record.kind) {
                 (Effect::Compaction, _) => Event::Compaction { line },
                 (Effect::Rollback, _) => {
+                    // Rollbacks are in line order: a search, not a scan per rollback.
                     let turns = replay
                         .rollbacks
-                        .iter()
-                        .find(|r| r.line == line)
-                        .map_or(0, |r| r.dropped_turns);
+                        .binary_search_by_key(&line, |r| r.line)
+                        .map_or(0, |i| replay.rollbacks[i].dropped_turns);
                     Event::Rollback { line, turns }
                 }
                 (Effect::TurnLifecycle, RecordKind::Event(e))
@@ -274,7 +274,6 @@ fn grow(
 ) -> usize {
     let lines = crate::parse::load_more(&mut session.rollout, bytes, from, lines);
     let unchanged = crate::replay::replay_more(&session.rollout, &mut session.replay);
-    // The plan of every step is made again when the session's meta arrived late.
     // Every step is planned again when the session's meta arrived since: its rows too.
     let kept = planner.extend(session, unchanged);
     rows.truncate(kept);

@@ -178,7 +178,7 @@ impl State<'_> {
         })
         .to_string();
         let digest = Some(crate::hash::hash("item", json.as_bytes()));
-        self.replay.extra_items.push(Item {
+        self.replay.push_made(Item {
             text: Text::Owned(json.into_boxed_str()),
             kind: ItemKind::Message,
             type_name: "message".into(),
@@ -190,7 +190,6 @@ impl State<'_> {
             line,
             wire: None,
             digest,
-        });
-        super::MADE | (self.replay.extra_items.len() - 1)
+        })
     }
 }
