@@ -36,40 +36,34 @@ static ROLLOUT: LazyLock<Vec<u8>> =
     });
 
 fn load_session() -> Session {
-    Session::load("bench.jsonl", ROLLOUT.clone(), LoadOptions::default()).expect("rollout loads")
+    Session::load("bench.jsonl", &**ROLLOUT, LoadOptions::default()).expect("rollout loads")
 }
 
 /// Bytes to records.
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn parse(bencher: Bencher) {
-    bencher
-        .counter(BytesCount::new(ROLLOUT.len()))
-        .with_inputs(|| ROLLOUT.clone())
-        .bench_values(|bytes| {
-            promptc::parse::load("bench.jsonl", bytes, LoadOptions::default())
-                .expect("rollout loads")
-        });
+    bencher.counter(BytesCount::new(ROLLOUT.len())).bench(|| {
+        promptc::parse::load("bench.jsonl", &**ROLLOUT, LoadOptions::default())
+            .expect("rollout loads")
+    });
 }
 
 /// Records to raw history, turns and steps.
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn replay(bencher: Bencher) {
-    let rollout = promptc::parse::load("bench.jsonl", ROLLOUT.clone(), LoadOptions::default())
+    let rollout = promptc::parse::load("bench.jsonl", &**ROLLOUT, LoadOptions::default())
         .expect("rollout loads");
     bencher
         .counter(ItemsCount::new(rollout.records.len()))
         .bench(|| promptc::replay::replay(&rollout));
 }
 
-/// `Session::load`: parse + replay, from owned bytes.
+/// `Session::load`: parse + replay.
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn session_load(bencher: Bencher) {
-    bencher
-        .counter(BytesCount::new(ROLLOUT.len()))
-        .with_inputs(|| ROLLOUT.clone())
-        .bench_values(|bytes| {
-            Session::load("bench.jsonl", bytes, LoadOptions::default()).expect("rollout loads")
-        });
+    bencher.counter(BytesCount::new(ROLLOUT.len())).bench(|| {
+        Session::load("bench.jsonl", &**ROLLOUT, LoadOptions::default()).expect("rollout loads")
+    });
 }
 
 /// `fingerprint::plan` on one thread: every step's request, compiled and hashed (what
@@ -124,14 +118,10 @@ fn rewrites<const CYCLES: usize>(bencher: Bencher, kind: &str) {
     };
     let bytes = generate_rewrites(kind, CYCLES);
     let options = promptc::fingerprint::PlanOptions::default();
-    bencher
-        .counter(ItemsCount::new(CYCLES))
-        .with_inputs(|| bytes.clone())
-        .bench_values(|bytes| {
-            let session =
-                Session::load("bench.jsonl", bytes, LoadOptions::default()).expect("loads");
-            promptc::fingerprint::plan(&session, &options)
-        });
+    bencher.counter(ItemsCount::new(CYCLES)).bench(|| {
+        let session = Session::load("bench.jsonl", &bytes, LoadOptions::default()).expect("loads");
+        promptc::fingerprint::plan(&session, &options)
+    });
 }
 
 // --- a small deterministic Era-B rollout generator ------------------------------------------------

@@ -10,9 +10,9 @@
 //! `tests/conformance/<version>/<scenario>/` (CONFORMANCE.md); each cites the case that shows it.
 //! What the rules cannot tell is `null` in the compiled body and named in its approximations.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::model::RecordKind;
+use crate::model::{Event, EventKind, RecordKind, TurnContext};
 use crate::session::Session;
 
 /// A generation of Codex builds that send requests of the same shape.
@@ -100,8 +100,8 @@ impl Build {
     }
 
     /// Tell the generation from a `turn_context` payload's keys (newest evidence first).
-    pub fn identify(turn_context: &Map<String, Value>) -> Option<Build> {
-        let has = |key: &str| turn_context.contains_key(key);
+    pub fn identify(turn_context: &TurnContext) -> Option<Build> {
+        let has = |key: &str| turn_context.has_key(key);
         Some(if has("root_turn_id") {
             Build::V0_162
         } else if has("comp_hash") {
@@ -395,30 +395,26 @@ pub fn request_shape(session: &Session, step: usize) -> RequestShape {
     let Some(context) = session.replay.steps[step].context else {
         return RequestShape::default();
     };
-    let payload = |index: usize| -> Option<Map<String, Value>> {
-        let line: Value =
-            serde_json::from_slice(rollout.line_bytes(&rollout.records[index])).ok()?;
-        match line {
-            Value::Object(mut map) => match map.remove("payload") {
-                Some(Value::Object(payload)) => Some(payload),
-                _ => None,
-            },
-            _ => None,
-        }
+    let build = match &rollout.records[context].kind {
+        RecordKind::TurnContext(turn_context) => Build::identify(turn_context),
+        _ => None,
     };
-    let build = payload(context).and_then(|tc| Build::identify(&tc));
     let step_line = session.replay.steps[step].line;
     let mut thread_summary = None;
     if build.is_some_and(|b| b >= Build::V0_152) {
-        let last = (0..rollout.records.len()).rev().find(|&i| {
-            let record = &rollout.records[i];
-            record.line < step_line
-                && matches!(&record.kind, RecordKind::Event(e) if e.type_name == "thread_settings_applied")
-        });
-        thread_summary = last
-            .and_then(payload)
-            .and_then(|p| p.get("thread_settings")?.get("reasoning_summary").cloned())
-            .and_then(|s| s.as_str().map(str::to_string));
+        thread_summary = rollout
+            .records
+            .iter()
+            .rev()
+            .filter(|record| record.line < step_line)
+            .find_map(|record| match &record.kind {
+                RecordKind::Event(Event {
+                    kind: EventKind::ThreadSettingsApplied { reasoning_summary },
+                    ..
+                }) => Some(reasoning_summary.as_deref().map(str::to_string)),
+                _ => None,
+            })
+            .flatten();
     }
     let unrecorded_build = match (build, rollout.meta.as_ref()) {
         (Some(build), Some(meta)) => meta
@@ -447,8 +443,16 @@ pub fn derived_id(thread_id: &str, bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn keys(keys: &[&str]) -> Map<String, Value> {
-        keys.iter().map(|k| (k.to_string(), Value::Null)).collect()
+    fn keys(keys: &[&str]) -> TurnContext {
+        let build_keys = TurnContext::BUILD_KEYS
+            .iter()
+            .enumerate()
+            .filter(|(_, key)| keys.contains(key))
+            .fold(0, |bits, (k, _)| bits | 1 << k);
+        TurnContext {
+            build_keys,
+            ..TurnContext::default()
+        }
     }
 
     #[test]

@@ -9,7 +9,6 @@ use std::cmp::Ordering;
 use std::path::Path;
 
 use crate::content::{is_turn_boundary, message_texts};
-use crate::model::Bytes;
 use crate::parse::{LoadError, LoadOptions};
 use crate::session::Session;
 
@@ -151,7 +150,7 @@ impl SessionSummary {
 }
 
 /// Load and replay a rollout's bytes (decompressed) and summarize it. `name` is used in errors.
-pub fn summarize(name: &str, bytes: impl Into<Bytes>) -> Result<SessionSummary, LoadError> {
+pub fn summarize(name: &str, bytes: impl AsRef<[u8]>) -> Result<SessionSummary, LoadError> {
     let session = Session::load(name, bytes, LoadOptions::default())?;
     Ok(summarize_session(&session))
 }
@@ -179,7 +178,7 @@ pub fn summarize_session(session: &Session) -> SessionSummary {
             .saturating_add(usage.usage.cached_input_tokens);
     }
     summary.first_user_message = rollout.items.iter().find_map(|item| {
-        let json = || item.json(&rollout.bytes);
+        let json = || item.json();
         is_turn_boundary(item, json).then(|| message_texts(json()).join(" "))
     });
     summary
@@ -322,7 +321,7 @@ mod tests {
     fn no_usage_means_no_hit_rate() {
         let summary = summarize(
             "s.jsonl",
-            br#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#.to_vec(),
+            br#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#,
         )
         .unwrap();
         assert_eq!(summary.cache_hit_rate(), None);

@@ -438,20 +438,14 @@ impl Planner {
 /// Add the checkpoint of each epoch past those in `checkpoint_of_epoch`: the hash of the
 /// compacted line it started from (rollbacks inherit their epoch's).
 fn extend_checkpoints(session: &Session, checkpoint_of_epoch: &mut Vec<Option<Hash>>) {
-    let (replay, rollout) = (&session.replay, &session.rollout);
+    let replay = &session.replay;
     let from = checkpoint_of_epoch.len();
     let mut current = checkpoint_of_epoch.last().copied().flatten();
     let first = replay.checkpoints.partition_point(|c| c.epoch < from);
     let mut compactions = replay.checkpoints[first..].iter().peekable();
     for epoch in from..replay.epochs.len() {
         if let Some(c) = compactions.peek().filter(|c| c.epoch == epoch) {
-            // Records are in line order.
-            let record = rollout
-                .records
-                .binary_search_by_key(&c.line, |r| r.line)
-                .ok()
-                .map(|index| &rollout.records[index]);
-            current = record.map(|r| hash("checkpoint", rollout.line_bytes(r)));
+            current = Some(c.digest);
             compactions.next();
         }
         checkpoint_of_epoch.push(current);

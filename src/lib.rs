@@ -36,7 +36,6 @@ mod proptests;
 #[cfg(test)]
 mod test_support;
 
-pub use model::Bytes;
 pub use parse::{LoadError, LoadOptions};
 pub use session::{SelectError, Session, TurnSelector};
 

@@ -3,7 +3,6 @@
 //! `render::json`.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 /// Index of an item in [`Rollout::items`], or, with `replay::MADE` set, in
 /// `Replay::extra_items` (items replay made).
@@ -37,47 +36,11 @@ impl Generation {
     }
 }
 
-/// The bytes of an input, held by whatever owns them (a `Vec<u8>` the caller read): the library
-/// reads bytes, it does not get them. Dereferences to `[u8]`.
-pub struct Bytes {
-    owner: Box<dyn AsRef<[u8]> + Send + Sync>,
-}
-
-impl Bytes {
-    /// Bytes held by `owner` for as long as the rollout lives.
-    pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Bytes {
-        Bytes {
-            owner: Box::new(owner),
-        }
-    }
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        (*self.owner).as_ref()
-    }
-}
-
-impl From<Vec<u8>> for Bytes {
-    fn from(bytes: Vec<u8>) -> Bytes {
-        Bytes::new(bytes)
-    }
-}
-
-impl std::fmt::Debug for Bytes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Bytes({} bytes)", self.len())
-    }
-}
-
 /// A loaded rollout: every non-blank line is either a [`Record`] or a [`SkippedLine`].
 #[derive(Debug)]
 pub struct Rollout {
     /// How the caller named the input (a path, `-`), used in messages.
     pub name: String,
-    /// The input, byte for byte; records and items point into it.
-    pub bytes: Bytes,
     pub generation: Generation,
     pub records: Vec<Record>,
     pub skipped: Vec<SkippedLine>,
@@ -92,12 +55,7 @@ pub struct Rollout {
 impl Rollout {
     /// The exact JSON text of an item.
     pub fn item_json(&self, id: ItemId) -> &str {
-        self.items[id].json(&self.bytes)
-    }
-
-    /// The exact bytes of a record's line.
-    pub fn line_bytes(&self, record: &Record) -> &[u8] {
-        &self.bytes[record.span.clone()]
+        self.items[id].json()
     }
 
     /// The largest `turn_context`/event era marker seen, for display (`B`, `C`, `D`, or `A`).
@@ -131,37 +89,12 @@ impl Rollout {
 pub struct Record {
     /// 1-based line number.
     pub line: usize,
-    /// Byte range of the line (without its newline).
-    pub span: Range<usize>,
-    pub timestamp: Option<Text>,
     /// `timestamp` in whole seconds since the Unix epoch ([`crate::parse::unix_seconds`]),
     /// read with the line (the idle gaps of cache analysis need it).
     pub unix_seconds: Option<i64>,
     /// The line carried an `ordinal` or a `metadata` sibling (era D).
     pub newer_envelope: bool,
     pub kind: RecordKind,
-}
-
-/// Text of the input or text promptc made: a span of [`Rollout::bytes`] when the text is
-/// written there as it reads (an item's JSON; a string with no escapes, as every timestamp
-/// Codex writes), else its own copy (synthetic outputs, flattened era A′ items, rebuilt
-/// compaction history, a string written with escapes). Spans allocate nothing: a `String` per
-/// line's timestamp was one allocation per line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Text {
-    /// A byte range of [`Rollout::bytes`], already checked to be UTF-8.
-    Span(Range<usize>),
-    Owned(Box<str>),
-}
-
-impl Text {
-    pub fn get<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
-        match self {
-            // Spans are only made over text that was checked to be UTF-8.
-            Text::Span(range) => std::str::from_utf8(&bytes[range.clone()]).unwrap_or(""),
-            Text::Owned(text) => text,
-        }
-    }
 }
 
 /// What a line is.
@@ -229,6 +162,11 @@ pub struct SessionMeta {
     pub base_instructions: Option<String>,
     /// Client-provided tool specs, exact JSON text of each (2026 files).
     pub dynamic_tools: Option<Vec<String>>,
+    /// A fork's point in its parent (0.152+): the parent's lines before it
+    /// (`forked_from_ordinal_exclusive`, else `history_base.end_ordinal_exclusive`) and, when
+    /// written, its byte offset (`history_base.end_byte_offset`).
+    pub fork_ordinal_exclusive: Option<usize>,
+    pub fork_end_byte_offset: Option<usize>,
 }
 
 /// `turn_context` fields promptc uses (codex-rollout.md section 3.2). Not the user and developer
@@ -251,12 +189,39 @@ pub struct TurnContext {
     /// Written by a build that writes a `turn_context` before every request (0.58 to 0.104),
     /// not once per turn: told by the keys of newer builds being absent.
     pub per_request: bool,
+    /// Which of [`TurnContext::BUILD_KEYS`] the payload has (bit `k` for key `k`): the keys
+    /// that tell which Codex build wrote it (`codex_rules::Build::identify`).
+    pub build_keys: u8,
+}
+
+impl TurnContext {
+    /// Keys whose presence tells the Codex build that wrote a `turn_context`.
+    pub const BUILD_KEYS: [&'static str; 8] = [
+        "root_turn_id",
+        "comp_hash",
+        "permission_profile",
+        "current_date",
+        "turn_id",
+        "model",
+        "approval_policy",
+        "sandbox_policy",
+    ];
+
+    /// The payload has `key`, one of [`TurnContext::BUILD_KEYS`].
+    pub fn has_key(&self, key: &str) -> bool {
+        Self::BUILD_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .is_some_and(|k| self.build_keys & (1 << k) != 0)
+    }
 }
 
 /// A `compacted` line.
 #[derive(Debug, Clone)]
 pub struct Compacted {
     pub message: String,
+    /// `hash("checkpoint", line)`: the whole line, what a compaction checkpoint is.
+    pub digest: crate::hash::Hash,
     /// Item ids of `replacement_history`, when the line has one.
     pub replacement: Option<Vec<ItemId>>,
 }
@@ -281,12 +246,19 @@ pub enum EventKind {
     TaskStarted,
     TaskComplete,
     TurnAborted,
-    ThreadRolledBack { num_turns: u64 },
+    ThreadRolledBack {
+        num_turns: u64,
+    },
     // Behind a pointer: token_count lines are a third of a rollout, and the counts would
     // double every record's size.
     TokenCount(Option<std::sync::Arc<TokenInfo>>),
     ContextCompacted,
     UserMessage,
+    /// `thread_settings_applied` (0.152+): the summary setting Codex sends, which
+    /// `turn_context` does not record.
+    ThreadSettingsApplied {
+        reasoning_summary: Option<Box<str>>,
+    },
     Other,
 }
 
@@ -299,7 +271,9 @@ pub struct TokenInfo {
 }
 
 /// One usage snapshot. OpenAI semantics: `cached_input_tokens` is a subset of `input_tokens`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Read as `token_count` writes it, a missing count as 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
 pub struct Usage {
     pub input_tokens: u64,
     pub cached_input_tokens: u64,
@@ -309,10 +283,11 @@ pub struct Usage {
     pub total_tokens: u64,
 }
 
-/// A response item: where its JSON is, and the few fields replay and normalization need.
+/// A response item: its JSON, and the few fields replay and normalization need.
 #[derive(Debug, Clone)]
 pub struct Item {
-    pub text: Text,
+    /// The item's JSON as recorded (its own copy: the loader keeps no line).
+    pub text: Box<str>,
     pub kind: ItemKind,
     /// The item's `type` as written.
     pub type_name: Name,
@@ -337,22 +312,13 @@ pub struct Item {
 
 impl Item {
     /// The exact JSON text of the item.
-    pub fn json<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
-        self.text.get(bytes)
+    pub fn json(&self) -> &str {
+        &self.text
     }
 
     /// The item's JSON as sent to the model.
-    pub fn wire_json<'a>(&'a self, bytes: &'a [u8]) -> &'a str {
-        self.wire.as_deref().unwrap_or_else(|| self.json(bytes))
-    }
-
-    /// The item's JSON bytes as sent, without re-checking UTF-8 (for hashing).
-    pub fn wire_bytes<'a>(&'a self, bytes: &'a [u8]) -> &'a [u8] {
-        match (&self.wire, &self.text) {
-            (Some(wire), _) => wire.as_bytes(),
-            (None, Text::Span(range)) => &bytes[range.clone()],
-            (None, Text::Owned(text)) => text.as_bytes(),
-        }
+    pub fn wire_json(&self) -> &str {
+        self.wire.as_deref().unwrap_or(&self.text)
     }
 
     /// A user-role message.

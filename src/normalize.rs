@@ -10,7 +10,7 @@ use std::sync::Arc;
 use foldhash::HashSet;
 use uuid::Uuid;
 
-use crate::model::{Item, ItemId, ItemKind, Text};
+use crate::model::{Item, ItemId, ItemKind};
 use crate::replay::HistoryEntry;
 use crate::shared::Slice;
 
@@ -121,11 +121,9 @@ pub fn synthetic_output(call: &Item) -> Option<Item> {
         object.insert("output".into(), "aborted".into());
     }
     Some(Item {
-        text: Text::Owned(
-            serde_json::Value::Object(object)
-                .to_string()
-                .into_boxed_str(),
-        ),
+        text: serde_json::Value::Object(object)
+            .to_string()
+            .into_boxed_str(),
         kind,
         type_name: type_name.into(),
         role: None,

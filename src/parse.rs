@@ -10,8 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::{
-    Bytes, Compacted, Generation, Item, Record, RecordKind, Rollout, SessionMeta, SkippedLine,
-    Text, TurnContext,
+    Compacted, Generation, Item, Record, RecordKind, Rollout, SessionMeta, SkippedLine, TurnContext,
 };
 use crate::parallel::Threads;
 
@@ -33,8 +32,9 @@ pub struct LoadOptions {
     /// Threads that may read parts of the input at once (0 or 1: the calling thread only).
     /// The result does not depend on it.
     pub threads: Threads,
-    /// The fewest bytes worth a thread of their own (default 1 MiB): the input is cut into at
-    /// most one part per this many bytes. Tests set it small, to cut small inputs.
+    /// The fewest bytes worth a thread of their own (default 1 MiB): the input (or each piece
+    /// given to [`Loader::push`]) is cut into at most one part per this many bytes. Tests set it
+    /// small, to cut small inputs.
     pub min_part_bytes: usize,
 }
 
@@ -59,6 +59,11 @@ pub enum LoadError {
         line: usize,
         reason: String,
     },
+    #[error("{name}: cannot read: {source}")]
+    Read {
+        name: String,
+        source: std::io::Error,
+    },
     #[error("{name}:{line}{}: {reason} (--strict)", column.map(|c| format!(":{c}")).unwrap_or_default())]
     Strict {
         name: String,
@@ -71,96 +76,256 @@ pub enum LoadError {
 /// Zstandard frame magic, for a friendly message when a compressed file reaches the parser.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
-/// Load a rollout from its bytes. `name` is used in records and messages.
-///
-/// Lines are independent once the file's generation is known (it decides how era A items are
-/// read): the lines up to the first one that shows it are read first, then the rest is cut at
-/// newlines into one part per thread, the parts read side by side and joined in order.
+/// Load a rollout from its bytes: [`load_at`] reading them from memory.
 pub fn load(
     name: &str,
-    bytes: impl Into<Bytes>,
+    bytes: impl AsRef<[u8]>,
     options: LoadOptions,
 ) -> Result<Rollout, LoadError> {
-    let bytes: Bytes = bytes.into();
-    if bytes.starts_with(&ZSTD_MAGIC) {
+    let bytes = bytes.as_ref();
+    let read_at = |offset: u64, buffer: &mut [u8]| {
+        let start = usize::try_from(offset).map_or(bytes.len(), |o| o.min(bytes.len()));
+        let read = buffer.len().min(bytes.len() - start);
+        buffer[..read].copy_from_slice(&bytes[start..start + read]);
+        Ok(read)
+    };
+    load_at(name, bytes.len() as u64, &read_at, options)
+}
+
+/// Positioned reads of an input: `read_at(offset, buffer)` reads the bytes at `offset` into
+/// `buffer` and returns how many it read, 0 at the end, as `pread` does.
+pub type ReadAt<'a> = dyn Fn(u64, &mut [u8]) -> std::io::Result<usize> + Sync + 'a;
+
+/// Load a rollout from an input read at any offset (a file, `len` bytes long when asked),
+/// never held whole: a line is dropped once read, and only what it says is kept (items keep a
+/// copy of their JSON). Lines are independent once the file's generation is known (it decides
+/// how era A items are read): the lines up to the one that shows it are read first, the rest
+/// cut at line starts into one range per thread, each read a piece at a time by its thread
+/// (which never waits for another), and the parts appended in order. Bytes past `len` (a file
+/// that grew meanwhile) come last; a file that shrank or changed gives the lines read.
+pub fn load_at(
+    name: &str,
+    len: u64,
+    read_at: &ReadAt,
+    options: LoadOptions,
+) -> Result<Rollout, LoadError> {
+    let failed = |source| LoadError::Read {
+        name: name.to_string(),
+        source,
+    };
+    let mut magic = [0; ZSTD_MAGIC.len()];
+    if read_at(0, &mut magic).map_err(failed)? == magic.len() && magic == ZSTD_MAGIC {
         return Err(LoadError::NotARollout {
             name: name.to_string(),
             line: 1,
             reason: "zstd-compressed data; decompress it first".into(),
         });
     }
-    let mut head = Loader::default();
-    let rest = head.read(&bytes, 0..bytes.len(), options.strict, true);
-    let stopped = options.strict && !head.skipped.is_empty();
-    let generation = head.generation;
-    let mut parts = vec![head];
-    if !stopped {
-        let ranges = split_at_newlines(
-            &bytes,
-            rest..bytes.len(),
-            options.threads.count,
-            options.min_part_bytes,
-        );
-        parts.extend(crate::parallel::map(ranges.len(), options.threads, |k| {
-            let mut part = Loader {
-                generation,
-                ..Loader::default()
-            };
-            part.read(&bytes, ranges[k].clone(), options.strict, false);
-            part
-        }));
+    // No bigger than the input: a small file is read in one piece.
+    let piece = piece_bytes(options).min(usize::try_from(len).unwrap_or(usize::MAX).max(64 << 10));
+    let mut lines = Lines::default();
+    // The first lines, up to the one that tells the generation (in small pieces: it is nearly
+    // always the first), then the ranges after them, then what the file gained meanwhile.
+    let mut at = 0;
+    if lines
+        .push_from(&mut at, u64::MAX, 64 << 10, read_at, options, true)
+        .map_err(failed)?
+    {
+        let start = at - lines.partial.len() as u64;
+        lines.partial.clear();
+        let end = len.max(start);
+        let bounds = range_bounds(read_at, start..end, options).map_err(failed)?;
+        let generation = lines.part.generation;
+        let parts = crate::parallel::map(bounds.len() - 1, options.threads, |k| {
+            let mut range = Lines::default();
+            range.part.generation = generation;
+            let (mut from, to) = (bounds[k], bounds[k + 1]);
+            range.push_from(&mut from, to, piece, read_at, options, false)?;
+            if to != end {
+                // A line cut by a change of the file, read as it is.
+                range.finish_line(options);
+            }
+            Ok(range)
+        });
+        for range in parts {
+            let range = range.map_err(failed)?;
+            lines.part.append(range.part);
+            // Only the first range to reach `end` may stop in the middle of a line.
+            if !range.partial.is_empty() {
+                lines.partial = range.partial;
+            }
+        }
+        at = end;
+        lines
+            .push_from(&mut at, u64::MAX, piece, read_at, options, false)
+            .map_err(failed)?;
     }
-    let loader = Loader::join(parts);
+    lines.finish_line(options);
+    finish(name, lines.part, options)
+}
+
+/// Lines read from the input's bytes as they come: what they say, and the start of a line
+/// whose newline has not come.
+#[derive(Default)]
+struct Lines {
+    part: Part,
+    partial: Vec<u8>,
+}
+
+impl Lines {
+    /// Read from `*at` up to `end` in pieces of `piece` bytes, until a skipped line when strict,
+    /// and when `head`, until the generation is known: `true` when it stopped for one of these,
+    /// `false` at the input's end.
+    fn push_from(
+        &mut self,
+        at: &mut u64,
+        end: u64,
+        piece: usize,
+        read_at: &ReadAt,
+        options: LoadOptions,
+        head: bool,
+    ) -> std::io::Result<bool> {
+        let mut piece = vec![0; piece.min(usize::try_from(end - *at).unwrap_or(usize::MAX))];
+        while *at < end && !self.stopped(options) && !(head && self.part.generation.is_some()) {
+            let wanted = piece
+                .len()
+                .min(usize::try_from(end - *at).unwrap_or(usize::MAX));
+            match read_at(*at, &mut piece[..wanted])? {
+                0 => return Ok(false),
+                read => {
+                    self.push(&piece[..read], options.strict);
+                    *at += read as u64;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Read the lines `bytes`, the input's next bytes, complete.
+    fn push(&mut self, mut bytes: &[u8], strict: bool) {
+        if !self.partial.is_empty() {
+            let Some(newline) = memchr::memchr(b'\n', bytes) else {
+                self.partial.extend_from_slice(bytes);
+                return;
+            };
+            self.partial.extend_from_slice(&bytes[..=newline]);
+            bytes = &bytes[newline + 1..];
+            let line = std::mem::take(&mut self.partial);
+            self.part.read(&line, strict);
+        }
+        let complete = memchr::memrchr(b'\n', bytes).map_or(0, |newline| newline + 1);
+        self.part.read(&bytes[..complete], strict);
+        self.partial.extend_from_slice(&bytes[complete..]);
+    }
+
+    /// Read the unfinished line as it is (the input ended without its newline).
+    fn finish_line(&mut self, options: LoadOptions) {
+        let line = std::mem::take(&mut self.partial);
+        if !self.stopped(options) {
+            self.part.read(&line, options.strict);
+        }
+    }
+
+    /// Strict loading stops at the first skipped line.
+    fn stopped(&self, options: LoadOptions) -> bool {
+        options.strict && !self.part.skipped.is_empty()
+    }
+}
+
+/// Bytes a thread reads at a time: two of the smallest parts (2 MiB by default: little memory
+/// beside the rollout, few reads); the tests' small parts cut lines across pieces.
+fn piece_bytes(options: LoadOptions) -> usize {
+    options.min_part_bytes.max(1).saturating_mul(2)
+}
+
+/// Where the ranges of `range` start, one per thread (each at least `min_part_bytes` long),
+/// then `range.end`: about equal cuts, each moved to the next line start.
+fn range_bounds(
+    read_at: &ReadAt,
+    range: Range<u64>,
+    options: LoadOptions,
+) -> std::io::Result<Vec<u64>> {
+    let length = range.end - range.start;
+    let count = (options.threads.count as u64)
+        .min(length / options.min_part_bytes.max(1) as u64)
+        .max(1);
+    let mut bounds = vec![range.start];
+    for k in 1..count {
+        let cut = (range.start + length * k / count).max(bounds[bounds.len() - 1]);
+        bounds.push(next_line_start(read_at, cut, range.end)?);
+    }
+    bounds.push(range.end);
+    Ok(bounds)
+}
+
+/// The first line start at or after `at` (which is past the input's start), or `end` when
+/// there is none before it.
+fn next_line_start(read_at: &ReadAt, at: u64, end: u64) -> std::io::Result<u64> {
+    let mut window = vec![0; 64 << 10];
+    // A newline just before `at` makes it a line start.
+    let mut from = at - 1;
+    while from < end {
+        let read = read_at(from, &mut window)?;
+        if read == 0 {
+            break;
+        }
+        if let Some(newline) = memchr::memchr(b'\n', &window[..read]) {
+            return Ok((from + newline as u64 + 1).min(end));
+        }
+        from += read as u64;
+    }
+    Ok(end)
+}
+
+/// The rollout of the lines read, or why there is none.
+fn finish(name: &str, read: Part, options: LoadOptions) -> Result<Rollout, LoadError> {
+    let name = name.to_string();
     if options.strict
-        && let Some(skipped) = loader.skipped.first()
+        && let Some(skipped) = read.skipped.first()
     {
         return Err(LoadError::Strict {
-            name: name.to_string(),
+            name,
             line: skipped.line,
             column: skipped.column,
             reason: skipped.reason.clone(),
         });
     }
-    if loader.records.is_empty() {
-        let Some(first) = loader.skipped.first() else {
-            return Err(LoadError::Empty {
-                name: name.to_string(),
-            });
+    if read.records.is_empty() {
+        let Some(first) = read.skipped.first() else {
+            return Err(LoadError::Empty { name });
         };
         return Err(LoadError::NotARollout {
-            name: name.to_string(),
+            name,
             line: first.line,
             reason: first.reason.clone(),
         });
     }
     let mut rollout = Rollout {
-        name: name.to_string(),
-        bytes,
-        generation: loader.generation.unwrap_or(Generation::Unknown),
-        records: loader.records,
-        skipped: loader.skipped,
-        items: loader.items,
+        name,
+        generation: read.generation.unwrap_or(Generation::Unknown),
+        records: read.records,
+        skipped: read.skipped,
+        items: read.items,
         meta: None,
-        notes: loader.notes,
+        notes: read.notes,
     };
     settle_meta(&mut rollout, 0);
     Ok(rollout)
 }
 
-/// Read more of a growing file (for `watch`): `bytes` is the whole input so far, `rollout` what
-/// [`load`] (not strict) or this function made of its first `from` bytes, which end just after
-/// a newline and hold `lines` lines, blank ones included. The lines of `bytes[from..]` are read
-/// into `rollout` as `load` would have read them with the rest, so the result is `load`'s of
-/// `bytes`; costs the new lines only. Returns the lines read in all.
-pub fn load_more(rollout: &mut Rollout, bytes: Bytes, from: usize, lines: usize) -> usize {
-    let mut part = Loader {
+/// Read more of a growing file (for `watch`): `bytes` are the lines that follow the `lines`
+/// lines (blank ones included) that [`load`] (not strict) or this function read into
+/// `rollout`, each ending with a newline. They are read into `rollout` as `load` would have
+/// read them with the rest, so the result is `load`'s of the whole; costs the new lines only.
+/// Returns the lines read in all.
+pub fn load_more(rollout: &mut Rollout, bytes: &[u8], lines: usize) -> usize {
+    let mut part = Part {
         generation: (rollout.generation != Generation::Unknown).then_some(rollout.generation),
-        ..Loader::default()
+        ..Part::default()
     };
-    part.read(&bytes, from..bytes.len(), false, false);
+    part.read(bytes, false);
     part.rebase(lines, rollout.items.len());
     let records = rollout.records.len();
-    rollout.bytes = bytes;
     rollout.generation = part.generation.unwrap_or(Generation::Unknown);
     rollout.records.append(&mut part.records);
     rollout.items.append(&mut part.items);
@@ -168,32 +333,6 @@ pub fn load_more(rollout: &mut Rollout, bytes: Bytes, from: usize, lines: usize)
     rollout.notes.append(&mut part.notes);
     settle_meta(rollout, records);
     lines + part.lines
-}
-
-/// Cut `range`, which starts at a line start, into up to `count` parts of about the same size
-/// and at least `min_bytes` each, each but the last ending just after a newline.
-fn split_at_newlines(
-    bytes: &[u8],
-    range: Range<usize>,
-    count: usize,
-    min_bytes: usize,
-) -> Vec<Range<usize>> {
-    let count = count.min(range.len() / min_bytes.max(1)).max(1);
-    let size = range.len() / count;
-    let mut parts = Vec::with_capacity(count);
-    let mut start = range.start;
-    for k in 1..count {
-        let target = (range.start + k * size).max(start);
-        match memchr::memchr(b'\n', &bytes[target..range.end]) {
-            Some(newline) if target + newline + 1 < range.end => {
-                parts.push(start..target + newline + 1);
-                start = target + newline + 1;
-            }
-            _ => break,
-        }
-    }
-    parts.push(start..range.end);
-    parts
 }
 
 /// The first `session_meta` (or bare legacy meta line) decides the thread id; later ones, and a
@@ -236,10 +375,11 @@ fn settle_meta(rollout: &mut Rollout, from: usize) {
     }
 }
 
-/// What has been read so far, of the whole input or of a part of it. Line numbers and item
-/// ids count from the part's start until [`Loader::join`] makes them file-wide.
+/// What has been read of some lines: of the whole input so far, or of a part of a piece.
+/// Line numbers and item ids count from the part's start until [`Part::append`] makes them
+/// file-wide.
 #[derive(Default)]
-struct Loader {
+struct Part {
     records: Vec<Record>,
     skipped: Vec<SkippedLine>,
     items: Vec<Item>,
@@ -253,84 +393,36 @@ struct Loader {
     last_turn_context: Option<(Box<str>, Arc<TurnContext>)>,
 }
 
-impl Loader {
-    /// Read the lines of `bytes[range]` (which starts at a line start and ends at the end of
-    /// the input or just after a newline), stopping at the first skipped line when `strict`,
-    /// and when `until_generation`, after the first line that shows the file's generation.
-    /// Returns where it stopped.
-    fn read(
-        &mut self,
-        bytes: &[u8],
-        range: Range<usize>,
-        strict: bool,
-        until_generation: bool,
-    ) -> usize {
-        let mut start = range.start;
-        while start < range.end {
-            if strict && !self.skipped.is_empty() || until_generation && self.generation.is_some() {
-                break;
-            }
-            let end =
-                memchr::memchr(b'\n', &bytes[start..range.end]).map_or(range.end, |i| start + i);
+impl Part {
+    /// Read the lines of `bytes` (which start at a line start and end at the end of the input
+    /// or just after a newline), stopping at the first skipped line when `strict`.
+    fn read(&mut self, bytes: &[u8], strict: bool) {
+        let mut start = 0;
+        while start < bytes.len() && (!strict || self.skipped.is_empty()) {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             self.lines += 1;
             let line = &bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if !line.iter().all(u8::is_ascii_whitespace) {
-                self.line(self.lines, start..start + line.len(), line);
+                self.line(self.lines, line);
             }
-            start = (end + 1).min(range.end);
+            start = end + 1;
         }
-        start
     }
 
-    /// The parts, read in file order, as one: line numbers and item ids made file-wide. The
-    /// largest part's lists are kept and the others moved into them, so that joining copies
-    /// only the smaller parts (the records and items of a copied part are held twice meanwhile).
-    fn join(mut parts: Vec<Loader>) -> Loader {
-        let generation = parts.iter().find_map(|part| part.generation);
-        let (mut lines, mut items) = (0, 0);
-        for part in &mut parts {
-            part.rebase(lines, items);
-            lines += part.lines;
-            items += part.items.len();
+    /// `part`, read from the lines after these, appended: its line numbers and item ids made
+    /// file-wide.
+    fn append(&mut self, mut part: Part) {
+        part.rebase(self.lines, self.items.len());
+        self.lines += part.lines;
+        self.records.append(&mut part.records);
+        self.items.append(&mut part.items);
+        self.skipped.append(&mut part.skipped);
+        self.notes.append(&mut part.notes);
+        self.generation = self.generation.or(part.generation);
+        if part.last_turn_context.is_some() {
+            self.last_turn_context = part.last_turn_context;
         }
-        let largest = (0..parts.len())
-            .max_by_key(|&k| parts[k].records.len() + parts[k].items.len())
-            .unwrap_or(0);
-        let after = parts.split_off(largest + 1);
-        let Some(mut all) = parts.pop() else {
-            return Loader::default();
-        };
-        let mut before = parts;
-        all.records.splice(
-            0..0,
-            before
-                .iter_mut()
-                .flat_map(|p| std::mem::take(&mut p.records)),
-        );
-        all.items.splice(
-            0..0,
-            before.iter_mut().flat_map(|p| std::mem::take(&mut p.items)),
-        );
-        all.skipped.splice(
-            0..0,
-            before
-                .iter_mut()
-                .flat_map(|p| std::mem::take(&mut p.skipped)),
-        );
-        all.notes.splice(
-            0..0,
-            before.iter_mut().flat_map(|p| std::mem::take(&mut p.notes)),
-        );
-        for mut part in after {
-            all.records.append(&mut part.records);
-            all.items.append(&mut part.items);
-            all.skipped.append(&mut part.skipped);
-            all.notes.append(&mut part.notes);
-        }
-        all.lines = lines;
-        all.generation = generation;
-        all
     }
 
     /// Make line numbers and item ids file-wide: this part starts after `line_base` lines and
@@ -358,8 +450,8 @@ impl Loader {
         }
     }
 
-    fn line(&mut self, number: usize, span: Range<usize>, line: &[u8]) {
-        match self.record(number, span, line) {
+    fn line(&mut self, number: usize, line: &[u8]) {
+        match self.record(number, line) {
             Ok(record) => self.records.push(record),
             Err(err) => {
                 let excerpt = line::excerpt(line, err.column);
@@ -373,39 +465,18 @@ impl Loader {
         }
     }
 
-    fn record(
-        &mut self,
-        number: usize,
-        span: Range<usize>,
-        line: &[u8],
-    ) -> Result<Record, LineError> {
+    fn record(&mut self, number: usize, line: &[u8]) -> Result<Record, LineError> {
         let text = std::str::from_utf8(line).map_err(|e| LineError {
             reason: "invalid UTF-8".into(),
             column: Some(e.valid_up_to() + 1),
         })?;
         let envelope = Envelope::read(text)?;
-        // Where a borrowed piece of the line is in the file.
-        let span_of = |part: &str| -> Range<usize> {
-            let start = span.start + (part.as_ptr() as usize - text.as_ptr() as usize);
-            start..start + part.len()
-        };
-        let (timestamp, unix_seconds) = match envelope.timestamp() {
-            Some(timestamp) => {
-                let seconds = unix_seconds(&timestamp);
-                let text = match timestamp {
-                    std::borrow::Cow::Borrowed(within) => Text::Span(span_of(within)),
-                    std::borrow::Cow::Owned(unescaped) => Text::Owned(unescaped.into()),
-                };
-                (Some(text), seconds)
-            }
-            None => (None, None),
-        };
+        let unix_seconds = envelope.timestamp().and_then(|t| unix_seconds(&t));
         let kind = match envelope.kind()? {
             LineKind::Rollout { type_name, payload } => {
                 self.note_generation(Generation::RolloutLines);
-                let payload_span = span_of(payload);
-                let column_base = payload_span.start - span.start;
-                self.rollout_line(&type_name, payload, payload_span, number)
+                let column_base = payload.as_ptr() as usize - text.as_ptr() as usize;
+                self.rollout_line(&type_name, text, payload, number)
                     .map_err(|mut e| {
                         // Errors inside the payload count columns from the payload's start.
                         e.column = e.column.map(|c| c + column_base);
@@ -415,7 +486,7 @@ impl Loader {
             LineKind::Tagged(record_type) => self.tagged_line(&record_type, text, number)?,
             LineKind::BareItem => {
                 self.note_generation(Generation::PlainItems);
-                RecordKind::Item(self.item(text, Text::Span(span.clone()), number)?)
+                RecordKind::Item(self.item(text, number)?)
             }
             LineKind::BareMeta => {
                 self.note_generation(Generation::BareLegacy);
@@ -433,8 +504,6 @@ impl Loader {
         };
         Ok(Record {
             line: number,
-            span,
-            timestamp,
             unix_seconds,
             newer_envelope: envelope.is_newer(),
             kind,
@@ -447,17 +516,15 @@ impl Loader {
     fn rollout_line(
         &mut self,
         type_name: &str,
+        line: &str,
         payload: &str,
-        payload_span: Range<usize>,
         number: usize,
     ) -> Result<RecordKind, LineError> {
         Ok(match type_name {
             "session_meta" => RecordKind::SessionMeta(Box::new(session_meta(type_name, payload)?)),
-            "response_item" => {
-                RecordKind::Item(self.item(payload, Text::Span(payload_span), number)?)
-            }
+            "response_item" => RecordKind::Item(self.item(payload, number)?),
             "turn_context" => RecordKind::TurnContext(self.turn_context(payload)?),
-            "compacted" => RecordKind::Compacted(self.compacted(payload, payload_span, number)?),
+            "compacted" => RecordKind::Compacted(self.compacted(line, payload, number)?),
             "event_msg" => RecordKind::Event(event::read(payload)?),
             other if line::KNOWN_OTHER_LINE_TYPES.contains(&other) => RecordKind::Other {
                 type_name: other.to_string(),

@@ -104,6 +104,8 @@ pub struct Step {
 #[derive(Debug, Clone)]
 pub struct Checkpoint {
     pub line: usize,
+    /// The `compacted` line's hash ([`crate::model::Compacted::digest`]).
+    pub digest: crate::hash::Hash,
     /// The epoch the compaction started.
     pub epoch: usize,
     /// The history was rebuilt by promptc (no `replacement_history`): approximate.
@@ -242,7 +244,7 @@ impl Replay {
 
     /// An item's JSON text, whether it came from the file or from replay.
     pub fn item_json<'a>(&'a self, rollout: &'a Rollout, id: ItemId) -> &'a str {
-        self.item(rollout, id).json(&rollout.bytes)
+        self.item(rollout, id).json()
     }
 }
 
@@ -486,7 +488,7 @@ impl State<'_> {
         let new = self.replay.epochs.slice(epoch, self.progress.scanned..len);
         for (offset, entry) in new.iter().enumerate() {
             let item = self.replay.item(rollout, entry.item);
-            if is_turn_boundary(item, || item.json(&rollout.bytes)) {
+            if is_turn_boundary(item, || item.json()) {
                 self.progress
                     .boundaries
                     .push(self.progress.scanned + offset);
@@ -534,6 +536,7 @@ impl State<'_> {
                 EventKind::TokenCount(None)
                 | EventKind::ContextCompacted
                 | EventKind::UserMessage
+                | EventKind::ThreadSettingsApplied { .. }
                 | EventKind::Other => Effect::Ignored,
             },
         }
@@ -610,7 +613,7 @@ impl State<'_> {
         if effect != Effect::EnteredHistory {
             return effect;
         }
-        if !self.progress.lifecycle && is_turn_boundary(item, || item.json(&self.rollout.bytes)) {
+        if !self.progress.lifecycle && is_turn_boundary(item, || item.json()) {
             self.unwritten_request();
             self.start_turn(None, line);
             self.open_slot();

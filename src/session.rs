@@ -1,6 +1,6 @@
 //! A loaded and replayed rollout, and the selections commands make on it (a turn, a step).
 
-use crate::model::{Bytes, Item, ItemId, Rollout, TurnContext};
+use crate::model::{Item, ItemId, RecordKind, Rollout, TurnContext};
 use crate::normalize::{ModelView, ViewEntry, ViewItem, normalize};
 use crate::parse::{LoadError, LoadOptions, load};
 use crate::replay::{HistoryEntry, Replay, replay, replay_with_base};
@@ -48,24 +48,15 @@ pub struct ForkLink {
 }
 
 /// The fork point a rollout's first line names, if it is a fork.
-pub fn fork_point(bytes: &[u8]) -> Option<ForkPoint> {
-    let end = bytes
-        .iter()
-        .position(|&b| b == b'\n')
-        .unwrap_or(bytes.len());
-    let line: serde_json::Value = serde_json::from_slice(&bytes[..end]).ok()?;
-    let payload = line.get("payload")?;
-    let parent_id = payload.get("forked_from_id")?.as_str()?.to_string();
-    let number = |v: Option<&serde_json::Value>| {
-        v.and_then(serde_json::Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
+pub fn fork_point(rollout: &Rollout) -> Option<ForkPoint> {
+    let first = rollout.records.first().filter(|record| record.line == 1)?;
+    let RecordKind::SessionMeta(meta) = &first.kind else {
+        return None;
     };
-    let base = payload.get("history_base");
     Some(ForkPoint {
-        parent_id,
-        ordinal_exclusive: number(payload.get("forked_from_ordinal_exclusive"))
-            .or_else(|| number(base.and_then(|b| b.get("end_ordinal_exclusive")))),
-        end_byte_offset: number(base.and_then(|b| b.get("end_byte_offset"))),
+        parent_id: meta.forked_from_id.clone()?,
+        ordinal_exclusive: meta.fork_ordinal_exclusive,
+        end_byte_offset: meta.fork_end_byte_offset,
     })
 }
 
@@ -138,29 +129,26 @@ impl Session {
     /// Load and replay.
     pub fn load(
         name: &str,
-        bytes: impl Into<Bytes>,
+        bytes: impl AsRef<[u8]>,
         options: LoadOptions,
     ) -> Result<Session, LoadError> {
-        let rollout = load(name, bytes, options)?;
+        Ok(Session::new(load(name, bytes, options)?))
+    }
+
+    /// Replay a loaded rollout.
+    pub fn new(rollout: Rollout) -> Session {
         let replay = replay(&rollout);
-        Ok(Session {
+        Session {
             rollout,
             replay,
             fork: None,
-        })
+        }
     }
 
-    /// Load and replay a fork: its history starts with the parent's history at the fork point
+    /// Replay a loaded fork: its history starts with the parent's history at the fork point
     /// (what Codex sends in the fork's first request), or, when the parent was not found, the
     /// replay says so in its approximations.
-    pub fn load_fork(
-        name: &str,
-        bytes: impl Into<Bytes>,
-        options: LoadOptions,
-        point: &ForkPoint,
-        parent: Parent,
-    ) -> Result<Session, LoadError> {
-        let rollout = load(name, bytes, options)?;
+    pub fn fork(rollout: Rollout, point: &ForkPoint, parent: Parent) -> Session {
         let (replay, link) = match parent {
             Parent::Found(parent) => {
                 let base: Vec<Item> = parent
@@ -170,9 +158,6 @@ impl Session {
                     .map(|entry| {
                         let item = parent.item(entry.item);
                         Item {
-                            text: crate::model::Text::Owned(
-                                item.json(&parent.rollout.bytes).into(),
-                            ),
                             line: 1,
                             ..item.clone()
                         }
@@ -213,11 +198,11 @@ impl Session {
                 (replay, link)
             }
         };
-        Ok(Session {
+        Session {
             rollout,
             replay,
             fork: Some(link),
-        })
+        }
     }
 
     /// An item by id (file items and replay-made items).
@@ -233,8 +218,8 @@ impl Session {
     /// The JSON text of a model-view entry.
     pub fn view_json<'a>(&'a self, entry: &'a ViewEntry) -> &'a str {
         match &entry.item {
-            ViewItem::History(id) => self.item(*id).wire_json(&self.rollout.bytes),
-            ViewItem::Synthetic(item) => item.json(&self.rollout.bytes),
+            ViewItem::History(id) => self.item(*id).wire_json(),
+            ViewItem::Synthetic(item) => item.json(),
         }
     }
 

@@ -17,25 +17,14 @@
 //! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
 //! first load is the binary's loader (a fork's parent is read then, once).
 
-use std::sync::Arc;
-
 use crate::Session;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, PlanOptions, Planner};
-use crate::model::{Bytes, EventKind, RecordKind};
+use crate::model::{EventKind, RecordKind};
 use crate::replay::Effect;
 
 /// Loads complete lines into a session: the binary's loader (it finds a fork's parent).
-pub type Loader = Box<dyn FnMut(&str, Vec<u8>) -> Result<Session, String>>;
-
-/// Bytes shared by the watch and its session's rollout.
-struct Shared(Arc<Vec<u8>>);
-
-impl AsRef<[u8]> for Shared {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
+pub type Loader = Box<dyn FnMut(&str, &[u8]) -> Result<Session, String>>;
 
 /// Something that happened in the rollout, in line order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,9 +68,6 @@ pub struct Watch {
     name: String,
     options: PlanOptions,
     loader: Loader,
-    /// Complete lines loaded so far, shared with the current session's rollout: the next load
-    /// appends to them in place (no copy of the file) once the rollout let go of them.
-    complete: Arc<Vec<u8>>,
     /// Complete lines not yet loaded.
     fresh: Vec<u8>,
     /// The last line, until its newline arrives.
@@ -89,7 +75,7 @@ pub struct Watch {
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
     current: Option<(Session, Planner, Vec<StepCache>)>,
-    /// Lines in `complete`.
+    /// Lines loaded.
     lines: usize,
     records_seen: usize,
     turns_seen: usize,
@@ -113,7 +99,6 @@ impl Watch {
             name: name.to_string(),
             options,
             loader,
-            complete: Arc::default(),
             fresh: Vec::new(),
             partial: Vec::new(),
             dirty: false,
@@ -167,23 +152,19 @@ impl Watch {
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
-        if self.complete.is_empty() && self.fresh.is_empty() {
+        if self.current.is_none() && self.fresh.is_empty() {
             return Ok(Vec::new());
         }
         if self.dirty || finished {
             match &mut self.current {
                 Some((session, planner, rows)) => {
-                    // Let go of the shared bytes first, so that appending does not copy them.
-                    session.rollout.bytes = Vec::new().into();
-                    let loaded = self.complete.len();
-                    Arc::make_mut(&mut self.complete).append(&mut self.fresh);
-                    let bytes = Bytes::new(Shared(Arc::clone(&self.complete)));
-                    self.lines = grow(session, planner, rows, bytes, loaded, self.lines);
+                    self.lines = grow(session, planner, rows, &self.fresh, self.lines);
+                    self.fresh.clear();
                 }
                 None => {
-                    Arc::make_mut(&mut self.complete).append(&mut self.fresh);
-                    let session = (self.loader)(&self.name, self.complete.to_vec())?;
-                    self.lines = memchr::memchr_iter(b'\n', &self.complete).count();
+                    let session = (self.loader)(&self.name, &self.fresh)?;
+                    self.lines = memchr::memchr_iter(b'\n', &self.fresh).count();
+                    self.fresh.clear();
                     let mut planner = Planner::new(&session, &self.options);
                     planner.extend(&session, 0);
                     let rows = crate::cache::analyze(&session, planner.plan());
@@ -261,18 +242,17 @@ impl Watch {
     }
 }
 
-/// Read the lines of `bytes` past `from` (`lines` lines) into the session, its plan and its
-/// rows: the same as loading, planning and analysing all of `bytes`, at the cost of the new
-/// lines. Returns the lines read in all.
+/// Read `bytes`, the complete lines after the `lines` lines read, into the session, its plan
+/// and its rows: the same as loading, planning and analysing the whole file, at the cost of the
+/// new lines. Returns the lines read in all.
 fn grow(
     session: &mut Session,
     planner: &mut Planner,
     rows: &mut Vec<StepCache>,
-    bytes: Bytes,
-    from: usize,
+    bytes: &[u8],
     lines: usize,
 ) -> usize {
-    let lines = crate::parse::load_more(&mut session.rollout, bytes, from, lines);
+    let lines = crate::parse::load_more(&mut session.rollout, bytes, lines);
     let unchanged = crate::replay::replay_more(&session.rollout, &mut session.replay);
     // Every step is planned again when the session's meta arrived since: its rows too.
     let kept = planner.extend(session, unchanged);
@@ -290,7 +270,7 @@ mod tests {
     use crate::fingerprint::{Plan, PlanOptions, Planner, plan};
 
     fn loader() -> Loader {
-        Box::new(|name: &str, bytes: Vec<u8>| {
+        Box::new(|name: &str, bytes: &[u8]| {
             Session::load(name, bytes, LoadOptions::default()).map_err(|e| e.to_string())
         })
     }
@@ -399,8 +379,7 @@ mod tests {
                 let mut cuts = ends.iter().copied().step_by(step);
                 let mut first = None;
                 for cut in cuts.by_ref() {
-                    if let Ok(r) =
-                        crate::parse::load(&name, bytes[..cut].to_vec(), LoadOptions::default())
+                    if let Ok(r) = crate::parse::load(&name, &bytes[..cut], LoadOptions::default())
                     {
                         first = Some((r, cut));
                         break;
@@ -414,12 +393,7 @@ mod tests {
                     if cut <= from {
                         continue;
                     }
-                    lines = crate::parse::load_more(
-                        &mut rollout,
-                        bytes[..cut].to_vec().into(),
-                        from,
-                        lines,
-                    );
+                    lines = crate::parse::load_more(&mut rollout, &bytes[from..cut], lines);
                     from = cut;
                 }
                 assert_eq!(
@@ -464,7 +438,7 @@ mod tests {
     #[test]
     fn growing_is_loading_the_whole() {
         let batch = |name: &str, bytes: &[u8], options: &PlanOptions| {
-            let session = Session::load(name, bytes.to_vec(), LoadOptions::default()).ok()?;
+            let session = Session::load(name, bytes, LoadOptions::default()).ok()?;
             let plan = plan(&session, options);
             let rows = crate::cache::analyze(&session, &plan);
             Some(outputs(&session, &plan, &rows))
@@ -482,8 +456,7 @@ mod tests {
                 let mut cuts = ends.iter().copied().step_by(every).chain([bytes.len()]);
                 let mut current = None;
                 for cut in cuts.by_ref() {
-                    if let Ok(session) =
-                        Session::load(&name, bytes[..cut].to_vec(), LoadOptions::default())
+                    if let Ok(session) = Session::load(&name, &bytes[..cut], LoadOptions::default())
                     {
                         let mut planner = Planner::new(&session, &options);
                         planner.extend(&session, 0);
@@ -500,8 +473,8 @@ mod tests {
                     if cut <= from {
                         continue;
                     }
-                    let grown = bytes[..cut].to_vec().into();
-                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, from, lines);
+                    let grown = &bytes[from..cut];
+                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines);
                     from = cut;
                     assert_eq!(
                         Some(outputs(&session, planner.plan(), &rows)),
@@ -531,7 +504,8 @@ mod tests {
             dir.join("rollout-2026-12-02T09-02-59-01a235fe-2b89-7a80-8bb7-5c585a098b44.jsonl"),
         )
         .unwrap();
-        let point = fork_point(&bytes).expect("a fork");
+        let fork = crate::parse::load("fork", &bytes, LoadOptions::default()).unwrap();
+        let point = fork_point(&fork).expect("a fork");
         let options = PlanOptions {
             estimate_tokens: true,
             ..PlanOptions::default()
@@ -546,8 +520,8 @@ mod tests {
                 } else {
                     Parent::NotFound("not looked for".into())
                 };
-                let options = LoadOptions::default();
-                Session::load_fork("fork", bytes.to_vec(), options, &point, parent).unwrap()
+                let rollout = crate::parse::load("fork", bytes, LoadOptions::default()).unwrap();
+                Session::fork(rollout, &point, parent)
             };
             let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
             let mut session = load(&bytes[..ends[0]]);
@@ -557,8 +531,8 @@ mod tests {
             let mut lines = 1;
             for pair in ends.windows(2) {
                 let (from, cut) = (pair[0], pair[1]);
-                let grown = bytes[..cut].to_vec().into();
-                lines = super::grow(&mut session, &mut planner, &mut rows, grown, from, lines);
+                let grown = &bytes[from..cut];
+                lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines);
                 let whole = load(&bytes[..cut]);
                 let plan = plan(&whole, &options);
                 let whole_rows = crate::cache::analyze(&whole, &plan);
@@ -613,21 +587,13 @@ mod tests {
             ..PlanOptions::default()
         };
         let cut = lines[..4].iter().map(|l| l.len() + 1).sum::<usize>();
-        let mut session =
-            Session::load("late", bytes[..cut].to_vec(), LoadOptions::default()).unwrap();
+        let mut session = Session::load("late", &bytes[..cut], LoadOptions::default()).unwrap();
         let mut planner = Planner::new(&session, &options);
         planner.extend(&session, 0);
         let mut rows = crate::cache::analyze(&session, planner.plan());
         assert_eq!(session.replay.steps.len(), 2);
         let before = rows[0].estimated_input;
-        super::grow(
-            &mut session,
-            &mut planner,
-            &mut rows,
-            bytes.clone().into(),
-            cut,
-            4,
-        );
+        super::grow(&mut session, &mut planner, &mut rows, &bytes[cut..], 4);
         let whole = Session::load("late", bytes, LoadOptions::default()).unwrap();
         let plan = plan(&whole, &options);
         let whole_rows = crate::cache::analyze(&whole, &plan);

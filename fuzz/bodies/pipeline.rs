@@ -70,7 +70,7 @@ pub fn run(data: &[u8], threads: usize) -> Outputs {
 fn load(name: &str, bytes: &[u8], threads: Threads) -> Option<Session> {
     Session::load(
         name,
-        bytes.to_vec(),
+        bytes,
         LoadOptions {
             threads,
             // Parts of a few lines: the split and join is fuzzed on small inputs too.

@@ -43,7 +43,7 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Digests {
     };
     let digest = |index: usize| -> Option<(Hash, usize)> {
         let item = session.item(id(index));
-        used[index].then(|| digest_item(item, &rollout.bytes, options.estimate_tokens))
+        used[index].then(|| digest_item(item, options.estimate_tokens))
     };
     // Tasks are blocks of ids: taking ids one at a time would cost more than hashing most items.
     const BLOCK: usize = 32;
@@ -58,15 +58,15 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Digests {
 }
 
 /// An item's hash and token estimate, as sent.
-fn digest_item(item: &crate::model::Item, bytes: &[u8], estimate_tokens: bool) -> (Hash, usize) {
+fn digest_item(item: &crate::model::Item, estimate_tokens: bool) -> (Hash, usize) {
     let estimate = if estimate_tokens {
-        tokens::item_tokens(item, item.wire_json(bytes))
+        tokens::item_tokens(item, item.wire_json())
     } else {
         0
     };
     let digest = item
         .digest
-        .unwrap_or_else(|| hash("item", item.wire_bytes(bytes)));
+        .unwrap_or_else(|| hash("item", item.wire_json().as_bytes()));
     (digest, estimate)
 }
 
@@ -589,7 +589,7 @@ impl ViewBuilder {
             return;
         }
         let estimate_tokens = self.estimate_tokens;
-        let digest = || digest_item(session.item(id), &session.rollout.bytes, estimate_tokens);
+        let digest = || digest_item(session.item(id), estimate_tokens);
         let (item_hash, item_tokens) = if estimate_tokens {
             let (digests, index) = match id & MADE {
                 0 => (&mut self.item_digests[0], id),
@@ -625,7 +625,7 @@ impl ViewBuilder {
         if cursor.reuse(&self.arrays, held) {
             return;
         }
-        let json = output.json(&session.rollout.bytes);
+        let json = output.json();
         let item_hash = hash("item", json.as_bytes());
         let tokens = if self.estimate_tokens {
             tokens::item_tokens(&output, json)

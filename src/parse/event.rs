@@ -22,6 +22,7 @@ const EVENT_TYPES: &[&str] = &[
     "turn_aborted",
     "thread_rolled_back",
     "context_compacted",
+    "thread_settings_applied",
 ];
 
 /// The fields of an `event_msg` payload promptc reads; the rest is skipped.
@@ -35,43 +36,16 @@ struct EventPayload<'a> {
     num_turns: Option<u64>,
     #[serde(borrow, default)]
     info: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thread_settings: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
 struct TokenInfoPayload {
-    total_token_usage: UsagePayload,
-    last_token_usage: UsagePayload,
+    total_token_usage: Usage,
+    last_token_usage: Usage,
     #[serde(default)]
     model_context_window: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct UsagePayload {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    cached_input_tokens: u64,
-    #[serde(default)]
-    cache_write_input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: u64,
-    #[serde(default)]
-    reasoning_output_tokens: u64,
-    #[serde(default)]
-    total_tokens: u64,
-}
-
-impl From<UsagePayload> for Usage {
-    fn from(u: UsagePayload) -> Usage {
-        Usage {
-            input_tokens: u.input_tokens,
-            cached_input_tokens: u.cached_input_tokens,
-            cache_write_input_tokens: u.cache_write_input_tokens,
-            output_tokens: u.output_tokens,
-            reasoning_output_tokens: u.reasoning_output_tokens,
-            total_tokens: u.total_tokens,
-        }
-    }
 }
 
 /// An `event_msg` payload (an object, checked as JSON with its line).
@@ -89,6 +63,14 @@ pub(super) fn read(payload: &str) -> Result<Event, LineError> {
         },
         "context_compacted" => EventKind::ContextCompacted,
         "user_message" => EventKind::UserMessage,
+        // Read leniently, as before the field was needed: a settings shape Codex may change
+        // leaves the summary unknown, never the line unread.
+        "thread_settings_applied" => EventKind::ThreadSettingsApplied {
+            reasoning_summary: event
+                .thread_settings
+                .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+                .and_then(|settings| Some(settings.get("reasoning_summary")?.as_str()?.into())),
+        },
         "token_count" => EventKind::TokenCount(match event.info {
             Some(info) => Some(Arc::new(token_info(info.get())?)),
             None => None,
@@ -107,8 +89,8 @@ fn token_info(raw: &str) -> Result<TokenInfo, LineError> {
     let info: TokenInfoPayload = serde_json::from_str(raw)
         .map_err(|e| LineError::json("`token_count.info` of the wrong shape: ", &e))?;
     Ok(TokenInfo {
-        total: info.total_token_usage.into(),
-        last: info.last_token_usage.into(),
+        total: info.total_token_usage,
+        last: info.last_token_usage,
         context_window: info.model_context_window,
     })
 }

@@ -2,16 +2,15 @@
 //! where their JSON is, the few fields replay needs, and message contents.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 use serde::Deserialize;
 use serde::de::{Error as _, IgnoredAny, MapAccess};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::Loader;
+use super::Part;
 use super::line::{LineError, Str, json_kind, name, strip_position};
-use crate::model::{Compacted, Generation, Item, ItemId, ItemKind, Text};
+use crate::model::{Compacted, Generation, Item, ItemId, ItemKind};
 
 /// Item types, most frequent first (the real samples' counts): their names are shared, not
 /// copied.
@@ -53,7 +52,7 @@ const KNOWN_CONTENT_PARTS: &[&str] = &[
 ];
 
 /// The top-level fields of an item that replay and normalization need. String fields may be
-/// `null` (absent); `content` stays raw JSON, checked by [`Loader::check_content`]. A field
+/// `null` (absent); `content` stays raw JSON, checked by [`Part::check_content`]. A field
 /// written twice reads as its last value, as in a map.
 #[derive(Default)]
 struct Head<'a> {
@@ -129,15 +128,10 @@ impl<'de> Deserialize<'de> for Head<'de> {
     }
 }
 
-impl Loader {
-    /// Read the item whose JSON is `json` (`text`: where it is kept), add it to the items, and
+impl Part {
+    /// Read the item whose JSON is `json`, add it (with a copy of `json`) to the items, and
     /// return its id.
-    pub(super) fn item(
-        &mut self,
-        json: &str,
-        text: Text,
-        line_number: usize,
-    ) -> Result<ItemId, LineError> {
+    pub(super) fn item(&mut self, json: &str, line_number: usize) -> Result<ItemId, LineError> {
         if !json.trim_start().starts_with('{') {
             return Err(LineError::new("response item is not a JSON object"));
         }
@@ -161,14 +155,10 @@ impl Loader {
             ));
         }
         let wire = self.wire_form(json, head.id.is_some(), head.passthrough, kind);
-        // The bytes `Item::wire_bytes` gives: a span's text is `json`.
-        let sent = wire.as_deref().unwrap_or(match &text {
-            Text::Span(_) => json,
-            Text::Owned(owned) => owned,
-        });
+        let sent = wire.as_deref().unwrap_or(json);
         self.items.push(Item {
             digest: Some(crate::hash::hash("item", sent.as_bytes())),
-            text,
+            text: json.into(),
             kind,
             wire,
             type_name: name(type_name, ITEM_TYPES),
@@ -261,8 +251,8 @@ impl Loader {
     /// entries become items.
     pub(super) fn compacted(
         &mut self,
+        line: &str,
         payload: &str,
-        payload_span: Range<usize>,
         line_number: usize,
     ) -> Result<Compacted, LineError> {
         #[derive(Deserialize)]
@@ -279,16 +269,14 @@ impl Loader {
             Some(entries) => {
                 let mut ids = Vec::with_capacity(entries.len());
                 for raw in entries {
-                    let start = payload_span.start
-                        + (raw.get().as_ptr() as usize - payload.as_ptr() as usize);
-                    let text = Text::Span(start..start + raw.get().len());
-                    ids.push(self.item(raw.get(), text, line_number)?);
+                    ids.push(self.item(raw.get(), line_number)?);
                 }
                 Some(ids)
             }
         };
         Ok(Compacted {
             message: compacted.message.unwrap_or_default(),
+            digest: crate::hash::hash("checkpoint", line.as_bytes()),
             replacement,
         })
     }

@@ -4,11 +4,11 @@
 
 use serde_json::{Map, Value};
 
-use super::Loader;
+use super::Part;
 use super::line::LineError;
-use crate::model::{Generation, RecordKind, SessionMeta, Text};
+use crate::model::{Generation, RecordKind, SessionMeta};
 
-impl Loader {
+impl Part {
     /// Era A′: `{timestamp, record_type, ...flattened payload}`.
     pub(super) fn tagged_line(
         &mut self,
@@ -30,9 +30,7 @@ impl Loader {
                 RecordKind::SessionMeta(Box::new(session_meta(&map)))
             }
             "response" => {
-                let json = Value::Object(map).to_string();
-                let text = Text::Owned(json.clone().into_boxed_str());
-                RecordKind::Item(self.item(&json, text, line_number)?)
+                RecordKind::Item(self.item(&Value::Object(map).to_string(), line_number)?)
             }
             "event" => RecordKind::Event(super::event::read(&Value::Object(map).to_string())?),
             other => RecordKind::Unknown {
@@ -61,6 +59,11 @@ pub(super) fn session_meta(map: &Map<String, Value>) -> SessionMeta {
         .get("dynamic_tools")
         .and_then(Value::as_array)
         .map(|tools| tools.iter().map(Value::to_string).collect());
+    let number = |v: Option<&Value>| {
+        v.and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    let history_base = map.get("history_base");
     SessionMeta {
         id: text("id"),
         forked_from_id: text("forked_from_id"),
@@ -72,5 +75,8 @@ pub(super) fn session_meta(map: &Map<String, Value>) -> SessionMeta {
         user_instructions: text("instructions"),
         base_instructions,
         dynamic_tools,
+        fork_ordinal_exclusive: number(map.get("forked_from_ordinal_exclusive"))
+            .or_else(|| number(history_base.and_then(|b| b.get("end_ordinal_exclusive")))),
+        fork_end_byte_offset: number(history_base.and_then(|b| b.get("end_byte_offset"))),
     }
 }

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// Line types of eras B to D that carry history, context or events: each has an arm in
-/// [`super::Loader::rollout_line`].
+/// [`super::Part::rollout_line`].
 const ROLLOUT_LINE_TYPES: &[&str] = &[
     "session_meta",
     "response_item",
@@ -187,27 +187,9 @@ pub(super) fn object(type_name: &str, payload: &str) -> Result<Map<String, Value
 }
 
 /// A JSON string's text: borrowed from the input when it has no escapes, as serde_json hands
-/// it out. `Cow<str>`'s own `Deserialize` always copies.
-pub(super) struct Str<'a>(pub Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Str<'a>, D::Error> {
-        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
-            type Value = Str<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Str<'a>, E> {
-                Ok(Str(Cow::Borrowed(text)))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Str<'a>, E> {
-                Ok(Str(Cow::Owned(text.to_string())))
-            }
-        }
-        deserializer.deserialize_str(Visitor(std::marker::PhantomData))
-    }
-}
+/// it out (`borrow` does that for a `Cow` field; `Cow<str>`'s own `Deserialize` always copies).
+#[derive(Deserialize)]
+pub(super) struct Str<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
 /// The text of `raw` when it is a JSON string; `None` for any other value.
 pub(super) fn string_text(raw: &RawValue) -> Option<Cow<'_, str>> {
@@ -278,23 +260,9 @@ pub(super) fn excerpt(line: &[u8], column: Option<usize>) -> String {
     out
 }
 
-/// Whole seconds since the Unix epoch of an RFC 3339 timestamp as Codex writes them
-/// (`2025-11-17T21:32:46.911Z`): the date and the time to the second, read as UTC.
+/// Whole seconds since the Unix epoch of an RFC 3339 timestamp, as Codex writes them
+/// (`2025-11-17T21:32:46.911Z`).
 pub fn unix_seconds(timestamp: &str) -> Option<i64> {
-    let b = timestamp.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let num = |range: std::ops::Range<usize>| -> Option<i64> { timestamp.get(range)?.parse().ok() };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+    let timestamp: jiff::Timestamp = timestamp.parse().ok()?;
+    Some(timestamp.as_second())
 }

@@ -2,10 +2,10 @@
 
 use crate::model::{Generation, RecordKind};
 use crate::parallel::Threads;
-use crate::parse::{LoadError, LoadOptions, load};
+use crate::parse::{LoadError, LoadOptions, load, load_at};
 
 fn load_text(text: &str) -> Result<crate::model::Rollout, LoadError> {
-    load("t.jsonl", text.as_bytes().to_vec(), LoadOptions::default())
+    load("t.jsonl", text.as_bytes(), LoadOptions::default())
 }
 
 #[test]
@@ -46,53 +46,30 @@ fn bare_legacy_state_lines_do_not_decide_the_generation() {
     assert_eq!(rollout.generation, Generation::BareLegacy);
 }
 
-/// A timestamp reads as serde_json reads the string: in place when it has no escapes (with the
-/// serde path too, for a line the scan declines), unescaped when it has.
+/// A timestamp reads as serde_json reads the string: unescaped when it has escapes, and a key
+/// written with an escape is the same key.
 #[test]
 fn timestamps_read_as_their_string_text() {
     let plain =
         r#"{"timestamp":"2025-11-20T14:00:05.000Z","type":"session_meta","payload":{"id":"x"}}"#;
     let escaped = r#"{"timestamp":"2025-11-20T14:00:05.000\u005a","type":"event_msg","payload":{"type":"x"}}"#;
-    // A key written with an escape: the scan declines the line and serde_json reads it.
+    // A key written with an escape.
     let declined = r#"{"timestamp":"2025-11-20T14:00:06.000Z","\u0074ype":"event_msg","payload":{"type":"x"}}"#;
     let text = format!("{plain}\n{escaped}\n{declined}\n");
     let rollout = load_text(&text).expect("loads");
-    let read: Vec<_> = rollout
-        .records
-        .iter()
-        .map(|r| r.timestamp.as_ref().map(|t| t.get(&rollout.bytes)))
-        .collect();
-    assert_eq!(
-        read,
-        [
-            Some("2025-11-20T14:00:05.000Z"),
-            Some("2025-11-20T14:00:05.000Z"),
-            Some("2025-11-20T14:00:06.000Z"),
-        ]
-    );
-    assert!(matches!(
-        rollout.records[0].timestamp,
-        Some(crate::model::Text::Span(_))
-    ));
-    assert!(matches!(
-        rollout.records[1].timestamp,
-        Some(crate::model::Text::Owned(_))
-    ));
-    assert!(matches!(
-        rollout.records[2].timestamp,
-        Some(crate::model::Text::Span(_))
-    ));
+    let read: Vec<_> = rollout.records.iter().map(|r| r.unix_seconds).collect();
+    // `date -u -d 2025-11-20T14:00:05Z +%s`
+    assert_eq!(read, [Some(1763647205), Some(1763647205), Some(1763647206)]);
 }
 
 #[test]
-fn records_keep_line_numbers_and_exact_bytes() {
+fn records_keep_line_numbers_and_items_their_exact_bytes() {
     let first = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#;
     let item = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
     let second = format!(r#"{{"timestamp":"t","type":"response_item","payload":{item}}}"#);
     let rollout = load_text(&format!("{first}\r\n\n{second}\n")).expect("loads");
     assert_eq!(rollout.records.len(), 2);
     assert_eq!(rollout.records[0].line, 1);
-    assert_eq!(rollout.line_bytes(&rollout.records[0]), first.as_bytes());
     assert_eq!(rollout.records[1].line, 3);
     assert_eq!(rollout.item_json(0), item);
 }
@@ -158,7 +135,7 @@ fn bad_lines_are_skipped_with_line_column_and_reason() {
 fn strict_mode_fails_on_the_first_skipped_line() {
     let result = load(
         "t.jsonl",
-        b"{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n{oops".to_vec(),
+        b"{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n{oops",
         LoadOptions {
             strict: true,
             threads: Threads::new(1),
@@ -190,8 +167,7 @@ fn files_that_are_not_rollouts_are_errors_naming_the_file() {
         ),
     ];
     for (bytes, message) in cases {
-        let error =
-            load("t.jsonl", bytes.to_vec(), LoadOptions::default()).expect_err("not a rollout");
+        let error = load("t.jsonl", bytes, LoadOptions::default()).expect_err("not a rollout");
         assert_eq!(error.to_string(), message);
     }
 }
@@ -219,9 +195,10 @@ fn deep_nesting_and_huge_lines_do_not_crash() {
     );
 }
 
-/// Parsing in parts on several threads gives exactly what one thread gives: line numbers, item
-/// ids, skipped lines, notes (a later `session_meta` in another part), strict errors. Parts are
-/// a few lines long in test builds, so every fixture is cut many times.
+/// Reading in ranges on several threads, a piece at a time, gives exactly what one thread gives
+/// reading the input in one piece: line numbers, item ids, skipped lines, notes (a later
+/// `session_meta` in another range), strict errors. Parts of 64 bytes and pieces of 128 cut
+/// every fixture and sample many times, lines across pieces among them.
 #[test]
 fn parallel_parts_load_exactly_like_one_thread() {
     let mut inputs = crate::test_support::fixture_bytes();
@@ -249,7 +226,15 @@ fn parallel_parts_load_exactly_like_one_thread() {
                     )
                 )
             };
-            let expected = one(1);
+            // One thread reading the input in one piece.
+            let expected = format!(
+                "{:?}",
+                load(&name, &bytes, options(1, usize::MAX / 4, strict))
+            );
+            assert!(
+                one(1) == expected,
+                "{name}, pieces of 128 bytes, strict {strict}"
+            );
             if let Ok(rollout) = load(
                 &name,
                 bytes.clone(),
@@ -265,9 +250,8 @@ fn parallel_parts_load_exactly_like_one_thread() {
                 );
             }
             for threads in [2, 5] {
-                assert_eq!(
-                    one(threads),
-                    expected,
+                assert!(
+                    one(threads) == expected,
                     "{name}, {threads} threads, strict {strict}"
                 );
             }
@@ -290,7 +274,7 @@ fn item_digests_hash_what_is_sent() {
             continue;
         };
         for item in &rollout.items {
-            let sent = item.wire_bytes(&rollout.bytes);
+            let sent = item.wire_json().as_bytes();
             assert_eq!(
                 item.digest,
                 Some(crate::hash::hash("item", sent)),
@@ -390,8 +374,8 @@ fn known_item_types_get_static_names() {
     assert!(known > 100, "{known} items");
 }
 
-/// Expected values from Python's `datetime` (`datetime.fromisoformat(t[:19])` in UTC, then
-/// `.timestamp()`), not from this code.
+/// Expected values from Python's `datetime` (`int(datetime.fromisoformat(t).timestamp())`),
+/// not from this code; a timestamp without an offset is not a point in time.
 #[test]
 fn timestamps_read_as_unix_seconds() {
     let cases = [
@@ -399,7 +383,9 @@ fn timestamps_read_as_unix_seconds() {
         ("1970-01-01T00:00:00Z", Some(0)),
         ("2024-02-29T23:59:59.999999Z", Some(1_709_251_199)),
         ("1969-12-31T23:59:59Z", Some(-1)),
-        ("2025-11-17 21:32:46Z", None),
+        ("2025-11-17 21:32:46Z", Some(1_763_415_166)),
+        ("2025-11-17T23:32:46+02:00", Some(1_763_415_166)),
+        ("2025-11-17T21:32:46.911", None),
         ("2025-11-17", None),
         ("t", None),
     ];
@@ -426,4 +412,96 @@ fn timestamps_read_as_unix_seconds() {
         read,
         (0..5).map(|s| Some(1_763_415_160 + s)).collect::<Vec<_>>()
     );
+}
+
+/// `bytes` as a file read with positioned reads: a read at or past its end gives 0.
+fn read_at_of(bytes: &[u8]) -> impl Fn(u64, &mut [u8]) -> std::io::Result<usize> + Sync + '_ {
+    move |offset, buffer| {
+        let start = usize::try_from(offset).map_or(bytes.len(), |o| o.min(bytes.len()));
+        let read = buffer.len().min(bytes.len() - start);
+        buffer[..read].copy_from_slice(&bytes[start..start + read]);
+        Ok(read)
+    }
+}
+
+fn options(threads: usize, min_part_bytes: usize, strict: bool) -> LoadOptions {
+    LoadOptions {
+        strict,
+        threads: Threads::new(threads),
+        min_part_bytes,
+    }
+}
+
+/// Lines written while the file is read, past the length it had when asked, are read too, the
+/// line being written across that length whole; a file cut short while it is read gives the
+/// lines before the cut, and the cut line as it is. Each as the bytes at the end load.
+#[test]
+fn a_file_that_grows_or_shrinks_while_read_gives_the_lines_it_had_at_the_end() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/rollouts/compaction_replacement.jsonl"
+    ))
+    .expect("fixture");
+    let newline = memchr::memchr_iter(b'\n', &bytes).nth(5).expect("6 lines");
+    let cuts = [
+        0,
+        1,
+        100,
+        newline,
+        newline + 1,
+        newline + 2,
+        bytes.len() / 2,
+        bytes.len(),
+    ];
+    for options in [options(1, 64, false), options(3, 64, false)] {
+        let whole = format!("{:?}", load("f", &bytes, options));
+        for cut in cuts {
+            let grown = load_at("f", cut as u64, &read_at_of(&bytes), options);
+            let grown = format!("{grown:?}");
+            assert!(grown == whole, "grown from {cut}, {options:?}");
+            let shrunk = load_at("f", bytes.len() as u64, &read_at_of(&bytes[..cut]), options);
+            let expected = load("f", &bytes[..cut], options);
+            assert!(
+                format!("{shrunk:?}") == format!("{expected:?}"),
+                "cut at {cut}"
+            );
+        }
+    }
+}
+
+/// A read that fails is an error naming the file, from any thread.
+#[test]
+fn a_failed_read_is_an_error_naming_the_file() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/rollouts/era_c_turns.jsonl"
+    ))
+    .expect("fixture");
+    for fail_from in [0, 10, bytes.len() / 2] {
+        let read_at = |offset: u64, buffer: &mut [u8]| {
+            if offset as usize >= fail_from {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            read_at_of(&bytes)(offset, buffer)
+        };
+        let error = load_at(
+            "f.jsonl",
+            bytes.len() as u64,
+            &read_at,
+            options(2, 64, false),
+        )
+        .expect_err("the read fails");
+        assert_eq!(error.to_string(), "f.jsonl: cannot read: disk on fire");
+    }
+}
+
+/// A string without escapes is read in place, one with escapes unescaped into its own copy.
+#[test]
+fn strings_without_escapes_are_read_in_place() {
+    use std::borrow::Cow;
+    let plain: super::line::Str<'_> = serde_json::from_str(r#""abc""#).expect("a string");
+    assert!(matches!(plain.0, Cow::Borrowed("abc")));
+    let escaped: super::line::Str<'_> = serde_json::from_str(r#""a\nb""#).expect("a string");
+    assert!(matches!(escaped.0, Cow::Owned(ref text) if text == "a\nb"));
+    assert!(serde_json::from_str::<super::line::Str<'_>>("5").is_err());
 }

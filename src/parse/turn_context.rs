@@ -55,6 +55,11 @@ fn from_map(map: &Map<String, Value>) -> TurnContext {
             && ["model", "approval_policy", "sandbox_policy"]
                 .iter()
                 .all(|key| map.contains_key(*key)),
+        build_keys: TurnContext::BUILD_KEYS
+            .iter()
+            .enumerate()
+            .filter(|(_, key)| map.contains_key(**key))
+            .fold(0, |keys, (k, _)| keys | 1 << k),
     }
 }
 

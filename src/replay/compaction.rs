@@ -3,7 +3,7 @@
 
 use super::{Checkpoint, Effect, EntryOrigin, HistoryEntry, State, filter};
 use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
-use crate::model::{Compacted, Item, ItemId, ItemKind, Text};
+use crate::model::{Compacted, Item, ItemId, ItemKind};
 use crate::shared::Slice;
 
 /// The budget Codex uses when it rebuilds a compacted history from user messages
@@ -24,6 +24,7 @@ impl State<'_> {
         let epoch = self.epoch();
         self.replay.checkpoints.push(Checkpoint {
             line,
+            digest: compacted.digest,
             epoch,
             rebuilt,
             usage,
@@ -123,7 +124,7 @@ impl State<'_> {
         let mut entries = Vec::new();
         for entry in history.iter() {
             let item = self.replay.item(rollout, entry.item);
-            if !is_context_message(item, || item.json(&rollout.bytes)) {
+            if !is_context_message(item, || item.json()) {
                 break;
             }
             entries.push(HistoryEntry {
@@ -142,7 +143,7 @@ impl State<'_> {
         let mut budget = COMPACT_USER_MESSAGE_MAX_TOKENS * 4;
         for entry in history.iter().rev() {
             let item = self.replay.item(rollout, entry.item);
-            let json = || item.json(&rollout.bytes);
+            let json = || item.json();
             if !is_turn_boundary(item, json) {
                 continue;
             }
@@ -179,7 +180,7 @@ impl State<'_> {
         .to_string();
         let digest = Some(crate::hash::hash("item", json.as_bytes()));
         self.replay.push_made(Item {
-            text: Text::Owned(json.into_boxed_str()),
+            text: json.into_boxed_str(),
             kind: ItemKind::Message,
             type_name: "message".into(),
             role: Some("user".into()),

@@ -76,7 +76,7 @@ impl State<'_> {
                 let item = self
                     .replay
                     .item(rollout, self.replay.epochs.get(epoch, cut - 1).item);
-                if !is_context_message(item, || item.json(&rollout.bytes)) {
+                if !is_context_message(item, || item.json()) {
                     break;
                 }
                 cut -= 1;

@@ -5,28 +5,24 @@
 
 use std::path::{Path, PathBuf};
 
+use promptc::model::Rollout;
 use promptc::session::{ForkPoint, Parent, fork_point, parent_prefix};
-use promptc::{Bytes, LoadOptions, Session};
+use promptc::{LoadOptions, Session};
 
 /// Forks of forks are followed this deep; deeper parents are reported as not loaded.
 const MAX_DEPTH: usize = 8;
 
-/// Load a rollout; when it is a fork, with its parent's history.
-pub fn load(name: &str, bytes: Bytes, options: LoadOptions) -> anyhow::Result<Session> {
-    load_at_depth(name, bytes, options, 0)
+/// Replay a loaded rollout; when it is a fork, with its parent's history.
+pub fn session(rollout: Rollout, options: LoadOptions) -> Session {
+    session_at_depth(rollout, options, 0)
 }
 
-fn load_at_depth(
-    name: &str,
-    bytes: Bytes,
-    options: LoadOptions,
-    depth: usize,
-) -> anyhow::Result<Session> {
-    let Some(point) = fork_point(&bytes) else {
-        return Ok(Session::load(name, bytes, options)?);
+fn session_at_depth(rollout: Rollout, options: LoadOptions, depth: usize) -> Session {
+    let Some(point) = fork_point(&rollout) else {
+        return Session::new(rollout);
     };
-    let parent = parent(name, &point, options, depth);
-    Ok(Session::load_fork(name, bytes, options, &point, parent)?)
+    let parent = parent(&rollout.name, &point, options, depth);
+    Session::fork(rollout, &point, parent)
 }
 
 fn parent(name: &str, point: &ForkPoint, options: LoadOptions, depth: usize) -> Parent {
@@ -54,14 +50,13 @@ fn parent(name: &str, point: &ForkPoint, options: LoadOptions, depth: usize) -> 
         let parent_name = found.path.display().to_string();
         let bytes = match std::fs::read(&found.path)
             .map_err(anyhow::Error::from)
-            .and_then(|b| crate::input::decompress_if_zstd(b.into()))
+            .and_then(crate::input::decompress_if_zstd)
         {
             Ok(bytes) => bytes,
             Err(e) => return Parent::NotFound(format!("{parent_name}: cannot read: {e}")),
         };
-        let prefix: Bytes = parent_prefix(&bytes, point).to_vec().into();
-        return match load_at_depth(&parent_name, prefix, options, depth + 1) {
-            Ok(session) => Parent::Found(Box::new(session)),
+        return match promptc::parse::load(&parent_name, parent_prefix(&bytes, point), options) {
+            Ok(rollout) => Parent::Found(Box::new(session_at_depth(rollout, options, depth + 1))),
             Err(e) => Parent::NotFound(format!("{parent_name}: {e}")),
         };
     }

@@ -11,7 +11,8 @@ use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 
 use crate::env;
-use promptc::Bytes;
+use promptc::LoadOptions;
+
 use promptc::discover::{RolloutName, id_matches, is_id_query, newest_first, parse_file_name};
 
 /// Zstandard frame magic number, little-endian 0xFD2FB528.
@@ -25,27 +26,20 @@ pub const LATEST: &str = "latest";
 /// Candidates listed in an ambiguous-prefix error.
 const MAX_CANDIDATES_SHOWN: usize = 10;
 
-/// A read input: how to name it in messages, and its (decompressed) bytes.
-#[derive(Debug)]
-pub struct Input {
-    pub name: String,
-    pub bytes: Bytes,
-}
-
-/// Read the whole input, resolved and decompressed, with the name to use in messages: the
-/// argument itself, or the path it resolved to.
-pub fn read(argument: &str) -> anyhow::Result<Input> {
+/// Load the ROLLOUT argument, resolved (and decompressed), named in messages by the argument
+/// itself or the path it resolved to. A file is read by the library's threads with positioned
+/// reads, a piece at a time, never held whole and never mapped: a file truncated or rewritten
+/// while promptc reads it gives the lines read, where a map's missing pages would end the
+/// process with SIGBUS. Standard input, a pipe and zstd data are read whole first.
+pub fn load(argument: &str, options: LoadOptions) -> anyhow::Result<promptc::model::Rollout> {
     if argument == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
-        let bytes = decompress_if_zstd(bytes.into()).context("cannot read standard input")?;
-        return Ok(Input {
-            name: argument.to_string(),
-            bytes,
-        });
+        let bytes = decompress_if_zstd(bytes).context("cannot read standard input")?;
+        return Ok(promptc::parse::load(argument, &bytes, options)?);
     }
     let path = resolve(argument)?;
     let name = if path.as_os_str() == argument {
@@ -56,75 +50,43 @@ pub fn read(argument: &str) -> anyhow::Result<Input> {
     if path.is_dir() {
         bail!("{name}: is a directory, not a rollout file");
     }
-    let bytes = read_file(&path).with_context(|| format!("{name}: cannot read"))?;
-    let bytes = decompress_if_zstd(bytes.into()).with_context(|| format!("{name}: cannot read"))?;
-    Ok(Input { name, bytes })
+    let cannot_read = || format!("{name}: cannot read");
+    let mut file = std::fs::File::open(&path).with_context(cannot_read)?;
+    let metadata = file.metadata().with_context(cannot_read)?;
+    let mut magic = [0; ZSTD_MAGIC.len()];
+    if !metadata.is_file() || read_at(&file, 0, &mut magic).is_err() || is_zstd(&magic) {
+        // No positioned reads (a pipe, a device), or data to decompress first.
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).with_context(cannot_read)?;
+        let bytes = decompress_if_zstd(bytes).with_context(cannot_read)?;
+        return Ok(promptc::parse::load(&name, &bytes, options)?);
+    }
+    let read = |offset: u64, buffer: &mut [u8]| read_at(&file, offset, buffer);
+    Ok(promptc::parse::load_at(
+        &name,
+        metadata.len(),
+        &read,
+        options,
+    )?)
 }
 
-/// Files at least this big are read by one thread per core: copying a file out of the page
-/// cache into fresh memory is mostly the kernel zeroing and mapping the new pages (a third of
-/// `fingerprint`'s time on a 100 MB rollout, on one thread), and that work splits.
-const BIG_FILE_BYTES: u64 = 8 << 20;
-
-/// Read a whole file into memory. Never mapped: a file truncated or rewritten while promptc
-/// reads it gives the bytes read (or an error), where a map's missing pages would end the
-/// process with SIGBUS. The buffer is sized from the file's length, so the file is held once.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+/// One positioned read (again when interrupted): the file's offset is left alone, so threads
+/// can read one file at once.
+fn read_at(file: &std::fs::File, offset: u64, buffer: &mut [u8]) -> std::io::Result<usize> {
     #[cfg(unix)]
-    if let Some(bytes) = read_big_file_in_parts(path)? {
-        return Ok(bytes);
-    }
-    std::fs::read(path)
-}
-
-/// A regular file of [`BIG_FILE_BYTES`] or more, read with one thread per core, then anything
-/// appended meanwhile. `None` for other files, one core, or a file that shrank while it was
-/// read (the caller reads it again as it is now).
-#[cfg(unix)]
-fn read_big_file_in_parts(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    let mut file = std::fs::File::open(path)?;
-    let metadata = file.metadata()?;
-    let threads = crate::commands::threads().count;
-    if !metadata.is_file() || metadata.len() < BIG_FILE_BYTES || threads < 2 {
-        return Ok(None);
-    }
-    let len =
-        usize::try_from(metadata.len()).map_err(|_| std::io::Error::other("file too large"))?;
-    match read_in_parts(&file, len, threads) {
-        Ok(mut bytes) => {
-            // A live session may have grown since its length was taken. (Positioned reads
-            // leave the file's offset where it was.)
-            use std::io::{Seek, SeekFrom};
-            file.seek(SeekFrom::Start(bytes.len() as u64))?;
-            file.read_to_end(&mut bytes)?;
-            Ok(Some(bytes))
-        }
-        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-        Err(err) => Err(err),
-    }
-}
-
-/// The first `len` bytes of `file`, in `threads` parts each read by its own thread.
-#[cfg(unix)]
-fn read_in_parts(file: &std::fs::File, len: usize, threads: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
-    // A size the memory cannot hold is an error to report, not the abort of `vec!`. The
-    // zeroed buffer's pages are mapped when the reads first touch them, on the reading threads.
-    Vec::<u8>::new().try_reserve_exact(len)?;
-    let mut bytes = vec![0u8; len];
-    let part_len = len.div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        let reads: Vec<_> = bytes
-            .chunks_mut(part_len)
-            .enumerate()
-            .map(|(k, part)| scope.spawn(move || file.read_exact_at(part, (k * part_len) as u64)))
-            .collect();
-        reads.into_iter().try_for_each(|read| {
-            read.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    })?;
-    Ok(bytes)
+    #[cfg(windows)]
+    use std::os::windows::fs::FileExt;
+    loop {
+        #[cfg(unix)]
+        let result = file.read_at(buffer, offset);
+        #[cfg(windows)]
+        let result = file.seek_read(buffer, offset);
+        match result {
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            result => return result,
+        }
+    }
 }
 
 /// Turn a ROLLOUT argument into a path. An existing path always wins; then `latest` (the newest
@@ -276,9 +238,9 @@ pub fn is_zstd(bytes: &[u8]) -> bool {
 }
 
 /// Decompress when the bytes start with a zstd frame; otherwise return them as they are.
-pub fn decompress_if_zstd(bytes: Bytes) -> anyhow::Result<Bytes> {
+pub fn decompress_if_zstd(bytes: Vec<u8>) -> anyhow::Result<Vec<u8>> {
     if is_zstd(&bytes) {
-        decompress(&bytes).map(Bytes::from)
+        decompress(&bytes)
     } else {
         Ok(bytes)
     }
@@ -349,7 +311,7 @@ mod tests {
     fn decompresses_frames_and_skips_skippable_ones() {
         let text = b"{\"a\":1}\n".repeat(1000);
         let mut data = compress(&text);
-        assert_eq!(&*decompress_if_zstd(data.clone().into()).unwrap(), text);
+        assert_eq!(&*decompress_if_zstd(data.clone()).unwrap(), text);
         // A skippable frame, then a second frame: the outputs concatenate.
         data.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
         data.extend(compress(b"tail\n"));
@@ -358,43 +320,9 @@ mod tests {
         assert_eq!(decompress(&data).unwrap(), expected);
     }
 
-    /// A file read in parts is read whole, on any number of threads; one shorter than the
-    /// length asked for is reported, for the caller to read it again.
-    #[cfg(unix)]
-    #[test]
-    fn a_file_read_in_parts_is_read_whole_and_a_shrunk_one_is_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.jsonl");
-        let text: Vec<u8> = (0..100_003u32).map(|i| (i % 251) as u8).collect();
-        std::fs::write(&path, &text).unwrap();
-        let file = std::fs::File::open(&path).unwrap();
-        for threads in [1, 2, 3, 7] {
-            assert_eq!(
-                read_in_parts(&file, text.len(), threads).unwrap(),
-                text,
-                "{threads}"
-            );
-            let error = read_in_parts(&file, text.len() + 10, threads).unwrap_err();
-            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof, "{threads}");
-        }
-        assert!(read_in_parts(&file, 0, 2).unwrap().is_empty());
-    }
-
-    #[test]
-    fn a_big_file_is_read_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.jsonl");
-        let text = b"{\"a\":1}\n".repeat(BIG_FILE_BYTES as usize / 8 + 3);
-        std::fs::write(&path, &text).unwrap();
-        assert_eq!(read_file(&path).unwrap(), text);
-    }
-
     #[test]
     fn plain_bytes_pass_through() {
-        assert_eq!(
-            &*decompress_if_zstd(b"{}\n".to_vec().into()).unwrap(),
-            b"{}\n"
-        );
+        assert_eq!(&*decompress_if_zstd(b"{}\n".to_vec()).unwrap(), b"{}\n");
     }
 
     #[test]

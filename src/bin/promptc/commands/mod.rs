@@ -70,16 +70,12 @@ pub fn keep_until_exit<T>(value: T) {
 
 /// Load a rollout, printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
-    let crate::input::Input { name, bytes } = crate::input::read(&input.rollout)?;
-    let session = crate::fork::load(
-        &name,
-        bytes,
-        promptc::LoadOptions {
-            strict: input.strict,
-            threads: threads(),
-            ..promptc::LoadOptions::default()
-        },
-    )?;
+    let options = promptc::LoadOptions {
+        strict: input.strict,
+        threads: threads(),
+        ..promptc::LoadOptions::default()
+    };
+    let session = crate::fork::session(crate::input::load(&input.rollout, options)?, options);
     warn_skipped(&session, 0..session.rollout.skipped.len(), context);
     Ok(session)
 }

@@ -169,17 +169,17 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
 fn read_usage(path: &Path) -> Result<SessionUsage, String> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let bytes =
-        input::decompress_if_zstd(bytes.into()).map_err(|e| format!("cannot read: {e:#}"))?;
+    let bytes = input::decompress_if_zstd(bytes).map_err(|e| format!("cannot read: {e:#}"))?;
+    let options = promptc::LoadOptions::default();
+    let rollout = promptc::parse::load(&name, &bytes, options).map_err(|e| {
+        let message = e.to_string();
+        message
+            .strip_prefix(&format!("{name}: "))
+            .map_or(message.clone(), str::to_string)
+    })?;
     // As `steps` loads it: a fork with its parent's history, so that its first request is
     // held to the parent's last one, as the provider's cache saw it.
-    let session =
-        crate::fork::load(&name, bytes, promptc::LoadOptions::default()).map_err(|e| {
-            let message = e.to_string();
-            message
-                .strip_prefix(&format!("{name}: "))
-                .map_or(message.clone(), str::to_string)
-        })?;
+    let session = crate::fork::session(rollout, options);
     // Usage and verdicts need the fingerprints, not the token estimates (`steps --no-tokens`).
     let plan = promptc::fingerprint::plan(&session, &promptc::fingerprint::PlanOptions::default());
     let cache = promptc::cache::analyze(&session, &plan);

@@ -85,10 +85,10 @@ fn read_summary(path: &Path) -> (u64, bool, Result<SessionSummary, String>) {
         Ok(bytes) => {
             let size = bytes.len() as u64;
             let compressed = input::is_zstd(&bytes);
-            let summary = input::decompress_if_zstd(bytes.into())
+            let summary = input::decompress_if_zstd(bytes)
                 .map_err(|e| format!("cannot read: {e:#}"))
                 .and_then(|bytes| {
-                    summarize(&name, bytes).map_err(|e| {
+                    summarize(&name, &bytes).map_err(|e| {
                         // Load errors start with the name; the row and the warning add it.
                         let message = e.to_string();
                         match message.strip_prefix(&format!("{name}: ")) {

@@ -165,17 +165,14 @@ struct Followed {
 impl Followed {
     fn new(path: &Path, options: &promptc::fingerprint::PlanOptions) -> Self {
         let name = path.display().to_string();
-        let loader: Loader = Box::new(|name: &str, bytes: Vec<u8>| {
-            crate::fork::load(
-                name,
-                bytes.into(),
-                promptc::LoadOptions {
-                    strict: false,
-                    threads: threads(),
-                    ..promptc::LoadOptions::default()
-                },
-            )
-            .map_err(|e| format!("{e:#}"))
+        let loader: Loader = Box::new(|name: &str, bytes: &[u8]| {
+            let options = promptc::LoadOptions {
+                strict: false,
+                threads: threads(),
+                ..promptc::LoadOptions::default()
+            };
+            let rollout = promptc::parse::load(name, bytes, options).map_err(|e| e.to_string())?;
+            Ok(crate::fork::session(rollout, options))
         });
         Followed {
             path: path.to_path_buf(),
