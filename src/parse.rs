@@ -1,6 +1,6 @@
 //! Loading: bytes of a rollout (any generation) into a [`Rollout`]. Every non-blank line ends up
 //! either as a record or as a skipped line with a reason; nothing is dropped silently and nothing
-//! here panics on input. No I/O: the caller reads the file (or stdin) and passes the bytes.
+//! here panics on input. No I/O of its own: the caller passes the bytes, or a positioned read.
 //!
 //! One reading path per line, serde_json's: [`line`] reads the envelope (which line kind it is),
 //! then the module of that kind reads its payload ([`event`], [`turn_context`], [`item`],
@@ -32,9 +32,9 @@ pub struct LoadOptions {
     /// Threads that may read parts of the input at once (0 or 1: the calling thread only).
     /// The result does not depend on it.
     pub threads: Threads,
-    /// The fewest bytes worth a thread of their own (default 1 MiB): the input (or each piece
-    /// given to [`Loader::push`]) is cut into at most one part per this many bytes. Tests set it
-    /// small, to cut small inputs.
+    /// The fewest bytes worth a thread of their own (default 1 MiB): the input is cut into at
+    /// most one range per this many bytes, read in pieces of twice as many. Tests set it small,
+    /// to cut small inputs.
     pub min_part_bytes: usize,
 }
 
@@ -114,23 +114,31 @@ pub fn load_at(
         source,
     };
     let mut magic = [0; ZSTD_MAGIC.len()];
-    if read_at(0, &mut magic).map_err(failed)? == magic.len() && magic == ZSTD_MAGIC {
+    let mut got = 0;
+    while got < magic.len() {
+        match read_at(got as u64, &mut magic[got..]).map_err(failed)? {
+            0 => break,
+            read => got += read,
+        }
+    }
+    if magic == ZSTD_MAGIC {
         return Err(LoadError::NotARollout {
             name: name.to_string(),
             line: 1,
             reason: "zstd-compressed data; decompress it first".into(),
         });
     }
-    // No bigger than the input: a small file is read in one piece.
-    let piece = piece_bytes(options).min(usize::try_from(len).unwrap_or(usize::MAX).max(64 << 10));
+    // Bytes a thread reads at a time: two of the smallest parts (2 MiB by default: little memory
+    // beside the rollout; the tests' small parts cut lines across pieces), at most the input.
+    let piece = (options.min_part_bytes.max(1).saturating_mul(2))
+        .min(usize::try_from(len).unwrap_or(usize::MAX).max(64 << 10));
     let mut lines = Lines::default();
     // The first lines, up to the one that tells the generation (in small pieces: it is nearly
     // always the first), then the ranges after them, then what the file gained meanwhile.
     let mut at = 0;
-    if lines
-        .push_from(&mut at, u64::MAX, 64 << 10, read_at, options, true)
-        .map_err(failed)?
-    {
+    let head = piece.min(64 << 10);
+    let more = lines.push_from(&mut at, u64::MAX, head, read_at, options, true);
+    if more.map_err(failed)? && !lines.stopped(options) {
         let start = at - lines.partial.len() as u64;
         lines.partial.clear();
         let end = len.max(start);
@@ -140,25 +148,30 @@ pub fn load_at(
             let mut range = Lines::default();
             range.part.generation = generation;
             let (mut from, to) = (bounds[k], bounds[k + 1]);
-            range.push_from(&mut from, to, piece, read_at, options, false)?;
-            if to != end {
+            let whole = range.push_from(&mut from, to, piece, read_at, options, false)?;
+            if whole && to != end {
                 // A line cut by a change of the file, read as it is.
                 range.finish_line(options);
             }
-            Ok(range)
+            Ok((range, whole))
         });
-        for range in parts {
-            let range = range.map_err(failed)?;
+        for part in parts {
+            let (range, whole) = part.map_err(failed)?;
             lines.part.append(range.part);
-            // Only the first range to reach `end` may stop in the middle of a line.
+            // Only the first range to reach `end`, or the one the input ended in, may stop in
+            // the middle of a line.
             if !range.partial.is_empty() {
                 lines.partial = range.partial;
             }
+            if !whole {
+                // The file shrank: the ranges after this one read what is no longer there.
+                lines.finish_line(options);
+                return finish(name, lines.part, options);
+            }
         }
         at = end;
-        lines
-            .push_from(&mut at, u64::MAX, piece, read_at, options, false)
-            .map_err(failed)?;
+        let tail = lines.push_from(&mut at, u64::MAX, piece, read_at, options, false);
+        tail.map_err(failed)?;
     }
     lines.finish_line(options);
     finish(name, lines.part, options)
@@ -221,21 +234,13 @@ impl Lines {
     /// Read the unfinished line as it is (the input ended without its newline).
     fn finish_line(&mut self, options: LoadOptions) {
         let line = std::mem::take(&mut self.partial);
-        if !self.stopped(options) {
-            self.part.read(&line, options.strict);
-        }
+        self.part.read(&line, options.strict);
     }
 
     /// Strict loading stops at the first skipped line.
     fn stopped(&self, options: LoadOptions) -> bool {
         options.strict && !self.part.skipped.is_empty()
     }
-}
-
-/// Bytes a thread reads at a time: two of the smallest parts (2 MiB by default: little memory
-/// beside the rollout, few reads); the tests' small parts cut lines across pieces.
-fn piece_bytes(options: LoadOptions) -> usize {
-    options.min_part_bytes.max(1).saturating_mul(2)
 }
 
 /// Where the ranges of `range` start, one per thread (each at least `min_part_bytes` long),
@@ -313,11 +318,9 @@ fn finish(name: &str, read: Part, options: LoadOptions) -> Result<Rollout, LoadE
     Ok(rollout)
 }
 
-/// Read more of a growing file (for `watch`): `bytes` are the lines that follow the `lines`
-/// lines (blank ones included) that [`load`] (not strict) or this function read into
-/// `rollout`, each ending with a newline. They are read into `rollout` as `load` would have
-/// read them with the rest, so the result is `load`'s of the whole; costs the new lines only.
-/// Returns the lines read in all.
+/// Read more of a growing file (for `watch`): `bytes`, whole lines that follow the `lines` lines
+/// (blank ones included) read into `rollout` by [`load`] (not strict) or by this function, as
+/// `load` of the whole would, at the cost of the new lines. Returns the lines read in all.
 pub fn load_more(rollout: &mut Rollout, bytes: &[u8], lines: usize) -> usize {
     let mut part = Part {
         generation: (rollout.generation != Generation::Unknown).then_some(rollout.generation),

@@ -1,6 +1,6 @@
 //! The body of the `load` fuzz target, also run over the fixtures as an ordinary test
 //! (`tests/cli/fuzz_bodies.rs`): load and replay a rollout on `threads` threads, then normalize
-//! its final history. Loading it as a file is read (`parse::load_at`) gives the same rollout.
+//! its final history. Reading it in ranges and pieces gives what one piece on one thread gives.
 
 use promptc::parallel::Threads;
 use promptc::{LoadOptions, Session};
@@ -14,19 +14,17 @@ pub fn run(data: &[u8], threads: usize) -> Option<Vec<String>> {
         ..LoadOptions::default()
     };
     let whole = promptc::parse::load("fuzz", data, options);
-    // Read with positioned reads, as a file is (ranges side by side, pieces of 128 bytes): the
-    // same rollout, or the same error.
-    let read_at = |offset: u64, buffer: &mut [u8]| {
-        let start = usize::try_from(offset).map_or(data.len(), |o| o.min(data.len()));
-        let read = buffer.len().min(data.len() - start);
-        buffer[..read].copy_from_slice(&data[start..start + read]);
-        Ok(read)
+    // Read in ranges side by side, in pieces of 128 bytes, is read by one thread in one piece:
+    // the same rollout, or the same error.
+    let one_piece = LoadOptions {
+        threads: Threads::new(1),
+        min_part_bytes: usize::MAX / 4,
+        ..options
     };
-    let ranged = promptc::parse::load_at("fuzz", data.len() as u64, &read_at, options);
-    assert_eq!(
-        format!("{ranged:?}"),
-        format!("{whole:?}"),
-        "read in ranges"
+    let reference = promptc::parse::load("fuzz", data, one_piece);
+    assert!(
+        format!("{whole:?}") == format!("{reference:?}"),
+        "in ranges and in one piece"
     );
     let session = Session::new(whole.ok()?);
     let view = session.model_view(session.replay.history());

@@ -68,7 +68,7 @@ struct Head<'a> {
 }
 
 /// The keys [`Head`] reads.
-#[derive(Deserialize)]
+#[derive(Deserialize, PartialEq)]
 #[serde(field_identifier, rename_all = "snake_case")]
 enum Key {
     Type,
@@ -105,12 +105,9 @@ impl<'de> Deserialize<'de> for Head<'de> {
                             head.content = Some(map.next_value()?);
                             continue;
                         }
-                        Key::InternalChatMessageMetadataPassthrough => {
-                            head.passthrough = true;
-                            map.next_value::<IgnoredAny>()?;
-                            continue;
-                        }
-                        Key::Other => {
+                        other => {
+                            head.passthrough |=
+                                other == Key::InternalChatMessageMetadataPassthrough;
                             map.next_value::<IgnoredAny>()?;
                             continue;
                         }

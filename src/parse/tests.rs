@@ -505,3 +505,81 @@ fn strings_without_escapes_are_read_in_place() {
     assert!(matches!(escaped.0, Cow::Owned(ref text) if text == "a\nb"));
     assert!(serde_json::from_str::<super::line::Str<'_>>("5").is_err());
 }
+
+/// A file cut short while its ranges are read (a read past three quarters cuts it to a
+/// quarter), or one read that comes back empty in the middle: whatever was read keeps its
+/// line numbers, so every item is the JSON of the line it names.
+#[test]
+fn a_file_cut_while_its_ranges_are_read_keeps_its_line_numbers() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let fixture = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/rollouts/era_b_steps.jsonl"
+    ))
+    .expect("fixture");
+    let mut bytes = fixture.clone();
+    while bytes.len() < 400_000 {
+        bytes.extend_from_slice(&fixture[fixture.iter().position(|&b| b == b'\n').unwrap() + 1..]);
+    }
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let len = bytes.len();
+    for threads in [2, 4] {
+        for empty_once in [false, true] {
+            let (cut, emptied) = (AtomicBool::new(false), AtomicBool::new(false));
+            let read_at = |offset: u64, buffer: &mut [u8]| {
+                let offset = offset as usize;
+                if empty_once && offset > len / 3 && !emptied.swap(true, Ordering::SeqCst) {
+                    return Ok(0);
+                }
+                if !empty_once && offset > len * 3 / 4 {
+                    cut.store(true, Ordering::SeqCst);
+                }
+                let now = if cut.load(Ordering::SeqCst) {
+                    len / 4
+                } else {
+                    len
+                };
+                read_at_of(&bytes[..now])(offset as u64, buffer)
+            };
+            let rollout =
+                load_at("cut", len as u64, &read_at, options(threads, 1000, false)).expect("loads");
+            for item in &rollout.items {
+                let line = lines[item.line - 1];
+                assert!(
+                    line.windows(item.text.len())
+                        .any(|w| w == item.text.as_bytes()),
+                    "{threads} threads, empty once {empty_once}: item of line {} is not on it",
+                    item.line
+                );
+            }
+            assert!(rollout.items.len() > 100, "{} items", rollout.items.len());
+        }
+    }
+}
+
+/// A strict load stops reading at the first skipped line: a bad first line costs a piece of
+/// the file, not all of it.
+#[test]
+fn a_strict_load_stops_reading_at_the_first_skipped_line() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let fixture = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/rollouts/era_b_steps.jsonl"
+    ))
+    .expect("fixture");
+    let mut bytes = b"{oops\n".to_vec();
+    while bytes.len() < 2_000_000 {
+        bytes.extend_from_slice(&fixture);
+    }
+    let read = AtomicUsize::new(0);
+    let read_at = |offset: u64, buffer: &mut [u8]| {
+        let got = read_at_of(&bytes)(offset, buffer)?;
+        read.fetch_add(got, Ordering::SeqCst);
+        Ok(got)
+    };
+    let error =
+        load_at("s", bytes.len() as u64, &read_at, options(2, 1 << 20, true)).expect_err("strict");
+    assert!(error.to_string().starts_with("s:1:2: "), "{error}");
+    let read = read.load(Ordering::SeqCst);
+    assert!(read < 100_000, "{read} bytes read");
+}
