@@ -151,8 +151,12 @@ impl SessionSummary {
 
 /// Load and replay a rollout's bytes (decompressed) and summarize it. `name` is used in errors.
 pub fn summarize(name: &str, bytes: impl AsRef<[u8]>) -> Result<SessionSummary, LoadError> {
-    let session = Session::load(name, bytes, LoadOptions::default())?;
-    Ok(summarize_session(&session))
+    // The summary reads messages only.
+    let options = LoadOptions {
+        keep_item_json: false,
+        ..LoadOptions::default()
+    };
+    Ok(summarize_session(&Session::load(name, bytes, options)?))
 }
 
 /// Summarize a loaded session.

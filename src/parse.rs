@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::{
-    Compacted, Generation, Item, Record, RecordKind, Rollout, SessionMeta, SkippedLine, TurnContext,
+    Compacted, Generation, Item, Record, RecordKind, Rollout, SkippedLine, TurnContext,
 };
 use crate::parallel::Threads;
 
@@ -36,6 +36,10 @@ pub struct LoadOptions {
     /// most one range per this many bytes, read in pieces of twice as many. Tests set it small,
     /// to cut small inputs.
     pub min_part_bytes: usize,
+    /// Keep every item's JSON (the default). Off, only messages keep theirs (replay reads them):
+    /// for commands that read hashes, kinds and counts only (`fingerprint`, `steps --no-tokens`,
+    /// `report`), which then hold a fraction of the file, in a quarter less time.
+    pub keep_item_json: bool,
 }
 
 impl Default for LoadOptions {
@@ -44,6 +48,7 @@ impl Default for LoadOptions {
             strict: false,
             threads: Threads::default(),
             min_part_bytes: 1 << 20,
+            keep_item_json: true,
         }
     }
 }
@@ -115,11 +120,10 @@ pub fn load_at(
     };
     let mut magic = [0; ZSTD_MAGIC.len()];
     let mut got = 0;
-    while got < magic.len() {
-        match read_at(got as u64, &mut magic[got..]).map_err(failed)? {
-            0 => break,
-            read => got += read,
-        }
+    while got < magic.len()
+        && let read @ 1.. = read_at(got as u64, &mut magic[got..]).map_err(failed)?
+    {
+        got += read;
     }
     if magic == ZSTD_MAGIC {
         return Err(LoadError::NotARollout {
@@ -132,81 +136,75 @@ pub fn load_at(
     // beside the rollout; the tests' small parts cut lines across pieces), at most the input.
     let piece = (options.min_part_bytes.max(1).saturating_mul(2))
         .min(usize::try_from(len).unwrap_or(usize::MAX).max(64 << 10));
-    let mut lines = Lines::default();
-    // The first lines, up to the one that tells the generation (in small pieces: it is nearly
-    // always the first), then the ranges after them, then what the file gained meanwhile.
+    let mut lines = Part::new(None, options);
+    // The lines up to the one that tells the generation (nearly always the first: in small
+    // pieces), then the ranges after them, then what the file gained meanwhile.
     let mut at = 0;
     let head = piece.min(64 << 10);
-    let more = lines.push_from(&mut at, u64::MAX, head, read_at, options, true);
-    if more.map_err(failed)? && !lines.stopped(options) {
+    let more = lines.push_from((&mut at, u64::MAX), head, read_at, true);
+    if more.map_err(failed)? && !lines.stopped() {
         let start = at - lines.partial.len() as u64;
         lines.partial.clear();
         let end = len.max(start);
         let bounds = range_bounds(read_at, start..end, options).map_err(failed)?;
-        let generation = lines.part.generation;
+        let generation = lines.generation;
         let parts = crate::parallel::map(bounds.len() - 1, options.threads, |k| {
-            let mut range = Lines::default();
-            range.part.generation = generation;
+            let mut range = Part::new(generation, options);
             let (mut from, to) = (bounds[k], bounds[k + 1]);
-            let whole = range.push_from(&mut from, to, piece, read_at, options, false)?;
+            let whole = range.push_from((&mut from, to), piece, read_at, false)?;
             if whole && to != end {
                 // A line cut by a change of the file, read as it is.
-                range.finish_line(options);
+                range.finish_line();
             }
             Ok((range, whole))
         });
         for part in parts {
-            let (range, whole) = part.map_err(failed)?;
-            lines.part.append(range.part);
-            // Only the first range to reach `end`, or the one the input ended in, may stop in
-            // the middle of a line.
-            if !range.partial.is_empty() {
-                lines.partial = range.partial;
+            let (mut range, whole) = part.map_err(failed)?;
+            let partial = std::mem::take(&mut range.partial);
+            lines.append(range);
+            // Only the first range to reach `end`, or the one the input ended in, ends mid-line.
+            if !partial.is_empty() {
+                lines.partial = partial;
             }
             if !whole {
                 // The file shrank: the ranges after this one read what is no longer there.
-                lines.finish_line(options);
-                return finish(name, lines.part, options);
+                lines.finish_line();
+                return finish(name, lines);
             }
         }
         at = end;
-        let tail = lines.push_from(&mut at, u64::MAX, piece, read_at, options, false);
+        let tail = lines.push_from((&mut at, u64::MAX), piece, read_at, false);
         tail.map_err(failed)?;
     }
-    lines.finish_line(options);
-    finish(name, lines.part, options)
+    lines.finish_line();
+    finish(name, lines)
 }
 
-/// Lines read from the input's bytes as they come: what they say, and the start of a line
-/// whose newline has not come.
-#[derive(Default)]
-struct Lines {
-    part: Part,
-    partial: Vec<u8>,
-}
+impl Part {
+    fn new(generation: Option<Generation>, options: LoadOptions) -> Part {
+        let mut part = Part::default();
+        (part.generation, part.options) = (generation, options);
+        part
+    }
 
-impl Lines {
     /// Read from `*at` up to `end` in pieces of `piece` bytes, until a skipped line when strict,
     /// and when `head`, until the generation is known: `true` when it stopped for one of these,
     /// `false` at the input's end.
     fn push_from(
         &mut self,
-        at: &mut u64,
-        end: u64,
+        (at, end): (&mut u64, u64),
         piece: usize,
         read_at: &ReadAt,
-        options: LoadOptions,
         head: bool,
     ) -> std::io::Result<bool> {
-        let mut piece = vec![0; piece.min(usize::try_from(end - *at).unwrap_or(usize::MAX))];
-        while *at < end && !self.stopped(options) && !(head && self.part.generation.is_some()) {
-            let wanted = piece
-                .len()
-                .min(usize::try_from(end - *at).unwrap_or(usize::MAX));
+        let left = |at: u64| usize::try_from(end - at).unwrap_or(usize::MAX);
+        let mut piece = vec![0; piece.min(left(*at))];
+        while *at < end && !self.stopped() && !(head && self.generation.is_some()) {
+            let wanted = piece.len().min(left(*at));
             match read_at(*at, &mut piece[..wanted])? {
                 0 => return Ok(false),
                 read => {
-                    self.push(&piece[..read], options.strict);
+                    self.push(&piece[..read]);
                     *at += read as u64;
                 }
             }
@@ -215,7 +213,7 @@ impl Lines {
     }
 
     /// Read the lines `bytes`, the input's next bytes, complete.
-    fn push(&mut self, mut bytes: &[u8], strict: bool) {
+    fn push(&mut self, mut bytes: &[u8]) {
         if !self.partial.is_empty() {
             let Some(newline) = memchr::memchr(b'\n', bytes) else {
                 self.partial.extend_from_slice(bytes);
@@ -224,22 +222,22 @@ impl Lines {
             self.partial.extend_from_slice(&bytes[..=newline]);
             bytes = &bytes[newline + 1..];
             let line = std::mem::take(&mut self.partial);
-            self.part.read(&line, strict);
+            self.read(&line);
         }
         let complete = memchr::memrchr(b'\n', bytes).map_or(0, |newline| newline + 1);
-        self.part.read(&bytes[..complete], strict);
+        self.read(&bytes[..complete]);
         self.partial.extend_from_slice(&bytes[complete..]);
     }
 
     /// Read the unfinished line as it is (the input ended without its newline).
-    fn finish_line(&mut self, options: LoadOptions) {
+    fn finish_line(&mut self) {
         let line = std::mem::take(&mut self.partial);
-        self.part.read(&line, options.strict);
+        self.read(&line);
     }
 
     /// Strict loading stops at the first skipped line.
-    fn stopped(&self, options: LoadOptions) -> bool {
-        options.strict && !self.part.skipped.is_empty()
+    fn stopped(&self) -> bool {
+        self.options.strict && !self.skipped.is_empty()
     }
 }
 
@@ -283,9 +281,9 @@ fn next_line_start(read_at: &ReadAt, at: u64, end: u64) -> std::io::Result<u64> 
 }
 
 /// The rollout of the lines read, or why there is none.
-fn finish(name: &str, read: Part, options: LoadOptions) -> Result<Rollout, LoadError> {
+fn finish(name: &str, read: Part) -> Result<Rollout, LoadError> {
     let name = name.to_string();
-    if options.strict
+    if read.options.strict
         && let Some(skipped) = read.skipped.first()
     {
         return Err(LoadError::Strict {
@@ -322,11 +320,9 @@ fn finish(name: &str, read: Part, options: LoadOptions) -> Result<Rollout, LoadE
 /// (blank ones included) read into `rollout` by [`load`] (not strict) or by this function, as
 /// `load` of the whole would, at the cost of the new lines. Returns the lines read in all.
 pub fn load_more(rollout: &mut Rollout, bytes: &[u8], lines: usize) -> usize {
-    let mut part = Part {
-        generation: (rollout.generation != Generation::Unknown).then_some(rollout.generation),
-        ..Part::default()
-    };
-    part.read(bytes, false);
+    let generation = (rollout.generation != Generation::Unknown).then_some(rollout.generation);
+    let mut part = Part::new(generation, LoadOptions::default());
+    part.read(bytes);
     part.rebase(lines, rollout.items.len());
     let records = rollout.records.len();
     rollout.generation = part.generation.unwrap_or(Generation::Unknown);
@@ -378,7 +374,7 @@ fn settle_meta(rollout: &mut Rollout, from: usize) {
     }
 }
 
-/// What has been read of some lines: of the whole input so far, or of a part of a piece.
+/// What has been read of some lines: of the whole input so far, or of a range.
 /// Line numbers and item ids count from the part's start until [`Part::append`] makes them
 /// file-wide.
 #[derive(Default)]
@@ -394,14 +390,18 @@ struct Part {
     /// The last `turn_context` payload read, and what it read as: Codex writes the same one at
     /// nearly every step, and a repeat shares it instead of holding a copy.
     last_turn_context: Option<(Box<str>, Arc<TurnContext>)>,
+    /// Strictness, and whether items keep their JSON.
+    options: LoadOptions,
+    /// The start of a line whose newline has not come.
+    partial: Vec<u8>,
 }
 
 impl Part {
     /// Read the lines of `bytes` (which start at a line start and end at the end of the input
     /// or just after a newline), stopping at the first skipped line when `strict`.
-    fn read(&mut self, bytes: &[u8], strict: bool) {
+    fn read(&mut self, bytes: &[u8]) {
         let mut start = 0;
-        while start < bytes.len() && (!strict || self.skipped.is_empty()) {
+        while start < bytes.len() && !self.stopped() {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             self.lines += 1;
             let line = &bytes[start..end];
@@ -423,9 +423,7 @@ impl Part {
         self.skipped.append(&mut part.skipped);
         self.notes.append(&mut part.notes);
         self.generation = self.generation.or(part.generation);
-        if part.last_turn_context.is_some() {
-            self.last_turn_context = part.last_turn_context;
-        }
+        self.last_turn_context = part.last_turn_context.or(self.last_turn_context.take());
     }
 
     /// Make line numbers and item ids file-wide: this part starts after `line_base` lines and
@@ -442,15 +440,15 @@ impl Part {
                 _ => {}
             }
         }
-        for item in &mut self.items {
-            item.line += line_base;
-        }
-        for skipped in &mut self.skipped {
-            skipped.line += line_base;
-        }
-        for (line, _) in &mut self.notes {
-            *line += line_base;
-        }
+        self.items
+            .iter_mut()
+            .for_each(|item| item.line += line_base);
+        self.skipped
+            .iter_mut()
+            .for_each(|skipped| skipped.line += line_base);
+        self.notes
+            .iter_mut()
+            .for_each(|(line, _)| *line += line_base);
     }
 
     fn line(&mut self, number: usize, line: &[u8]) {
@@ -524,7 +522,10 @@ impl Part {
         number: usize,
     ) -> Result<RecordKind, LineError> {
         Ok(match type_name {
-            "session_meta" => RecordKind::SessionMeta(Box::new(session_meta(type_name, payload)?)),
+            "session_meta" => {
+                let map = line::object(type_name, payload)?;
+                RecordKind::SessionMeta(Box::new(legacy::session_meta(&map)))
+            }
             "response_item" => RecordKind::Item(self.item(payload, number)?),
             "turn_context" => RecordKind::TurnContext(self.turn_context(payload)?),
             "compacted" => RecordKind::Compacted(self.compacted(line, payload, number)?),
@@ -559,12 +560,6 @@ impl Part {
     fn note_generation(&mut self, generation: Generation) {
         self.generation.get_or_insert(generation);
     }
-}
-
-/// A `session_meta` payload (its `type_name` for messages).
-fn session_meta(type_name: &str, payload: &str) -> Result<SessionMeta, LineError> {
-    let map = line::object(type_name, payload)?;
-    Ok(legacy::session_meta(&map))
 }
 
 #[cfg(test)]

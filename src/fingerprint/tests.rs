@@ -512,3 +512,71 @@ fn the_committed_baseline_matches_the_reference_script() {
         }
     }
 }
+
+/// Loaded without the items' JSON but the messages' (`LoadOptions::keep_item_json` off, as
+/// `fingerprint`, `steps --no-tokens`, `report` and `sessions` load), every fixture, real sample
+/// and conformance rollout plans, analyses and summarizes as loaded whole: fingerprints, views,
+/// verdicts, losses and summaries read hashes, kinds and counts, and messages only.
+#[test]
+fn plans_rows_and_summaries_need_no_item_json_but_the_messages() {
+    use crate::LoadOptions;
+    let mut inputs = crate::test_support::fixture_bytes();
+    inputs.extend(crate::test_support::real_sample_bytes());
+    let conformance = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let mut dirs = vec![conformance];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.to_string_lossy().contains("/home/") {
+                inputs.push((
+                    path.display().to_string(),
+                    std::fs::read(&path).expect("read"),
+                ));
+            }
+        }
+    }
+    assert!(inputs.len() > 200, "{} inputs", inputs.len());
+    let without = LoadOptions {
+        keep_item_json: false,
+        ..LoadOptions::default()
+    };
+    let mut dropped = 0;
+    for (name, bytes) in inputs {
+        let (whole, lean) = match (
+            Session::load(&name, &bytes, LoadOptions::default()),
+            Session::load(&name, &bytes, without),
+        ) {
+            (Ok(whole), Ok(lean)) => (whole, lean),
+            (whole, lean) => {
+                assert_eq!(
+                    whole.err().map(|e| e.to_string()),
+                    lean.err().map(|e| e.to_string())
+                );
+                continue;
+            }
+        };
+        let options = PlanOptions::default();
+        let (a, b) = (plan(&whole, &options), plan(&lean, &options));
+        assert!(
+            format!("{:?}", a.fingerprints) == format!("{:?}", b.fingerprints),
+            "{name}"
+        );
+        assert!(
+            format!("{:?}", a.views) == format!("{:?}", b.views),
+            "{name}: views"
+        );
+        let rows = |s: &Session, p: &Plan| format!("{:?}", crate::cache::analyze(s, p));
+        assert!(rows(&whole, &a) == rows(&lean, &b), "{name}: rows");
+        let summary = |s: &Session| format!("{:?}", crate::discover::summarize_session(s));
+        assert!(summary(&whole) == summary(&lean), "{name}: summary");
+        dropped += lean
+            .rollout
+            .items
+            .iter()
+            .filter(|i| i.json().is_empty())
+            .count();
+    }
+    assert!(dropped > 1000, "{dropped} items let their JSON go");
+}

@@ -152,12 +152,16 @@ impl Part {
             ));
         }
         let wire = self.wire_form(json, head.id.is_some(), head.passthrough, kind);
-        let sent = wire.as_deref().unwrap_or(json);
+        let digest = Some(crate::hash::hash(
+            "item",
+            wire.as_deref().unwrap_or(json).as_bytes(),
+        ));
+        let keep = self.options.keep_item_json || kind == ItemKind::Message;
         self.items.push(Item {
-            digest: Some(crate::hash::hash("item", sent.as_bytes())),
-            text: json.into(),
+            digest,
+            text: if keep { json.into() } else { Box::default() },
             kind,
-            wire,
+            wire: wire.filter(|_| keep),
             type_name: name(type_name, ITEM_TYPES),
             role: head.role.map(|role| name(role, ROLES)),
             call_id: head.call_id.map(Cow::into_owned),

@@ -222,6 +222,7 @@ fn parallel_parts_load_exactly_like_one_thread() {
                             threads: Threads::new(threads),
                             // Parts a few lines long.
                             min_part_bytes: 64,
+                            ..LoadOptions::default()
                         },
                     )
                 )
@@ -429,6 +430,7 @@ fn options(threads: usize, min_part_bytes: usize, strict: bool) -> LoadOptions {
         strict,
         threads: Threads::new(threads),
         min_part_bytes,
+        ..LoadOptions::default()
     }
 }
 

@@ -36,6 +36,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 strict: args.strict,
             },
             context,
+            true,
         )?;
         let plan = plan(&session, &args.plan, false)?;
         let mut findings = check(&session, &plan);

@@ -10,8 +10,8 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         rollout: rollout.to_string(),
         strict: args.strict,
     };
-    let a = load(&input(&args.a), context)?;
-    let b = load(&input(&args.b), context)?;
+    let a = load(&input(&args.a), context, true)?;
+    let b = load(&input(&args.b), context, true)?;
     let pa = plan(&a, &args.plan, !args.no_tokens)?;
     let pb = plan(&b, &args.plan, !args.no_tokens)?;
     let only = match &args.select.turn {

@@ -6,7 +6,7 @@ use crate::exit::ExitStatus;
 use promptc::render::request::write_fingerprints;
 
 pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context)?;
+    let session = load(&args.input, context, false)?;
     let steps: Vec<usize> = if args.select.turn.is_some() {
         vec![session.select_step(args.select.turn.as_ref(), args.select.step)?]
     } else {

@@ -68,11 +68,14 @@ pub fn keep_until_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// Load a rollout, printing a warning on stderr for every skipped line.
-pub fn load(input: &InputArgs, context: &Context) -> anyhow::Result<Session> {
+/// Load a rollout, printing a warning on stderr for every skipped line. Without
+/// `keep_item_json`, only messages keep their JSON ([`promptc::LoadOptions::keep_item_json`]):
+/// for commands that show no other item's text.
+pub fn load(input: &InputArgs, context: &Context, keep_item_json: bool) -> anyhow::Result<Session> {
     let options = promptc::LoadOptions {
         strict: input.strict,
         threads: threads(),
+        keep_item_json,
         ..promptc::LoadOptions::default()
     };
     let session = crate::fork::session(crate::input::load(&input.rollout, options)?, options);

@@ -170,7 +170,11 @@ fn read_usage(path: &Path) -> Result<SessionUsage, String> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let bytes = input::decompress_if_zstd(bytes).map_err(|e| format!("cannot read: {e:#}"))?;
-    let options = promptc::LoadOptions::default();
+    // Usage, verdicts and losses read hashes and counts, no item's text.
+    let options = promptc::LoadOptions {
+        keep_item_json: false,
+        ..promptc::LoadOptions::default()
+    };
     let rollout = promptc::parse::load(&name, &bytes, options).map_err(|e| {
         let message = e.to_string();
         message

@@ -6,7 +6,7 @@ use crate::exit::ExitStatus;
 use promptc::render::request::write_steps;
 
 pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context)?;
+    let session = load(&args.input, context, !args.rows.no_tokens)?;
     let plan = plan(&session, &args.rows.plan, !args.rows.no_tokens)?;
     let rows = promptc::cache::analyze(&session, &plan);
     let json = args.rows.format.format() == Format::Json;

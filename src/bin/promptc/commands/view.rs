@@ -6,7 +6,7 @@ use crate::exit::ExitStatus;
 use promptc::render::view::{scope, write_json_view, write_text_view};
 
 pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context)?;
+    let session = load(&args.input, context, true)?;
     let scope = scope(&session, args.select.turn.as_ref(), args.select.step)?;
     with_stdout(|out| match args.format.format() {
         Format::Json => {
