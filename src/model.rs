@@ -308,6 +308,9 @@ pub struct Item {
     /// Replay's rebuilt history items get theirs when made; `None` only for normalization's
     /// synthetic outputs (fingerprinting hashes those).
     pub digest: Option<crate::hash::Hash>,
+    /// Estimated input tokens as sent, made when the item was read with
+    /// `LoadOptions::estimate_tokens` (so that estimates need not keep the item's JSON).
+    pub tokens: Option<usize>,
 }
 
 impl Item {

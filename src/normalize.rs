@@ -121,6 +121,7 @@ pub fn synthetic_output(call: &Item) -> Option<Item> {
         object.insert("output".into(), "aborted".into());
     }
     Some(Item {
+        tokens: None,
         text: serde_json::Value::Object(object)
             .to_string()
             .into_boxed_str(),

@@ -20,9 +20,8 @@ mod legacy;
 mod line;
 mod turn_context;
 
-use line::{Envelope, LineError, LineKind};
-
 pub use line::unix_seconds;
+use line::{Envelope, LineError, LineKind};
 
 /// How strict loading is, and how many threads may read lines.
 #[derive(Debug, Clone, Copy)]
@@ -37,9 +36,10 @@ pub struct LoadOptions {
     /// to cut small inputs.
     pub min_part_bytes: usize,
     /// Keep every item's JSON (the default). Off, only messages keep theirs (replay reads them):
-    /// for commands that read hashes, kinds and counts only (`fingerprint`, `steps --no-tokens`,
-    /// `report`), which then hold a fraction of the file, in a quarter less time.
+    /// for commands that show no other item's text, which then hold a fraction of the file.
     pub keep_item_json: bool,
+    /// Estimate each item's tokens as it is read (`Item::tokens`), for plans without its JSON.
+    pub estimate_tokens: bool,
 }
 
 impl Default for LoadOptions {
@@ -49,6 +49,7 @@ impl Default for LoadOptions {
             threads: Threads::default(),
             min_part_bytes: 1 << 20,
             keep_item_json: true,
+            estimate_tokens: false,
         }
     }
 }

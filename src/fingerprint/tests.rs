@@ -514,9 +514,10 @@ fn the_committed_baseline_matches_the_reference_script() {
 }
 
 /// Loaded without the items' JSON but the messages' (`LoadOptions::keep_item_json` off, as
-/// `fingerprint`, `steps --no-tokens`, `report` and `sessions` load), every fixture, real sample
-/// and conformance rollout plans, analyses and summarizes as loaded whole: fingerprints, views,
-/// verdicts, losses and summaries read hashes, kinds and counts, and messages only.
+/// `fingerprint`, `steps`, `report` and `sessions` load), every fixture, real sample and
+/// conformance rollout plans, analyses and summarizes as loaded whole: fingerprints, views,
+/// verdicts, losses and summaries read hashes, kinds and counts, and messages only; token
+/// estimates made while reading (`estimate_tokens`, as `steps` loads) are the plan's own.
 #[test]
 fn plans_rows_and_summaries_need_no_item_json_but_the_messages() {
     use crate::LoadOptions;
@@ -538,15 +539,16 @@ fn plans_rows_and_summaries_need_no_item_json_but_the_messages() {
         }
     }
     assert!(inputs.len() > 200, "{} inputs", inputs.len());
-    let without = LoadOptions {
-        keep_item_json: false,
-        ..LoadOptions::default()
-    };
     let mut dropped = 0;
-    for (name, bytes) in inputs {
+    for ((name, bytes), estimate_tokens) in inputs.iter().flat_map(|i| [(i, false), (i, true)]) {
+        let without = LoadOptions {
+            keep_item_json: false,
+            estimate_tokens,
+            ..LoadOptions::default()
+        };
         let (whole, lean) = match (
-            Session::load(&name, &bytes, LoadOptions::default()),
-            Session::load(&name, &bytes, without),
+            Session::load(name, bytes, LoadOptions::default()),
+            Session::load(name, bytes, without),
         ) {
             (Ok(whole), Ok(lean)) => (whole, lean),
             (whole, lean) => {
@@ -557,8 +559,12 @@ fn plans_rows_and_summaries_need_no_item_json_but_the_messages() {
                 continue;
             }
         };
-        let options = PlanOptions::default();
+        let options = PlanOptions {
+            estimate_tokens,
+            ..PlanOptions::default()
+        };
         let (a, b) = (plan(&whole, &options), plan(&lean, &options));
+        assert!(format!("{a:?}") == format!("{b:?}"), "{name}: plans");
         assert!(
             format!("{:?}", a.fingerprints) == format!("{:?}", b.fingerprints),
             "{name}"

@@ -60,7 +60,8 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Digests {
 /// An item's hash and token estimate, as sent.
 fn digest_item(item: &crate::model::Item, estimate_tokens: bool) -> (Hash, usize) {
     let estimate = if estimate_tokens {
-        tokens::item_tokens(item, item.wire_json())
+        item.tokens
+            .unwrap_or_else(|| tokens::item_tokens(item, item.wire_json()))
     } else {
         0
     };

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::Part;
 use super::line::{LineError, Str, json_kind, name, strip_position};
 use crate::model::{Compacted, Generation, Item, ItemId, ItemKind};
+use crate::tokens;
 
 /// Item types, most frequent first (the real samples' counts): their names are shared, not
 /// copied.
@@ -152,16 +153,14 @@ impl Part {
             ));
         }
         let wire = self.wire_form(json, head.id.is_some(), head.passthrough, kind);
-        let digest = Some(crate::hash::hash(
-            "item",
-            wire.as_deref().unwrap_or(json).as_bytes(),
-        ));
+        let sent = wire.as_deref().unwrap_or(json);
         let keep = self.options.keep_item_json || kind == ItemKind::Message;
-        self.items.push(Item {
-            digest,
+        let mut item = Item {
+            digest: Some(crate::hash::hash("item", sent.as_bytes())),
+            tokens: None,
             text: if keep { json.into() } else { Box::default() },
             kind,
-            wire: wire.filter(|_| keep),
+            wire: None,
             type_name: name(type_name, ITEM_TYPES),
             role: head.role.map(|role| name(role, ROLES)),
             call_id: head.call_id.map(Cow::into_owned),
@@ -169,7 +168,10 @@ impl Part {
             name: head.name.map(Cow::into_owned),
             execution: head.execution.map(Cow::into_owned),
             line: line_number,
-        });
+        };
+        item.tokens = (self.options.estimate_tokens).then(|| tokens::item_tokens(&item, sent));
+        item.wire = wire.filter(|_| keep);
+        self.items.push(item);
         Ok(self.items.len() - 1)
     }
 

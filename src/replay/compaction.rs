@@ -180,6 +180,7 @@ impl State<'_> {
         .to_string();
         let digest = Some(crate::hash::hash("item", json.as_bytes()));
         self.replay.push_made(Item {
+            tokens: None,
             text: json.into_boxed_str(),
             kind: ItemKind::Message,
             type_name: "message".into(),

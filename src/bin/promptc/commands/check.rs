@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Context as _;
 
 use crate::cli::{CheckArgs, Format, InputArgs};
-use crate::commands::{Context, load, plan, with_stdout};
+use crate::commands::{Context, Items, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::check::{Baseline, baseline_steps, check, compare_baseline};
 use promptc::render::check::{RolloutReport, write_check};
@@ -36,7 +36,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 strict: args.strict,
             },
             context,
-            true,
+            Items::Json,
         )?;
         let plan = plan(&session, &args.plan, false)?;
         let mut findings = check(&session, &plan);

@@ -1,13 +1,13 @@
 //! `promptc compile`.
 
 use crate::cli::{CompileArgs, Format};
-use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use anyhow::Context as _;
 use promptc::render::request::{CompileOptions, write_compile_json_with, write_compile_text_with};
 
 pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context, true)?;
+    let session = load(&args.input, context, Items::Json)?;
     let step = session.select_step(args.select.turn.as_ref(), args.select.step)?;
     let plan = plan(&session, &args.plan, false)?;
     let output_schema = match &args.output_schema {

@@ -1,7 +1,7 @@
 //! `promptc diff`.
 
 use crate::cli::{DiffArgs, Format, InputArgs};
-use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::diff::{write_diff_json, write_diff_text};
 
@@ -10,8 +10,8 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         rollout: rollout.to_string(),
         strict: args.strict,
     };
-    let a = load(&input(&args.a), context, true)?;
-    let b = load(&input(&args.b), context, true)?;
+    let a = load(&input(&args.a), context, Items::Json)?;
+    let b = load(&input(&args.b), context, Items::Json)?;
     let pa = plan(&a, &args.plan, !args.no_tokens)?;
     let pb = plan(&b, &args.plan, !args.no_tokens)?;
     let only = match &args.select.turn {

@@ -1,12 +1,12 @@
 //! `promptc fingerprint`.
 
 use crate::cli::{FingerprintArgs, Format};
-use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::request::write_fingerprints;
 
 pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context, false)?;
+    let session = load(&args.input, context, Items::Counts)?;
     let steps: Vec<usize> = if args.select.turn.is_some() {
         vec![session.select_step(args.select.turn.as_ref(), args.select.step)?]
     } else {

@@ -68,14 +68,23 @@ pub fn keep_until_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// Load a rollout, printing a warning on stderr for every skipped line. Without
-/// `keep_item_json`, only messages keep their JSON ([`promptc::LoadOptions::keep_item_json`]):
-/// for commands that show no other item's text.
-pub fn load(input: &InputArgs, context: &Context, keep_item_json: bool) -> anyhow::Result<Session> {
+/// What a command reads of the items beyond their hashes and kinds.
+pub enum Items {
+    /// Their JSON (the command shows it, or estimates tokens from it later).
+    Json,
+    /// Nothing: only messages keep their JSON (`LoadOptions::keep_item_json` off).
+    Counts,
+    /// Their token estimates, made while reading; only messages keep their JSON.
+    Tokens,
+}
+
+/// Load a rollout, printing a warning on stderr for every skipped line.
+pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Result<Session> {
     let options = promptc::LoadOptions {
         strict: input.strict,
         threads: threads(),
-        keep_item_json,
+        keep_item_json: matches!(items, Items::Json),
+        estimate_tokens: matches!(items, Items::Tokens),
         ..promptc::LoadOptions::default()
     };
     let session = crate::fork::session(crate::input::load(&input.rollout, options)?, options);

@@ -1,12 +1,17 @@
 //! `promptc steps`.
 
 use crate::cli::{Format, StepsArgs};
-use crate::commands::{Context, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::request::write_steps;
 
 pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context, !args.rows.no_tokens)?;
+    let items = if args.rows.no_tokens {
+        Items::Counts
+    } else {
+        Items::Tokens
+    };
+    let session = load(&args.input, context, items)?;
     let plan = plan(&session, &args.rows.plan, !args.rows.no_tokens)?;
     let rows = promptc::cache::analyze(&session, &plan);
     let json = args.rows.format.format() == Format::Json;

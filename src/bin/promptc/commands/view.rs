@@ -1,12 +1,12 @@
 //! `promptc view`.
 
 use crate::cli::{Format, ViewArgs};
-use crate::commands::{Context, keep_until_exit, load, threads, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, threads, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::view::{scope, write_json_view, write_text_view};
 
 pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let session = load(&args.input, context, true)?;
+    let session = load(&args.input, context, Items::Json)?;
     let scope = scope(&session, args.select.turn.as_ref(), args.select.step)?;
     with_stdout(|out| match args.format.format() {
         Format::Json => {
