@@ -286,7 +286,8 @@ pub struct Usage {
 /// A response item: its JSON, and the few fields replay and normalization need.
 #[derive(Debug, Clone)]
 pub struct Item {
-    /// The item's JSON as recorded (its own copy: the loader keeps no line).
+    /// The item's JSON as recorded (its own copy: the loader keeps no line); empty for an item
+    /// other than a message loaded with `LoadOptions::keep_item_json` off.
     pub text: Box<str>,
     pub kind: ItemKind,
     /// The item's `type` as written.
@@ -314,7 +315,7 @@ pub struct Item {
 }
 
 impl Item {
-    /// The exact JSON text of the item.
+    /// The exact JSON text of the item (empty when not kept, see [`Item::text`]).
     pub fn json(&self) -> &str {
         &self.text
     }

@@ -317,9 +317,9 @@ fn finish(name: &str, read: Part) -> Result<Rollout, LoadError> {
     Ok(rollout)
 }
 
-/// Read more of a growing file (for `watch`): `bytes`, whole lines that follow the `lines` lines
-/// (blank ones included) read into `rollout` by [`load`] (not strict) or by this function, as
-/// `load` of the whole would, at the cost of the new lines. Returns the lines read in all.
+/// Read more of a growing file (`watch`): `bytes`, whole lines after the `lines` lines read by
+/// [`load`] (default options) or by this function, as `load` of the whole would. Returns the
+/// lines read in all.
 pub fn load_more(rollout: &mut Rollout, bytes: &[u8], lines: usize) -> usize {
     let generation = (rollout.generation != Generation::Unknown).then_some(rollout.generation);
     let mut part = Part::new(generation, LoadOptions::default());

@@ -60,6 +60,12 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Digests {
 /// An item's hash and token estimate, as sent.
 fn digest_item(item: &crate::model::Item, estimate_tokens: bool) -> (Hash, usize) {
     let estimate = if estimate_tokens {
+        // An item loaded without its JSON has an estimate only when loaded with
+        // `LoadOptions::estimate_tokens`: counting its empty text would say 4 tokens.
+        debug_assert!(
+            item.tokens.is_some() || !item.text.is_empty(),
+            "a token estimate of an item loaded with neither its JSON nor an estimate"
+        );
         item.tokens
             .unwrap_or_else(|| tokens::item_tokens(item, item.wire_json()))
     } else {
