@@ -500,7 +500,8 @@ fn continuation(
 fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
     let a_id = a.rollout.meta.as_ref()?.id.as_deref()?;
     let parent = b.rollout.meta.as_ref()?.forked_from_id.as_deref()?;
-    if a_id != parent || a.replay.steps.is_empty() {
+    // B's first request is held to A's: without one (a fork that never asked), nothing is.
+    if a_id != parent || a.replay.steps.is_empty() || b.replay.steps.is_empty() {
         return None;
     }
     let last = a.replay.steps.len() - 1;
@@ -959,4 +960,37 @@ fn tools_drift(pa: &Plan, pb: &Plan, sa: usize, sb: usize, class: DriftClass) ->
     );
     d.evidence = Some(evidence);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fingerprint::{PlanOptions, plan};
+    use crate::test_support::{fixture, session};
+
+    /// A fork of A that made no request yet (its `session_meta` only) diffs against A without a
+    /// first request to hold to A's (the fuzzer found an index out of bounds here).
+    #[test]
+    fn a_fork_without_requests_diffs_without_a_continuation() {
+        let a = fixture("rollouts/era_c_turns.jsonl");
+        let id = a
+            .rollout
+            .meta
+            .as_ref()
+            .and_then(|m| m.id.clone())
+            .expect("an id");
+        let line = format!(
+            r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{{"id":"019b8e20-0000-7000-8000-0000000000ff","forked_from_id":"{id}"}}}}"#
+        );
+        let b = session(&[&line]);
+        assert!(b.replay.steps.is_empty() && !a.replay.steps.is_empty());
+        let options = PlanOptions::default();
+        let (pa, pb) = (plan(&a, &options), plan(&b, &options));
+        let diff = super::diff(&a, &pa, &b, &pb, None);
+        assert!(
+            diff.drifts
+                .iter()
+                .all(|d| !d.detail.contains("a fork of A")),
+            "{diff:?}"
+        );
+    }
 }
