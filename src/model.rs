@@ -186,9 +186,6 @@ pub struct TurnContext {
     pub approval_policy: Option<String>,
     pub sandbox: Option<String>,
     pub current_date: Option<String>,
-    /// Written by a build that writes a `turn_context` before every request (0.58 to 0.104),
-    /// not once per turn: told by the keys of newer builds being absent.
-    pub per_request: bool,
     /// Which of [`TurnContext::BUILD_KEYS`] the payload has (bit `k` for key `k`): the keys
     /// that tell which Codex build wrote it (`codex_rules::Build::identify`).
     pub build_keys: u8,
@@ -206,6 +203,23 @@ impl TurnContext {
         "approval_policy",
         "sandbox_policy",
     ];
+
+    /// Written by a build that writes a `turn_context` before every request (0.58 to 0.104),
+    /// not once per turn: told by the keys of newer builds being absent
+    /// (`tests/conformance/0.104.0/parallel_calls`).
+    pub fn per_request(&self) -> bool {
+        [
+            "current_date",
+            "permission_profile",
+            "comp_hash",
+            "root_turn_id",
+        ]
+        .iter()
+        .all(|key| !self.has_key(key))
+            && ["model", "approval_policy", "sandbox_policy"]
+                .iter()
+                .all(|key| self.has_key(key))
+    }
 
     /// The payload has `key`, one of [`TurnContext::BUILD_KEYS`].
     pub fn has_key(&self, key: &str) -> bool {

@@ -650,7 +650,7 @@ impl State<'_> {
             return false;
         };
         matches!(&self.rollout.records[context].kind,
-            RecordKind::TurnContext(tc) if tc.per_request)
+            RecordKind::TurnContext(tc) if tc.per_request())
     }
 
     fn new_step(&mut self, line: usize, pending: bool) {

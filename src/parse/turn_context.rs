@@ -43,18 +43,6 @@ fn from_map(map: &Map<String, Value>) -> TurnContext {
         approval_policy: string("approval_policy"),
         sandbox,
         current_date: string("current_date"),
-        // 0.58 to 0.104 (`tests/conformance/0.104.0/parallel_calls`): no key of a newer build.
-        per_request: [
-            "current_date",
-            "permission_profile",
-            "comp_hash",
-            "root_turn_id",
-        ]
-        .iter()
-        .all(|key| !map.contains_key(*key))
-            && ["model", "approval_policy", "sandbox_policy"]
-                .iter()
-                .all(|key| map.contains_key(*key)),
         build_keys: TurnContext::BUILD_KEYS
             .iter()
             .enumerate()
