@@ -89,13 +89,17 @@ pub fn load(
     options: LoadOptions,
 ) -> Result<Rollout, LoadError> {
     let bytes = bytes.as_ref();
-    let read_at = |offset: u64, buffer: &mut [u8]| {
+    load_at(name, bytes.len() as u64, &read_from(bytes), options)
+}
+
+/// Positioned reads of `bytes` in memory: a read at or past their end gives 0.
+fn read_from(bytes: &[u8]) -> impl Fn(u64, &mut [u8]) -> std::io::Result<usize> + Sync + '_ {
+    move |offset, buffer| {
         let start = usize::try_from(offset).map_or(bytes.len(), |o| o.min(bytes.len()));
         let read = buffer.len().min(bytes.len() - start);
         buffer[..read].copy_from_slice(&bytes[start..start + read]);
         Ok(read)
-    };
-    load_at(name, bytes.len() as u64, &read_at, options)
+    }
 }
 
 /// Positioned reads of an input: `read_at(offset, buffer)` reads the bytes at `offset` into

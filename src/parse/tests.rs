@@ -415,16 +415,6 @@ fn timestamps_read_as_unix_seconds() {
     );
 }
 
-/// `bytes` as a file read with positioned reads: a read at or past its end gives 0.
-fn read_at_of(bytes: &[u8]) -> impl Fn(u64, &mut [u8]) -> std::io::Result<usize> + Sync + '_ {
-    move |offset, buffer| {
-        let start = usize::try_from(offset).map_or(bytes.len(), |o| o.min(bytes.len()));
-        let read = buffer.len().min(bytes.len() - start);
-        buffer[..read].copy_from_slice(&bytes[start..start + read]);
-        Ok(read)
-    }
-}
-
 fn options(threads: usize, min_part_bytes: usize, strict: bool) -> LoadOptions {
     LoadOptions {
         strict,
@@ -458,10 +448,15 @@ fn a_file_that_grows_or_shrinks_while_read_gives_the_lines_it_had_at_the_end() {
     for options in [options(1, 64, false), options(3, 64, false)] {
         let whole = format!("{:?}", load("f", &bytes, options));
         for cut in cuts {
-            let grown = load_at("f", cut as u64, &read_at_of(&bytes), options);
+            let grown = load_at("f", cut as u64, &super::read_from(&bytes), options);
             let grown = format!("{grown:?}");
             assert!(grown == whole, "grown from {cut}, {options:?}");
-            let shrunk = load_at("f", bytes.len() as u64, &read_at_of(&bytes[..cut]), options);
+            let shrunk = load_at(
+                "f",
+                bytes.len() as u64,
+                &super::read_from(&bytes[..cut]),
+                options,
+            );
             let expected = load("f", &bytes[..cut], options);
             assert!(
                 format!("{shrunk:?}") == format!("{expected:?}"),
@@ -484,7 +479,7 @@ fn a_failed_read_is_an_error_naming_the_file() {
             if offset as usize >= fail_from {
                 return Err(std::io::Error::other("disk on fire"));
             }
-            read_at_of(&bytes)(offset, buffer)
+            super::read_from(&bytes)(offset, buffer)
         };
         let error = load_at(
             "f.jsonl",
@@ -541,7 +536,7 @@ fn a_file_cut_while_its_ranges_are_read_keeps_its_line_numbers() {
                 } else {
                     len
                 };
-                read_at_of(&bytes[..now])(offset as u64, buffer)
+                super::read_from(&bytes[..now])(offset as u64, buffer)
             };
             let rollout =
                 load_at("cut", len as u64, &read_at, options(threads, 1000, false)).expect("loads");
@@ -575,7 +570,7 @@ fn a_strict_load_stops_reading_at_the_first_skipped_line() {
     }
     let read = AtomicUsize::new(0);
     let read_at = |offset: u64, buffer: &mut [u8]| {
-        let got = read_at_of(&bytes)(offset, buffer)?;
+        let got = super::read_from(&bytes)(offset, buffer)?;
         read.fetch_add(got, Ordering::SeqCst);
         Ok(got)
     };

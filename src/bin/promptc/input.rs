@@ -33,13 +33,10 @@ const MAX_CANDIDATES_SHOWN: usize = 10;
 /// process with SIGBUS. Standard input, a pipe and zstd data are read whole first.
 pub fn load(argument: &str, options: LoadOptions) -> anyhow::Result<promptc::model::Rollout> {
     if argument == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .context("cannot read standard input")?;
-        let bytes = decompress_if_zstd(bytes).context("cannot read standard input")?;
-        return Ok(promptc::parse::load(argument, &bytes, options)?);
+        let stdin = std::io::stdin().lock();
+        return load_whole(argument, stdin, options, || {
+            "cannot read standard input".into()
+        });
     }
     let path = resolve(argument)?;
     let name = if path.as_os_str() == argument {
@@ -51,15 +48,12 @@ pub fn load(argument: &str, options: LoadOptions) -> anyhow::Result<promptc::mod
         bail!("{name}: is a directory, not a rollout file");
     }
     let cannot_read = || format!("{name}: cannot read");
-    let mut file = std::fs::File::open(&path).with_context(cannot_read)?;
+    let file = std::fs::File::open(&path).with_context(cannot_read)?;
     let metadata = file.metadata().with_context(cannot_read)?;
     let mut magic = [0; ZSTD_MAGIC.len()];
     if !metadata.is_file() || read_at(&file, 0, &mut magic).is_err() || is_zstd(&magic) {
         // No positioned reads (a pipe, a device), or data to decompress first.
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).with_context(cannot_read)?;
-        let bytes = decompress_if_zstd(bytes).with_context(cannot_read)?;
-        return Ok(promptc::parse::load(&name, &bytes, options)?);
+        return load_whole(&name, file, options, cannot_read);
     }
     let read = |offset: u64, buffer: &mut [u8]| read_at(&file, offset, buffer);
     Ok(promptc::parse::load_at(
@@ -68,6 +62,20 @@ pub fn load(argument: &str, options: LoadOptions) -> anyhow::Result<promptc::mod
         &read,
         options,
     )?)
+}
+
+/// Read all of `reader`, decompress it if it is zstd data, and load it; `cannot_read` names
+/// what failed to read.
+fn load_whole(
+    name: &str,
+    mut reader: impl Read,
+    options: LoadOptions,
+    cannot_read: impl Fn() -> String,
+) -> anyhow::Result<promptc::model::Rollout> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).with_context(&cannot_read)?;
+    let bytes = decompress_if_zstd(bytes).with_context(&cannot_read)?;
+    Ok(promptc::parse::load(name, &bytes, options)?)
 }
 
 /// One positioned read (again when interrupted): the file's offset is left alone, so threads
