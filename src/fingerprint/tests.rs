@@ -528,9 +528,10 @@ fn plans_rows_and_summaries_need_no_item_json_but_the_messages() {
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).expect("folder").flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            // Codex rollouts only: `claude/` holds Claude Code transcripts.
+            if path.is_dir() && !path.ends_with("claude") {
                 dirs.push(path);
-            } else if path.to_string_lossy().contains("/home/") {
+            } else if path.is_file() && path.to_string_lossy().contains("/home/") {
                 inputs.push((
                     path.display().to_string(),
                     std::fs::read(&path).expect("read"),

@@ -92,7 +92,8 @@ fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     for version_dir in sorted_dirs(&base) {
         let version = file_name(&version_dir);
-        if version == "blobs" {
+        // `claude/` holds the Claude Code cases (CONFORMANCE.md), not a Codex version.
+        if version == "blobs" || version == "claude" {
             continue;
         }
         for dir in sorted_dirs(&version_dir) {
