@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod check;
+pub mod claude;
 pub mod codex_rules;
 pub mod compile;
 pub mod content;

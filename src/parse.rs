@@ -20,6 +20,7 @@ mod legacy;
 mod line;
 mod turn_context;
 
+pub(crate) use line::excerpt;
 pub use line::unix_seconds;
 use line::{Envelope, LineError, LineKind};
 

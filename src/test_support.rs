@@ -129,3 +129,39 @@ pub fn kinds(items: &[&Item]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The Claude Code transcripts of `../shared/claude-code-samples/` beside the repository, by file
+/// name: skipped with a message when the folder is absent, a failure under `CI=true` (as
+/// [`samples_dir::samples_dir`] does for the Codex samples).
+#[allow(clippy::print_stderr, reason = "a skipped test says why")]
+pub fn claude_sample_bytes() -> Vec<(String, Vec<u8>)> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/claude-code-samples");
+    if !dir.is_dir() {
+        assert!(
+            !samples_dir::under_ci(),
+            "{} is missing: under CI=true the tests that read the real samples fail without it",
+            dir.display()
+        );
+        eprintln!("skipped: {} is not present", dir.display());
+        return Vec::new();
+    }
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("samples folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&p).expect("sample readable"))
+        })
+        .collect()
+}

@@ -231,7 +231,7 @@ const EXCERPT_CHARS: usize = 60;
 
 /// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a
 /// window of the line, so a 100 MB line costs no more than a short one.
-pub(super) fn excerpt(line: &[u8], column: Option<usize>) -> String {
+pub(crate) fn excerpt(line: &[u8], column: Option<usize>) -> String {
     const WINDOW: usize = EXCERPT_CHARS * 4;
     let center = column.unwrap_or(1).saturating_sub(1).min(line.len());
     let start = center.saturating_sub(WINDOW / 2);

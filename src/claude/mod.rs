@@ -1,0 +1,20 @@
+//! Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`, subagent files beside
+//! them): the loader ([`load`]) and the conversation it records ([`thread`]): one response per
+//! `message.id`, the branch of the `parentUuid` tree each request was sent with, parallel tool
+//! results gathered, sidechains apart, compaction boundaries.
+//!
+//! What a transcript records, build by build, and what Claude Code sends are in CONFORMANCE.md
+//! ("Claude Code"), from recordings of the real CLI in `tests/conformance/claude/`.
+
+pub mod load;
+pub mod replay;
+pub mod thread;
+
+#[cfg(test)]
+mod tests;
+
+pub use load::{Line, LineKind, Transcript, Usage, is_transcript, load};
+pub use thread::{
+    Conversation, History, Request, RequestKind, Response, Role, SentMessage, ThreadKey,
+    conversation,
+};

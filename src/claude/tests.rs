@@ -1,0 +1,433 @@
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::load::{LineKind, LoadError, Loader};
+use super::thread::{RequestKind, Role, ThreadKey};
+use super::{conversation, load};
+use crate::test_support::claude_sample_bytes;
+
+fn non_blank_lines(bytes: &[u8]) -> usize {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .count()
+}
+
+/// `tests/conformance/claude/<version>/<scenario>/` of every case that ran.
+fn recorded_cases() -> Vec<(PathBuf, Value)> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    let mut out = Vec::new();
+    for version in sorted_dirs(&base) {
+        for case in sorted_dirs(&version) {
+            let Ok(text) = std::fs::read_to_string(case.join("case.json")) else {
+                continue;
+            };
+            let meta: Value = serde_json::from_str(&text).expect("case.json is JSON");
+            if meta["available"] == Value::Bool(true) {
+                out.push((case, meta));
+            }
+        }
+    }
+    assert!(
+        out.len() >= 55,
+        "the recorded Claude suite: {} cases",
+        out.len()
+    );
+    out
+}
+
+fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Every transcript a case wrote, by its path below `home/`, in the order the runs made them
+/// (2.0.77 also leaves an empty session file at a resume: left out).
+fn transcripts(case: &Path, meta: &Value) -> Vec<(String, Vec<u8>)> {
+    let mut paths: Vec<&str> = Vec::new();
+    for run in meta["runs"].as_array().expect("runs") {
+        for p in run["new_transcripts"].as_array().expect("new_transcripts") {
+            paths.push(p.as_str().expect("path"));
+        }
+    }
+    for p in meta["transcripts"].as_array().expect("transcripts") {
+        let p = p.as_str().expect("path");
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    paths
+        .into_iter()
+        .map(|p| {
+            (
+                p.to_string(),
+                std::fs::read(case.join("home").join(p)).expect("transcript"),
+            )
+        })
+        .filter(|(_, bytes)| !bytes.is_empty())
+        .collect()
+}
+
+fn requests(case: &Path) -> Vec<Value> {
+    std::fs::read_to_string(case.join("requests.jsonl"))
+        .expect("requests.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("request row"))
+        .collect()
+}
+
+#[test]
+fn every_line_of_every_real_sample_and_recording_is_a_record_or_skipped() {
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    assert!(inputs.len() > 200, "{} transcripts", inputs.len());
+    for (name, bytes) in &inputs {
+        let t = load(name, bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.non_blank_lines, non_blank_lines(bytes), "{name}");
+        assert_eq!(t.lines.len() + t.skipped.len(), t.non_blank_lines, "{name}");
+        // Every one of these files is valid JSON of known line types.
+        assert!(t.skipped.is_empty(), "{name}: {:?}", t.skipped.first());
+        assert!(t.notes.is_empty(), "{name}: {:?}", t.notes);
+    }
+}
+
+/// SOURCES.md of the samples counts, per file, the distinct `message.id`s of assistant lines
+/// with usage: every such line must be in a response, under its id.
+#[test]
+fn every_usage_of_a_real_sample_is_a_responses() {
+    let samples = claude_sample_bytes();
+    if samples.is_empty() {
+        return;
+    }
+    let sources = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/claude-code-samples/SOURCES.md"),
+    )
+    .expect("SOURCES.md");
+    let mut checked = 0;
+    for line in sources
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(".jsonl |"))
+    {
+        let file = line
+            .trim_start_matches("| ")
+            .split(" |")
+            .next()
+            .expect("file");
+        let Some(count) = line
+            .split(" msg ids with usage")
+            .next()
+            .and_then(|head| head.rsplit(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let (_, bytes) = samples
+            .iter()
+            .find(|(n, _)| n == file)
+            .expect("sample listed");
+        let t = load(file, bytes).expect("loads");
+        let c = conversation(&t);
+        let ids: BTreeSet<&str> = c
+            .responses
+            .iter()
+            .filter(|r| r.usage.is_some())
+            .filter_map(|r| r.message_id.as_deref())
+            .collect();
+        assert_eq!(ids.len(), count, "{file}");
+        let lines_in_responses: usize = c.responses.iter().map(|r| r.lines.len()).sum();
+        let assistant_lines = t
+            .lines
+            .iter()
+            .filter(|l| matches!(l.kind, LineKind::Assistant(_)) && l.duplicate_of.is_none())
+            .count();
+        assert_eq!(lines_in_responses, assistant_lines, "{file}");
+        checked += 1;
+    }
+    assert_eq!(checked, samples.len(), "every sample is in SOURCES.md");
+}
+
+/// The mock answered each request under its own `message_id`, so the transcript tells exactly
+/// which captured request each of its responses answers.
+#[test]
+fn responses_are_the_captured_requests_thread_by_thread() {
+    for (case, meta) in recorded_cases() {
+        let captured = requests(&case);
+        let ids_of = |kinds: &[&str]| -> Vec<String> {
+            captured
+                .iter()
+                .filter(|r| kinds.contains(&r["kind"].as_str().unwrap_or("")))
+                .map(|r| r["message_id"].as_str().expect("id").to_string())
+                .collect()
+        };
+        let mut main = Vec::new();
+        let mut side = BTreeSet::new();
+        let mut compactions = 0;
+        for (name, bytes) in transcripts(&case, &meta) {
+            let t = load(&name, &bytes).expect("loads");
+            let c = conversation(&t);
+            for request in &c.requests {
+                let Some(r) = request.response else {
+                    if request.thread == ThreadKey::Main {
+                        compactions += 1;
+                    }
+                    continue;
+                };
+                let id = c.responses[r].message_id.clone().expect("id").to_string();
+                if request.thread == ThreadKey::Main {
+                    // 1.0.30 copies the history into each resumed session's file.
+                    if !main.contains(&id) {
+                        main.push(id);
+                    }
+                } else {
+                    side.insert(id);
+                }
+            }
+        }
+        let case = case.display();
+        assert_eq!(main, ids_of(&["conversation"]), "{case}: main thread");
+        let expected: BTreeSet<String> = ids_of(&["subagent", "warmup"]).into_iter().collect();
+        assert_eq!(side, expected, "{case}: subagents");
+        // 1.0.30 records no trace of a compaction made under `-p` (no boundary, no summary).
+        let expected = match meta["version"].as_str() {
+            Some("1.0.30") => 0,
+            _ => ids_of(&["compaction"]).len(),
+        };
+        assert_eq!(compactions, expected, "{case}: compactions");
+    }
+}
+
+#[test]
+fn parallel_results_are_gathered_in_file_order() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    for version in ["1.0.30", "2.1.100", "2.1.332"] {
+        let case = base.join(version).join("parallel_calls");
+        let meta: Value =
+            serde_json::from_str(&std::fs::read_to_string(case.join("case.json")).unwrap())
+                .unwrap();
+        let (name, bytes) = transcripts(&case, &meta).remove(0);
+        let t = load(&name, &bytes).unwrap();
+        let c = conversation(&t);
+        let second = &c.requests[1];
+        let history = c.history(&t, second);
+        let last = history.messages.last().expect("messages");
+        assert_eq!(last.role, Role::User, "{version}");
+        let answered: Vec<&str> = last
+            .lines
+            .iter()
+            .filter_map(|&i| match &t.lines[i].kind {
+                LineKind::User(u) => u.tool_results.first().map(AsRef::as_ref),
+                _ => None,
+            })
+            .collect();
+        // What the build sent (requests.jsonl): both results, in the order written.
+        let sent = &requests(&case)
+            .into_iter()
+            .filter(|r| r["kind"] == "conversation")
+            .nth(1)
+            .unwrap()["body"]["messages"];
+        let sent_last = sent.as_array().unwrap().last().unwrap()["content"]
+            .as_array()
+            .unwrap();
+        let sent_ids: Vec<&str> = sent_last
+            .iter()
+            .filter_map(|b| b["tool_use_id"].as_str())
+            .collect();
+        assert_eq!(answered, sent_ids, "{version}");
+        let calls = &c.responses[c.requests[0].response.unwrap()].tool_uses;
+        assert_eq!(calls.len(), 2, "{version}");
+    }
+}
+
+#[test]
+fn bad_lines_are_skipped_with_their_line_and_reason() {
+    let text = concat!(
+        "{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        "not json\n",
+        "[1,2]\n",
+        "\n",
+        "{\"uuid\":\"b\"}\n",
+        "{\"type\":\"assistant\",\"uuid\":\"c\"}\n",
+        "{\"type\":\"brand-new\",\"uuid\":\"d\"}\n",
+        "{\"type\":\"assistant\",\"uuid\":\"e\",\"parentUuid\":\"a\",\"message\":{\"id\":\"m1\",\"content\":[],\"usage\":{\"input_tokens\":\"many\"}}}\n",
+        "{\"type\":\"user\",\"uuid\":\"f\",\"message\":{\"content\":\"cut",
+    );
+    let t = load("t.jsonl", text.as_bytes()).unwrap();
+    let skipped: Vec<(usize, &str)> = t
+        .skipped
+        .iter()
+        .map(|s| (s.line, s.reason.as_str()))
+        .collect();
+    assert_eq!(skipped.len(), 5, "{skipped:?}");
+    assert_eq!(skipped[0].0, 2);
+    assert!(skipped[0].1.starts_with("not JSON: "), "{skipped:?}");
+    assert_eq!(skipped[1], (3, "JSON array, not an object"));
+    assert_eq!(skipped[2], (5, "a JSON object without a `type`"));
+    assert_eq!(skipped[3], (6, "`assistant` line without a `message`"));
+    assert_eq!(skipped[4].0, 9);
+    assert!(
+        skipped[4]
+            .1
+            .starts_with("last line cut short (no newline): not JSON"),
+        "{skipped:?}"
+    );
+    assert_eq!(t.non_blank_lines, 8);
+    assert_eq!(t.lines.len(), 3);
+    assert!(matches!(&t.lines[1].kind, LineKind::Unknown(name) if &**name == "brand-new"));
+    assert_eq!(
+        t.notes,
+        [
+            "line 8: `usage` of an unexpected shape, counted as none",
+            "1 line(s) of unknown type `brand-new` kept, not read (first at line 7)",
+        ]
+    );
+}
+
+#[test]
+fn a_file_of_no_json_object_is_no_transcript() {
+    assert!(matches!(
+        load("e.jsonl", b"\n\n"),
+        Err(LoadError::Empty { .. })
+    ));
+    let binary = [0u8, 159, 146, 150, 10, 255, 0];
+    match load("b.bin", &binary) {
+        Err(LoadError::NotATranscript {
+            line: 1, reason, ..
+        }) => {
+            assert!(reason.starts_with("not UTF-8"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn pieces_of_any_size_load_as_the_whole() {
+    for (case, meta) in recorded_cases().into_iter().step_by(7) {
+        for (name, bytes) in transcripts(&case, &meta) {
+            let whole = load(&name, &bytes).unwrap();
+            for piece in [1, 7, 4096] {
+                let mut loader = Loader::new(&name);
+                for chunk in bytes.chunks(piece) {
+                    loader.push(chunk);
+                }
+                let t = loader.finish().unwrap();
+                assert_eq!(
+                    format!("{:?}", t.lines),
+                    format!("{:?}", whole.lines),
+                    "{name}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_compaction_is_a_request_of_its_own_kind() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    for version in ["1.0.128", "2.0.77", "2.1.100", "2.1.332"] {
+        let case = base.join(version).join("auto_compaction");
+        let meta: Value =
+            serde_json::from_str(&std::fs::read_to_string(case.join("case.json")).unwrap())
+                .unwrap();
+        let main = meta["session_id"].as_str().unwrap();
+        let (name, bytes) = transcripts(&case, &meta)
+            .into_iter()
+            .find(|(n, _)| n.ends_with(&format!("{main}.jsonl")))
+            .unwrap();
+        let t = load(&name, &bytes).unwrap();
+        let c = conversation(&t);
+        let kinds: Vec<RequestKind> = c.thread(&ThreadKey::Main).map(|r| r.kind).collect();
+        // The order the mock saw them in (requests.jsonl), side requests left out.
+        let captured: Vec<RequestKind> = requests(&case)
+            .iter()
+            .filter_map(|r| match r["kind"].as_str() {
+                Some("conversation") => Some(RequestKind::Sampling),
+                Some("compaction") => Some(RequestKind::Compaction),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kinds, captured, "{version}");
+    }
+}
+
+/// The captured body with its blobs put back (CONFORMANCE.md, "Layout of a Claude case").
+fn expand(value: &Value, blobs: &Path) -> Value {
+    match value {
+        Value::Object(map) if map.len() == 1 && map.contains_key("$blob") => {
+            let hash = map["$blob"].as_str().expect("hash");
+            let text = std::fs::read_to_string(blobs.join(format!("{hash}.json"))).expect("blob");
+            serde_json::from_str(&text).expect("blob JSON")
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), expand(v, blobs)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(|v| expand(v, blobs)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// 2.1.3xx: every captured sampling request (main thread and subagents) is rebuilt from the
+/// transcript byte for byte, but for `metadata` and the billing block (named), and its digest
+/// is the one the build recorded.
+#[test]
+fn replay_records_rebuild_every_captured_body_and_verify_its_digest() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    let mut checked = 0;
+    for (case, meta) in recorded_cases() {
+        if meta["version"] != "2.1.332" {
+            continue;
+        }
+        let loaded: Vec<_> = transcripts(&case, &meta)
+            .into_iter()
+            .map(|(name, bytes)| {
+                let t = load(&name, &bytes).unwrap();
+                let c = conversation(&t);
+                (t, c)
+            })
+            .collect();
+        for captured in requests(&case) {
+            if !matches!(captured["kind"].as_str(), Some("conversation" | "subagent")) {
+                continue;
+            }
+            let id = captured["message_id"].as_str().unwrap();
+            let (t, c, request) = loaded
+                .iter()
+                .find_map(|(t, c)| {
+                    c.requests.iter().find_map(|r| {
+                        let response = &c.responses[r.response?];
+                        (response.message_id.as_deref() == Some(id)).then_some((t, c, r))
+                    })
+                })
+                .unwrap_or_else(|| panic!("{}: no response {id}", case.display()));
+            let replayed = super::replay::replay(t, c, request)
+                .unwrap_or_else(|e| panic!("{}: {id}: {e}", case.display()));
+            assert!(replayed.verified(), "{}: {id}: digest", case.display());
+            assert_eq!(replayed.digest, captured["digest"].as_str().unwrap());
+            let mut sent = expand(&captured["body"], &base.join("blobs"));
+            sent["metadata"] = Value::Null;
+            sent["system"][0] = Value::Null;
+            assert_eq!(
+                serde_json::to_string(&replayed.body).unwrap(),
+                serde_json::to_string(&sent).unwrap(),
+                "{}: {id}",
+                case.display()
+            );
+            let parts: Vec<&str> = replayed.unknown.iter().map(|u| u.part.as_str()).collect();
+            assert_eq!(parts, ["metadata", "system[0]"]);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 42, "2.1.332's conversation and subagent requests");
+}

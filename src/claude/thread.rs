@@ -1,0 +1,345 @@
+//! The conversation a transcript records: its responses (one per `message.id`, however many
+//! lines its blocks were written on), the threads they belong to (the main thread, each
+//! subagent), and for each request the branch of the `parentUuid` tree it was sent with.
+//!
+//! Parallel tool calls branch the tree (each result's parent is its own call's line), so a walk
+//! back from a request reaches only one of them: a response stands for all its lines, and its
+//! calls' results are gathered from the whole file, in file order (the order sent).
+
+use std::collections::{HashMap, HashSet};
+
+use super::load::{Line, LineKind, Transcript, Usage};
+
+/// One response of the model.
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub message_id: Option<Box<str>>,
+    pub request_id: Option<Box<str>>,
+    pub model: Option<Box<str>>,
+    /// Its lines, indices into [`Transcript::lines`], in file order.
+    pub lines: Vec<usize>,
+    /// The usage of its last line that has one (each line repeats the message's usage; output
+    /// grows to its final value on the last).
+    pub usage: Option<Usage>,
+    /// Its calls' ids, in order.
+    pub tool_uses: Vec<Box<str>>,
+    /// Written by Claude Code itself (`<synthetic>`, API errors): it answered no request.
+    pub synthetic: bool,
+    pub thread: ThreadKey,
+    /// The `message.id` was used by an earlier response too (other backends behind
+    /// `ANTHROPIC_BASE_URL` reuse ids): this one is counted on its own.
+    pub reused_id: bool,
+}
+
+/// Which thread a line belongs to: the main one, a subagent (`agentId`, 2.0.x+), or the inline
+/// sidechain of a 1.0.x file (no `agentId`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ThreadKey {
+    Main,
+    Subagent(Box<str>),
+    Sidechain,
+}
+
+impl ThreadKey {
+    fn of(line: &Line) -> ThreadKey {
+        match (&line.agent_id, line.sidechain) {
+            (Some(agent), true) => ThreadKey::Subagent(agent.clone()),
+            (None, true) => ThreadKey::Sidechain,
+            _ => ThreadKey::Main,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// A request the session's conversation made (its answer is a response of the file).
+    Sampling,
+    /// The request a compaction made: recorded by its boundary (or its summary), not by a
+    /// response.
+    Compaction,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    /// 2.1.3xx: context sent as a `role: "system"` message.
+    System,
+}
+
+/// A message as sent: a run of lines of one role.
+#[derive(Debug, Clone)]
+pub struct SentMessage {
+    pub role: Role,
+    pub lines: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub kind: RequestKind,
+    pub thread: ThreadKey,
+    /// The response it got ([`Conversation::responses`]); `None` for a compaction.
+    pub response: Option<usize>,
+    /// Where it is in the file: its response's first line, or the compaction's boundary line
+    /// (an index into [`Transcript::lines`]).
+    pub at: usize,
+    /// The line its history ends at (the parent of `at`, or the boundary's logical parent).
+    pub leaf: Option<Box<str>>,
+}
+
+/// The history a request was sent with ([`Conversation::history`]).
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    pub messages: Vec<SentMessage>,
+    /// The walk back reached a parent this file does not have (a copied or partial file): the
+    /// messages before it are unknown.
+    pub missing_parent: Option<Box<str>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    pub responses: Vec<Response>,
+    /// Every request, in file order, of every thread.
+    pub requests: Vec<Request>,
+    /// The first line of each `uuid`.
+    by_uuid: HashMap<Box<str>, usize>,
+    /// The response of each assistant line.
+    response_of: HashMap<usize, usize>,
+    /// The response that made each call.
+    call_of: HashMap<Box<str>, usize>,
+    /// Every line answering a call, by call id, in file order.
+    results: HashMap<Box<str>, Vec<usize>>,
+}
+
+impl Conversation {
+    /// The requests of one thread, in order.
+    pub fn thread<'c>(&'c self, key: &'c ThreadKey) -> impl Iterator<Item = &'c Request> + 'c {
+        self.requests.iter().filter(move |r| &r.thread == key)
+    }
+}
+
+/// The conversation of `t`: one pass over its lines (a request's history is walked only when
+/// asked for, [`Conversation::history`]).
+pub fn conversation(t: &Transcript) -> Conversation {
+    let lines = &t.lines;
+    let mut by_uuid = HashMap::new();
+    let mut results: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.duplicate_of.is_some() {
+            continue;
+        }
+        if let Some(uuid) = &line.uuid {
+            by_uuid.insert(uuid.clone(), i);
+        }
+        if let LineKind::User(u) = &line.kind {
+            for id in &u.tool_results {
+                results.entry(id.clone()).or_default().push(i);
+            }
+        }
+    }
+    let (responses, response_of) = responses(lines);
+    let mut call_of = HashMap::new();
+    let mut requests = Vec::new();
+    for (r, response) in responses.iter().enumerate() {
+        for id in &response.tool_uses {
+            call_of.entry(id.clone()).or_insert(r);
+        }
+        if !response.synthetic {
+            let at = response.lines[0];
+            requests.push(Request {
+                kind: RequestKind::Sampling,
+                thread: response.thread.clone(),
+                response: Some(r),
+                at,
+                leaf: lines[at].parent.clone(),
+            });
+        }
+    }
+    for (at, line) in lines.iter().enumerate() {
+        if let (LineKind::System(s), None) = (&line.kind, line.duplicate_of)
+            && s.is_compact_boundary()
+        {
+            requests.push(Request {
+                kind: RequestKind::Compaction,
+                thread: ThreadKey::of(line),
+                response: None,
+                at,
+                leaf: line.logical_parent.clone(),
+            });
+        }
+    }
+    requests.sort_by_key(|r| r.at);
+    Conversation {
+        responses,
+        requests,
+        by_uuid,
+        response_of,
+        call_of,
+        results,
+    }
+}
+
+/// The responses of the file, and the response of each assistant line.
+fn responses(lines: &[Line]) -> (Vec<Response>, HashMap<usize, usize>) {
+    let mut responses: Vec<Response> = Vec::new();
+    let mut response_of = HashMap::new();
+    // The open response of each (thread, message id, request id), and the prompts seen when it
+    // last grew: a prompt in between means a new response under a reused id.
+    let mut open: HashMap<(ThreadKey, &str, Option<&str>), (usize, usize)> = HashMap::new();
+    let mut prompts = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if line.duplicate_of.is_some() {
+            continue;
+        }
+        let a = match &line.kind {
+            LineKind::Assistant(a) => a,
+            LineKind::User(u) if u.tool_results.is_empty() => {
+                prompts += 1;
+                continue;
+            }
+            _ => continue,
+        };
+        let thread = ThreadKey::of(line);
+        let key = a
+            .message_id
+            .as_deref()
+            .map(|id| (thread.clone(), id, a.request_id.as_deref()));
+        let existing = key.as_ref().and_then(|k| open.get(k).copied());
+        let index = match existing {
+            Some((index, seen)) if seen == prompts => index,
+            _ => {
+                responses.push(Response {
+                    message_id: a.message_id.clone(),
+                    request_id: a.request_id.clone(),
+                    model: a.model.clone(),
+                    lines: Vec::new(),
+                    usage: None,
+                    tool_uses: Vec::new(),
+                    synthetic: true,
+                    thread,
+                    reused_id: existing.is_some(),
+                });
+                responses.len() - 1
+            }
+        };
+        if let Some(k) = key {
+            open.insert(k, (index, prompts));
+        }
+        let response = &mut responses[index];
+        response.lines.push(i);
+        response.tool_uses.extend(a.tool_uses.iter().cloned());
+        response.synthetic &= a.synthetic();
+        if a.usage.is_some() {
+            response.usage = a.usage;
+        }
+        response_of.insert(i, index);
+    }
+    (responses, response_of)
+}
+
+impl Conversation {
+    /// The messages `request` was sent with: the branch from the root (or the last compaction
+    /// boundary) to its leaf, each response whole and its calls' results gathered, only lines
+    /// written before the request. Costs the length of that history.
+    pub fn history(&self, t: &Transcript, request: &Request) -> History {
+        let lines = &t.lines;
+        let mut chain = Vec::new();
+        let mut missing_parent = None;
+        let mut next = request.leaf.as_deref();
+        while let Some(uuid) = next {
+            let Some(&i) = self.by_uuid.get(uuid) else {
+                missing_parent = Some(uuid.into());
+                break;
+            };
+            // A cycle (a hand-edited file) ends the walk like a root.
+            if chain.len() > lines.len() {
+                break;
+            }
+            let line = &lines[i];
+            if let LineKind::System(s) = &line.kind
+                && s.is_compact_boundary()
+            {
+                break;
+            }
+            chain.push(i);
+            next = line.parent.as_deref();
+        }
+        chain.reverse();
+        let at = request.at;
+        let mut messages: Vec<SentMessage> = Vec::new();
+        let mut done_responses = HashSet::new();
+        let mut done_results = HashSet::new();
+        for i in chain {
+            let line = &lines[i];
+            let (role, run) = match &line.kind {
+                LineKind::Assistant(_) => {
+                    let Some(&r) = self.response_of.get(&i) else {
+                        continue;
+                    };
+                    if !done_responses.insert(r) {
+                        continue;
+                    }
+                    let run = self.responses[r]
+                        .lines
+                        .iter()
+                        .copied()
+                        .filter(|&l| l < at)
+                        .collect();
+                    (Role::Assistant, run)
+                }
+                LineKind::User(u) if !u.tool_results.is_empty() => {
+                    if done_results.contains(&i) {
+                        continue;
+                    }
+                    // Every result of the calls of the response this one answers, file order.
+                    let mut run: Vec<usize> = u
+                        .tool_results
+                        .iter()
+                        .flat_map(|id| self.sibling_results(id))
+                        .filter(|&l| l < at && !done_results.contains(&l))
+                        .collect();
+                    run.sort_unstable();
+                    run.dedup();
+                    done_results.extend(run.iter().copied());
+                    (Role::User, run)
+                }
+                LineKind::User(u) if u.transcript_only => continue,
+                LineKind::User(_) => (Role::User, vec![i]),
+                LineKind::Attachment(a) => {
+                    let role = match a.rendered_role.as_deref() {
+                        Some("system") => Role::System,
+                        _ => Role::User,
+                    };
+                    (role, vec![i])
+                }
+                _ => continue,
+            };
+            match messages.last_mut() {
+                Some(last) if last.role == role && role != Role::Assistant => {
+                    last.lines.extend(run)
+                }
+                _ => messages.push(SentMessage { role, lines: run }),
+            }
+        }
+        History {
+            messages,
+            missing_parent,
+        }
+    }
+
+    /// The result lines of every call of the response that made call `id`.
+    fn sibling_results(&self, id: &str) -> Vec<usize> {
+        let one = [id];
+        let ids: Vec<&str> = match self.call_of.get(id) {
+            Some(&r) => self.responses[r]
+                .tool_uses
+                .iter()
+                .map(AsRef::as_ref)
+                .collect(),
+            None => one.to_vec(),
+        };
+        ids.iter()
+            .flat_map(|id| self.results.get(*id).into_iter().flatten().copied())
+            .collect()
+    }
+}
