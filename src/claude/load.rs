@@ -131,6 +131,8 @@ pub struct Assistant {
     pub content: Box<str>,
     /// The `id` of each `tool_use` block, in order.
     pub tool_uses: Vec<Box<str>>,
+    /// A `thinking` or `redacted_thinking` block is among its blocks.
+    pub thinking: bool,
     pub usage: Option<Usage>,
     pub stop_reason: Option<Box<str>>,
     /// `isApiErrorMessage`: an error Claude Code wrote itself (model `<synthetic>`).
@@ -710,7 +712,13 @@ fn assistant(e: &Envelope<'_>) -> Result<Assistant, LineError> {
     let content = m
         .content
         .ok_or_else(|| LineError::new("`assistant` message without `content`"))?;
-    let tool_uses = blocks(content)
+    let heads = blocks(content);
+    let thinking = heads.iter().any(|b| {
+        b.type_
+            .as_ref()
+            .is_some_and(|t| t.0 == "thinking" || t.0 == "redacted_thinking")
+    });
+    let tool_uses = heads
         .into_iter()
         .filter(|b| b.type_.as_ref().is_some_and(|t| t.0 == "tool_use"))
         .filter_map(|b| boxed(b.id))
@@ -742,6 +750,7 @@ fn assistant(e: &Envelope<'_>) -> Result<Assistant, LineError> {
         model: boxed(m.model),
         content: content.get().into(),
         tool_uses,
+        thinking,
         usage,
         stop_reason: boxed(m.stop_reason),
         api_error: e.is_api_error_message.unwrap_or(false),

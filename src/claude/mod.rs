@@ -9,6 +9,7 @@
 pub mod load;
 pub mod replay;
 pub mod thread;
+pub mod wire;
 
 #[cfg(test)]
 mod tests;

@@ -23,7 +23,7 @@ use super::thread::{Conversation, Request, Role};
 pub struct Unknown {
     /// A dotted path into the body (`metadata`, `system[0]`).
     pub part: String,
-    pub reason: &'static str,
+    pub reason: String,
 }
 
 /// The rebuilt body and what its digest says.
@@ -224,11 +224,11 @@ pub fn replay(
         unknown: vec![
             Unknown {
                 part: "metadata".into(),
-                reason: "`metadata.user_id` holds the device id of `~/.claude.json`, which no transcript records",
+                reason: "`metadata.user_id` holds the device id of `~/.claude.json`, which no transcript records".into(),
             },
             Unknown {
                 part: "system[0]".into(),
-                reason: "the billing header block (`x-anthropic-billing-header: cc_version=…; cc_entrypoint=…;`) is not recorded",
+                reason: "the billing header block (`x-anthropic-billing-header: cc_version=…; cc_entrypoint=…;`) is not recorded".into(),
             },
         ],
         digest,

@@ -303,7 +303,8 @@ impl Conversation {
                     done_results.extend(run.iter().copied());
                     (Role::User, run)
                 }
-                LineKind::User(u) if u.transcript_only => continue,
+                // Shown to the user only, but a compaction's summary is what the model gets next.
+                LineKind::User(u) if u.transcript_only && !u.compact_summary => continue,
                 LineKind::User(_) => (Role::User, vec![i]),
                 LineKind::Attachment(a) => {
                     let role = match a.rendered_role.as_deref() {
