@@ -730,30 +730,6 @@ const PENDING: &[(&str, &str)] = &[
         "issue 36: compile.rs must take the generation's model rules (codex_rules::model_rules_in): \
          0.77 sends gpt-5.2's default effort and verbosity",
     ),
-    (
-        "0.104.0/model_switch_gpt-5.2-codex",
-        "issue 36: codex_rules must take its model rules from src/codex_models.json",
-    ),
-    (
-        "0.122.0/model_switch_gpt-5.4",
-        "issue 36: codex_rules must take its model rules from src/codex_models.json",
-    ),
-    (
-        "0.141.0/model_switch_gpt-5.4-mini",
-        "issue 36: codex_rules must take its model rules from src/codex_models.json",
-    ),
-    (
-        "0.152.1/model_switch_gpt-daybreak-red-latest",
-        "issue 36: codex_rules must take its model rules from src/codex_models.json",
-    ),
-    (
-        "0.162.1/model_switch_gpt-6-sol",
-        "issue 36: codex_rules must take its model rules from src/codex_models.json",
-    ),
-    (
-        "0.171.0/model_switch_gpt-6.1-sol",
-        "issue 36: codex_rules must take its model rules from src/codex_models.json",
-    ),
 ];
 
 /// Issue 23's requirement: every recorded request compiled as Codex sent it, up to named
