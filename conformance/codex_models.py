@@ -200,8 +200,12 @@ def parse_model_family(text: str) -> list[dict]:
             "fields": family_fields(assignments, consts),
             "set": sorted(k.split(":")[0].strip() for k in args[2:]),
         })
-    if not branches:
-        raise ValueError("no branches in find_family_for_model")
+    # Every family the function can return must come from a branch read above: a condition
+    # that is not a chain of starts_with tests would otherwise be skipped silently.
+    end = body.find("\n}\n")
+    calls = len(re.findall(r"\b(?:simple_)?model_family!\(", body[:end if end > 0 else None]))
+    if not branches or calls != len(branches):
+        raise ValueError(f"find_family_for_model: {calls} families, {len(branches)} branches read")
     return branches
 
 
@@ -312,7 +316,10 @@ def read_build(version: str, a) -> dict:
              **b["fields"]} for b in branches]}
     catalog, source = None, None
     if git:
-        paths = CATALOG_PATHS + [p for p in git.files(tag) if p.endswith("models.json") and p not in CATALOG_PATHS]
+        # Known places first, then any other models.json outside tests.
+        others = sorted(p for p in git.files(tag) if p.endswith("models.json")
+                        and p not in CATALOG_PATHS and "test" not in p)
+        paths = CATALOG_PATHS + others
         for path in paths:
             text = git.show(tag, path)
             if text and '"models"' in text:
