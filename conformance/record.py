@@ -56,6 +56,15 @@ def models_for(version: str) -> tuple[str, str]:
     return "gpt-5.5", "gpt-5.6-sol"
 
 
+def model_switch_to(slug: str) -> dict:
+    """`model_switch_<slug>`: the model_switch scenario, resumed with `slug` instead of the
+    other slug of models_for (to record models the suite has not seen; CONFORMANCE.md)."""
+    spec = json.loads(json.dumps(SCENARIOS["model_switch"]))
+    spec["about"] = f"resume with -m {slug} (the resumed turn answers with a message only)"
+    spec["runs"][1]["model"] = slug
+    return spec
+
+
 def has_fork(version: str) -> bool:
     return vtuple(version) >= (0, 152, 0)
 
@@ -477,7 +486,7 @@ def record_case(version: str, exe: Path, name: str, spec: dict, out_root: Path, 
         for i, run in enumerate(spec["runs"]):
             for fname, text in (run.get("before") or {}).items():
                 (WORK / fname).write_text(text)
-            run_model = alt if run.get("model") == "alt" else None
+            run_model = alt if run.get("model") == "alt" else run.get("model")
             run_exe = exe
             if run.get("upgrade"):
                 run_exe = upgrade[1]
@@ -571,7 +580,8 @@ def print_table(out_root: Path) -> None:
     versions = sorted({p.parent.parent.name for p in out_root.glob("*/*/case.json")}, key=vtuple)
     for v in versions:
         upgrades = sorted((p.name for p in (out_root / v).glob("upgrade_to_*")), key=lambda n: vtuple(n[11:]))
-        for name in list(SCENARIOS) + upgrades:
+        switches = sorted(p.name for p in (out_root / v).glob("model_switch_*"))
+        for name in list(SCENARIOS) + upgrades + switches:
             f = out_root / v / name / "case.json"
             if not f.exists():
                 continue
@@ -611,11 +621,15 @@ def main() -> int:
     for version in [v for v in a.versions.split(",") if v]:
         exe = install(version, Path(a.cache))
         for name in [s for s in a.scenarios.split(",") if s]:
-            if name not in SCENARIOS:
+            if name.startswith("model_switch_"):
+                spec = model_switch_to(name.removeprefix("model_switch_"))
+            elif name in SCENARIOS:
+                spec = SCENARIOS[name]
+            else:
                 print(f"unknown scenario {name}", file=sys.stderr)
                 return 2
             try:
-                case = record_case(version, exe, name, SCENARIOS[name], out_root, blobs)
+                case = record_case(version, exe, name, spec, out_root, blobs)
             finally:
                 if ROOT.exists():
                     shutil.rmtree(ROOT, ignore_errors=True)

@@ -79,6 +79,7 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
         }
         if let Some(reason) = &row.chain_break
             && reason.starts_with("normalization")
+            && !outputs_follow_their_calls(plan, row.step)
         {
             findings.push(finding(
                 "input_extends_previous",
@@ -96,6 +97,24 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
     }
     findings.extend(call_id_findings(session));
     findings
+}
+
+/// Whether every synthetic output in a step's new input sits right after its own call: what
+/// Codex sends for calls that were never answered (an interrupted response, one call or several
+/// of any type), which extends the previous request though not by its output alone.
+fn outputs_follow_their_calls(plan: &Plan, step: usize) -> bool {
+    use crate::normalize::Origin;
+    let Some(previous) = step.checked_sub(1) else {
+        return false;
+    };
+    let view = plan.view(step);
+    let start = plan.views[previous].1;
+    (start..view.len()).all(|i| match view[i].origin {
+        Origin::Synthetic { call } => {
+            i > 0 && matches!(view[i - 1].origin, Origin::Raw(c) if c == call)
+        }
+        Origin::Raw(_) => true,
+    })
 }
 
 fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {

@@ -354,3 +354,48 @@ fn a_baseline_of_another_hash_is_an_error_until_rewritten() {
     assert_eq!(code(&check(&["--update-baseline"])), 0);
     assert_eq!(code(&check(&[])), 0);
 }
+
+/// (turn, step, detail) of every failure of one rollout's `check --json`.
+fn step_failures(file: &str) -> (i32, Vec<(u64, u64, String)>) {
+    let (code, document) = check_json(&[file]);
+    let found = document["rollouts"][0]["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .map(|f| {
+            assert_eq!(f["check"], "input_extends_previous", "{f}");
+            (
+                f["turn"].as_u64().expect("turn"),
+                f["step"].as_u64().expect("step"),
+                f["detail"].as_str().expect("detail").to_string(),
+            )
+        })
+        .collect();
+    (code, found)
+}
+
+/// Issue 36: a response made three calls at once (function, custom, local shell) and the user
+/// interrupted it; none was answered, so each call is sent with its synthetic "aborted" output
+/// right after it. The next request is not the previous one plus that response's output, yet
+/// nothing was rewritten (fixtures/README.md, `check/interrupted_calls.jsonl`).
+#[test]
+fn interrupted_calls_of_one_response_extend_the_previous_request() {
+    let (code, found) = step_failures("fixtures/check/interrupted_calls.jsonl");
+    assert_eq!((code, found), (0, vec![]));
+}
+
+/// The same rollout where call_m1's real output is recorded after turn 2's first request was
+/// sent with "aborted" for it: the second request replaces input item 6, a rewrite.
+#[test]
+fn a_late_output_after_interrupted_calls_is_still_a_rewrite() {
+    let (code, found) = step_failures("fixtures/check/interrupted_calls_late_output.jsonl");
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        vec![(
+            2,
+            2,
+            "the input does not extend the previous request: item 6 differs".to_string()
+        )]
+    );
+}
