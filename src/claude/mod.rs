@@ -6,6 +6,7 @@
 //! What a transcript records, build by build, and what Claude Code sends are in CONFORMANCE.md
 //! ("Claude Code"), from recordings of the real CLI in `tests/conformance/claude/`.
 
+pub mod cache;
 pub mod load;
 pub mod replay;
 pub mod thread;

@@ -547,3 +547,124 @@ fn older_builds_send_the_messages_their_rules_say() {
     );
     assert_eq!(checked, 153, "conversation requests of 1.0.30-2.1.100");
 }
+
+/// `steps` against the mock's cache: for every main-thread request of every case, the verdict's
+/// class is what the mock did (nothing read, the previous request's whole prefix read, a part of
+/// it), the prediction of a whole prefix is the tokens the mock read, and on 2.1.3xx (every
+/// block recorded) the block the prediction reads up to is the mock's.
+#[test]
+fn steps_verdicts_agree_with_the_mock_cache() {
+    use super::cache::{Verdict, steps};
+    let mut report = Vec::new();
+    let mut checked = 0;
+    for (case, meta) in recorded_cases() {
+        let captured = requests(&case);
+        let conversation_rows: Vec<&Value> = captured
+            .iter()
+            .filter(|r| r["kind"] == "conversation")
+            .collect();
+        // The file with the whole main thread: the last one a resume wrote (1.0.30 copies).
+        let loaded: Vec<_> = transcripts(&case, &meta)
+            .into_iter()
+            .filter(|(name, _)| !name.contains("/agent-") && !name.contains("/subagents/"))
+            .map(|(name, bytes)| {
+                let t = load(&name, &bytes).unwrap();
+                let c = conversation(&t);
+                (t, c)
+            })
+            .collect();
+        let Some((t, c)) = loaded
+            .iter()
+            .max_by_key(|(_, c)| c.thread(&ThreadKey::Main).count())
+        else {
+            continue;
+        };
+        for step in steps(t, c, &ThreadKey::Main) {
+            let Some(verdict) = &step.verdict else {
+                continue;
+            };
+            let request = &c.requests[step.request];
+            let id = c.responses[request.response.unwrap()]
+                .message_id
+                .as_deref()
+                .unwrap();
+            let Some(at) = conversation_rows.iter().position(|r| r["message_id"] == id) else {
+                report.push(format!("{}: {id} not captured", case.display()));
+                continue;
+            };
+            let row = conversation_rows[at];
+            let read = row["usage"]["cache_read_input_tokens"].as_u64().unwrap();
+            let full = at.checked_sub(1).map(|p| {
+                let u = &conversation_rows[p]["usage"];
+                u["cache_read_input_tokens"].as_u64().unwrap()
+                    + u["cache_creation_input_tokens"].as_u64().unwrap()
+            });
+            let mock = if read == 0 {
+                "none"
+            } else if Some(read) == full {
+                "whole"
+            } else {
+                "part"
+            };
+            let ours: &[&str] = match verdict {
+                Verdict::ColdStart | Verdict::ModelSwitch { .. } | Verdict::TtlExpired { .. } => {
+                    &["none"]
+                }
+                Verdict::Hit => &["whole"],
+                Verdict::PrefixBroken { .. } | Verdict::Compaction | Verdict::LookbackExceeded => {
+                    if step.predicted_block.is_some() {
+                        &["part"]
+                    } else {
+                        &["none"]
+                    }
+                }
+                // The provider read less than the recorded prefix predicts.
+                Verdict::UnrecordedChange { .. } => &["none", "part"],
+                // What another file's requests wrote is read, whole or in part.
+                Verdict::EarlierFile => &["whole", "part"],
+                Verdict::ProviderMiss | Verdict::NoCacheFields => &[],
+            };
+            let scenario = case
+                .strip_prefix(case.parent().unwrap().parent().unwrap())
+                .unwrap()
+                .display()
+                .to_string();
+            if !ours.contains(&mock) {
+                report.push(format!(
+                    "{scenario} #{}: {} ({:?}) but the mock read {mock} ({read})",
+                    row["index"],
+                    verdict.name(),
+                    verdict
+                ));
+            }
+            if matches!(verdict, Verdict::Hit) && step.predicted_read != Some(read) {
+                report.push(format!(
+                    "{scenario} #{}: predicted {:?}, read {read}",
+                    row["index"], step.predicted_read
+                ));
+            }
+            if meta["version"] == "2.1.332" {
+                let mock_block = row["cache"]["read_block"].as_i64().unwrap();
+                let ours = step.predicted_block.map_or(-1, |b| b as i64);
+                if !matches!(
+                    verdict,
+                    Verdict::UnrecordedChange { .. } | Verdict::EarlierFile
+                ) && ours != mock_block
+                {
+                    report.push(format!(
+                        "{scenario} #{}: read to block {ours}, the mock {mock_block}",
+                        row["index"]
+                    ));
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "{} of {checked}:\n{}",
+        report.len(),
+        report.join("\n")
+    );
+    assert!(checked > 180, "{checked} steps");
+}

@@ -116,6 +116,9 @@ pub struct Compiled {
     /// 2.1.3xx: the rebuild's digest equals the recorded `requestDigest`; `None` where the
     /// transcript has no replay record.
     pub verified: Option<bool>,
+    /// The response names a replay record this file does not have: a line copied from another
+    /// session's file (a fork copies the history without its records).
+    pub record_elsewhere: bool,
 }
 
 /// The body `request` was sent with.
@@ -136,11 +139,13 @@ pub fn compile(t: &Transcript, c: &Conversation, request: &Request, given: &Give
                         rule: "rebuilt from the transcript's replay records (api-request, api-request-blob, api-request-shape)".into(),
                         case: Build::V2_1_332.case(),
                     }],
+                    record_elsewhere: false,
                 };
             }
             Err(ReplayError::NoRecord) => {}
             Err(other) => {
                 let mut compiled = by_rule(t, c, request, given, build, version);
+                compiled.record_elsewhere = matches!(other, ReplayError::MissingRecord(_));
                 compiled.unknown.push(Unknown {
                     part: "request".into(),
                     reason: format!("its replay record cannot be followed: {other}"),
@@ -291,6 +296,7 @@ fn by_rule(
         unknown,
         rules,
         verified: None,
+        record_elsewhere: false,
     }
 }
 

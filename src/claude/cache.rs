@@ -1,0 +1,498 @@
+//! Anthropic's prompt cache as a request's prefix predicts it, and the verdict of each request
+//! of a Claude Code session: what the provider reported against what the prefix predicts, the
+//! recorded cause named before the provider is blamed.
+//!
+//! The cache (Anthropic's prompt-caching documentation, CONFORMANCE.md "Usage model"): the
+//! prompt is tools, then system blocks, then the parameters that invalidate the messages'
+//! cache, then the messages' blocks; a block with `cache_control` is a breakpoint that writes an
+//! entry for the prefix up to it (per model, for its TTL, refreshed by a hit); a request reads
+//! the longest entry found at one of its breakpoints or up to 20 blocks before one.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::load::{Transcript, Usage};
+use super::thread::{Conversation, RequestKind, ThreadKey};
+use super::wire::{Build, Given, compile};
+use crate::hash::{Hash, hash};
+
+/// Blocks the cache looks back from a breakpoint for an earlier entry.
+pub const LOOKBACK_BLOCKS: usize = 20;
+
+/// One block of a prompt, in the order the cache sees them.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// Where it is in the body: `tools[3]`, `system[1]`, `params`, `messages[2].content[0]`;
+    /// `tools` or `system` alone for a part the transcript does not record.
+    pub part: String,
+    pub hash: Hash,
+    /// The transcript records it (else it is assumed unchanged from one request to the next).
+    pub known: bool,
+    /// A breakpoint, with its TTL in seconds.
+    pub breakpoint: Option<i64>,
+}
+
+/// The blocks of a compiled body. A part the build does not record is one unknown block (with
+/// the breakpoint those builds put on their system blocks).
+pub fn prompt_blocks(body: &Value) -> Vec<Block> {
+    let mut out = Vec::new();
+    let ttl = |b: &Value| {
+        b.get("cache_control")
+            .map(|cc| match cc.get("ttl").and_then(Value::as_str) {
+                Some("1h") => 3600,
+                _ => 300,
+            })
+    };
+    let block = |part: String, value: &Value, tag: &str| Block {
+        hash: hash(tag, canonical_without_cache_control(value).as_bytes()),
+        known: !value.is_null(),
+        breakpoint: ttl(value),
+        part,
+    };
+    match &body["tools"] {
+        Value::Array(tools) => {
+            for (i, tool) in tools.iter().enumerate() {
+                out.push(block(format!("tools[{i}]"), tool, "claude-tool"));
+            }
+        }
+        Value::Null if body.get("tools").is_some() => out.push(unknown("tools", None)),
+        _ => {}
+    }
+    match &body["system"] {
+        Value::Array(blocks) => {
+            for (i, b) in blocks.iter().enumerate() {
+                if b.is_null() {
+                    // 2.1.3xx's billing block: not recorded, the same through a session.
+                    out.push(unknown(&format!("system[{i}]"), None));
+                } else {
+                    out.push(block(format!("system[{i}]"), b, "claude-system"));
+                }
+            }
+        }
+        Value::String(text) => out.push(block(
+            "system".into(),
+            &Value::String(text.clone()),
+            "claude-system",
+        )),
+        Value::Null if body.get("system").is_some() => out.push(unknown("system", Some(300))),
+        _ => {}
+    }
+    let params = serde_json::json!({"thinking": body.get("thinking"), "tool_choice": body.get("tool_choice")});
+    out.push(block("params".into(), &params, "claude-params"));
+    for (i, message) in body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let role = message["role"].as_str().unwrap_or("");
+        let blocks = match &message["content"] {
+            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+            Value::Array(blocks) => blocks.clone(),
+            _ => Vec::new(),
+        };
+        for (j, b) in blocks.iter().enumerate() {
+            let keyed = serde_json::json!([role, b]);
+            let mut entry = block(
+                format!("messages[{i}].content[{j}]"),
+                &keyed,
+                "claude-block",
+            );
+            entry.breakpoint = ttl(b);
+            out.push(entry);
+        }
+    }
+    out
+}
+
+fn unknown(part: &str, breakpoint: Option<i64>) -> Block {
+    Block {
+        part: part.into(),
+        hash: hash("claude-unknown", part.as_bytes()),
+        known: false,
+        breakpoint,
+    }
+}
+
+fn canonical_without_cache_control(value: &Value) -> String {
+    fn strip(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| *k != "cache_control")
+                    .map(|(k, v)| (k.clone(), strip(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string(&strip(value)).expect("a JSON value serializes")
+}
+
+/// The provider's cache as the session's requests fill it.
+#[derive(Debug, Default)]
+pub struct Simulation {
+    /// (model, prefix chain) → expiry, in seconds since the epoch.
+    entries: HashMap<(String, Hash), i64>,
+}
+
+/// What the cache holds for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lookup {
+    /// The last block of the longest prefix found, if any.
+    pub read_block: Option<usize>,
+    /// An entry for a longer prefix existed but had expired.
+    pub expired: bool,
+}
+
+impl Simulation {
+    /// Look `blocks` up at `now`, then write its breakpoints' entries.
+    pub fn request(&mut self, model: &str, blocks: &[Block], now: i64) -> Lookup {
+        let mut chain = Vec::with_capacity(blocks.len());
+        let mut h = hash("claude-prefix", model.as_bytes());
+        for b in blocks {
+            let mut bytes = h.to_vec();
+            bytes.extend_from_slice(&b.hash);
+            h = hash("claude-prefix", &bytes);
+            chain.push(h);
+        }
+        let breakpoints: Vec<(usize, i64)> = blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.breakpoint.map(|t| (i, t)))
+            .collect();
+        let mut read_block = None;
+        let mut expired = false;
+        for &(bp, _) in &breakpoints {
+            for p in (bp.saturating_sub(LOOKBACK_BLOCKS)..=bp).rev() {
+                match self.entries.get(&(model.to_string(), chain[p])) {
+                    Some(&expiry) if expiry > now => {
+                        read_block = read_block.max(Some(p));
+                        break;
+                    }
+                    Some(_) => expired = true,
+                    None => {}
+                }
+            }
+        }
+        for &(bp, ttl) in &breakpoints {
+            let entry = self
+                .entries
+                .entry((model.to_string(), chain[bp]))
+                .or_insert(0);
+            *entry = (*entry).max(now + ttl);
+        }
+        Lookup {
+            read_block,
+            expired: expired && read_block.is_none(),
+        }
+    }
+}
+
+/// Why a request read from the cache what it did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The thread's first request: nothing to read yet.
+    ColdStart,
+    /// The prefix the previous request wrote was read.
+    Hit,
+    /// A cache is per model: the model changed since the previous request.
+    ModelSwitch { from: String, to: String },
+    /// The idle gap was longer than the TTL in force.
+    TtlExpired { gap_seconds: i64, ttl_seconds: i64 },
+    /// A recorded part differs from the previous request's: the prefix breaks there.
+    PrefixBroken { part: String },
+    /// A compaction replaced the history since the previous request.
+    Compaction,
+    /// The previous request's entry is more than 20 blocks before every breakpoint.
+    LookbackExceeded,
+    /// The provider read less than the recorded prefix predicts, and a part the build does not
+    /// record (system prompt, tools, injected context) comes before what it should have read:
+    /// that part must have changed.
+    UnrecordedChange { parts: Vec<String> },
+    /// The provider read less than the prefix predicts, every part of it recorded.
+    ProviderMiss,
+    /// The backend reports no cache counts: nothing can be said of its cache.
+    NoCacheFields,
+    /// The thread's first request in this file, its history written by requests another file
+    /// records (a resume copied it, or a fork): the prefix they wrote should be read, its size
+    /// is not in this file.
+    EarlierFile,
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::ColdStart => "cold_start",
+            Verdict::Hit => "hit",
+            Verdict::ModelSwitch { .. } => "model_switch",
+            Verdict::TtlExpired { .. } => "ttl_expired",
+            Verdict::PrefixBroken { .. } => "prefix_broken",
+            Verdict::Compaction => "compaction",
+            Verdict::LookbackExceeded => "lookback_exceeded",
+            Verdict::UnrecordedChange { .. } => "unrecorded_change",
+            Verdict::ProviderMiss => "provider_miss",
+            Verdict::NoCacheFields => "no_cache_fields",
+            Verdict::EarlierFile => "earlier_file",
+        }
+    }
+
+    pub fn explain(&self) -> String {
+        match self {
+            Verdict::ColdStart => "first request: the prefix is written".into(),
+            Verdict::Hit => "the prefix the previous request wrote was read".into(),
+            Verdict::ModelSwitch { from, to } => format!("model changed from {from} to {to}: a cache is per model"),
+            Verdict::TtlExpired { gap_seconds, ttl_seconds } => {
+                format!("idle {gap_seconds} s, longer than the {ttl_seconds} s TTL: the entry expired")
+            }
+            Verdict::PrefixBroken { part } => format!("the prefix breaks at {part}: it differs from the previous request's"),
+            Verdict::Compaction => "a compaction replaced the history: only what comes before the messages can be read".into(),
+            Verdict::LookbackExceeded => format!("the previous entry is more than {LOOKBACK_BLOCKS} blocks before every breakpoint"),
+            Verdict::UnrecordedChange { parts } => format!(
+                "read less than the recorded prefix predicts; not recorded by this build and before it: {}",
+                parts.join(", ")
+            ),
+            Verdict::ProviderMiss => "read less than the prefix predicts, every part of it recorded".into(),
+            Verdict::NoCacheFields => "the backend reports no cache counts".into(),
+            Verdict::EarlierFile => "the history was sent before by requests another file records: their prefix should be read".into(),
+        }
+    }
+}
+
+/// One row of `steps` for a Claude Code request.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Index into [`Conversation::requests`].
+    pub request: usize,
+    pub kind: RequestKind,
+    pub model: Option<String>,
+    pub build: Build,
+    pub timestamp: Option<String>,
+    pub usage: Option<Usage>,
+    /// Tokens the prefix predicts read: the previous request's read and written prefix where the
+    /// whole of it is shared; `None` where the prediction is a part of it (tokens not estimated)
+    /// or there is no usage to predict from.
+    pub predicted_read: Option<u64>,
+    /// The block the prediction reads up to.
+    pub predicted_block: Option<usize>,
+    pub breakpoints: usize,
+    pub verdict: Option<Verdict>,
+    /// A request of another session whose lines this file copied (a fork): shown, not judged.
+    pub copied: bool,
+}
+
+/// The steps of one thread of `c`: each request with its usage, prediction and verdict.
+pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> {
+    let mut sim = Simulation::default();
+    let mut out: Vec<Step> = Vec::new();
+    // The previous sampling request: its blocks, model, usage and time.
+    let mut previous: Option<(Vec<Block>, String, Option<Usage>, i64)> = None;
+    let mut compacted = false;
+    for (index, request) in c.requests.iter().enumerate() {
+        if &request.thread != thread {
+            continue;
+        }
+        let compiled = compile(t, c, request, &Given::default());
+        let timestamp = t.lines[request.at].timestamp.as_deref().map(str::to_string);
+        if request.kind == RequestKind::Compaction || compiled.record_elsewhere {
+            out.push(Step {
+                request: index,
+                kind: request.kind,
+                model: None,
+                build: compiled.build,
+                timestamp,
+                usage: None,
+                predicted_read: None,
+                predicted_block: None,
+                breakpoints: 0,
+                verdict: None,
+                copied: compiled.record_elsewhere,
+            });
+            compacted |= request.kind == RequestKind::Compaction;
+            continue;
+        }
+        let response = &c.responses[request.response.expect("a sampling request has a response")];
+        let model = response.model.as_deref().unwrap_or("").to_string();
+        let mut blocks = prompt_blocks(&compiled.body);
+        // From 2.1.x the first system block is a billing header with a code of the first prompt:
+        // it changes with it (a compaction's summary, say), and so does every entry after it.
+        // The code stayed when context blocks were added to that message (2.1.100's interrupt).
+        if compiled.build >= Build::V2_1_100 {
+            let prompt = first_prompt(&compiled.body);
+            for b in blocks
+                .iter_mut()
+                .filter(|b| b.part.starts_with("system") && !b.known)
+            {
+                b.hash = hash("claude-billing", prompt.as_bytes());
+            }
+        }
+        // A message whose content the build records only in part (injected context).
+        for unknown in &compiled.unknown {
+            let prefix = format!("{}[", unknown.part);
+            for b in blocks.iter_mut().filter(|b| b.part.starts_with(&prefix)) {
+                b.known = false;
+            }
+        }
+        let now = timestamp
+            .as_deref()
+            .and_then(crate::parse::unix_seconds)
+            .unwrap_or(0);
+        let lookup = sim.request(&model, &blocks, now);
+        let usage = response.usage;
+        let history_before = request.leaf.is_some() && response_count_before(c, request) > 0;
+        let (predicted_read, verdict) = if previous.is_none() && history_before {
+            (None, Verdict::EarlierFile)
+        } else {
+            judge(
+                &blocks,
+                &model,
+                usage,
+                now,
+                lookup,
+                previous.as_ref(),
+                compacted,
+            )
+        };
+        out.push(Step {
+            request: index,
+            kind: request.kind,
+            model: Some(model.clone()),
+            build: compiled.build,
+            timestamp,
+            usage,
+            predicted_read,
+            predicted_block: lookup.read_block,
+            breakpoints: blocks.iter().filter(|b| b.breakpoint.is_some()).count(),
+            verdict: Some(verdict),
+            copied: false,
+        });
+        previous = Some((blocks, model, usage, now));
+        compacted = false;
+    }
+    out
+}
+
+/// The first text of the first message that is not injected context, trimmed.
+fn first_prompt(body: &Value) -> String {
+    let first = &body["messages"][0]["content"];
+    let texts: Vec<&str> = match first {
+        Value::String(text) => vec![text],
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+        _ => Vec::new(),
+    };
+    texts
+        .into_iter()
+        .find(|t| !t.starts_with("<system-reminder>"))
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// Responses (synthetic ones too) written before `request` in its thread.
+fn response_count_before(c: &Conversation, request: &super::thread::Request) -> usize {
+    c.responses
+        .iter()
+        .filter(|r| r.thread == request.thread && r.lines[0] < request.at)
+        .count()
+}
+
+/// A read within this many tokens of the prediction is the prediction (the provider counts in
+/// its own tokenizer; the prediction is its own earlier count).
+const SLACK: u64 = 8;
+
+fn judge(
+    blocks: &[Block],
+    model: &str,
+    usage: Option<Usage>,
+    now: i64,
+    lookup: Lookup,
+    previous: Option<&(Vec<Block>, String, Option<Usage>, i64)>,
+    compacted: bool,
+) -> (Option<u64>, Verdict) {
+    if usage.is_some_and(|u| !u.has_cache_fields) {
+        return (None, Verdict::NoCacheFields);
+    }
+    let Some((prev_blocks, prev_model, prev_usage, prev_time)) = previous else {
+        return (Some(0), Verdict::ColdStart);
+    };
+    let read = usage.map_or(0, |u| u.cache_read_input_tokens);
+    let shared = blocks
+        .iter()
+        .zip(prev_blocks)
+        .take_while(|(a, b)| a.hash == b.hash)
+        .count();
+    let prev_last_bp = prev_blocks.iter().rposition(|b| b.breakpoint.is_some());
+    let full = prev_usage.map(|u| u.cache_read_input_tokens + u.cache_creation_input_tokens);
+    let whole_prefix = prev_last_bp.is_some_and(|p| lookup.read_block.is_some_and(|r| r >= p));
+    let predicted = match lookup.read_block {
+        None => Some(0),
+        Some(_) if whole_prefix => full,
+        Some(_) => None,
+    };
+    if model != prev_model && lookup.read_block.is_none() {
+        return (
+            Some(0),
+            Verdict::ModelSwitch {
+                from: prev_model.clone(),
+                to: model.to_string(),
+            },
+        );
+    }
+    if lookup.expired {
+        let ttl = prev_blocks
+            .iter()
+            .filter_map(|b| b.breakpoint)
+            .max()
+            .unwrap_or(300);
+        return (
+            Some(0),
+            Verdict::TtlExpired {
+                gap_seconds: now - prev_time,
+                ttl_seconds: ttl,
+            },
+        );
+    }
+    if compacted {
+        return (predicted, Verdict::Compaction);
+    }
+    if !whole_prefix {
+        if let Some(p) = prev_last_bp
+            && shared > p
+            && blocks
+                .iter()
+                .skip(p + 1)
+                .position(|b| b.breakpoint.is_some())
+                .is_some_and(|d| d + 1 > LOOKBACK_BLOCKS)
+        {
+            return (predicted, Verdict::LookbackExceeded);
+        }
+        let part = blocks
+            .get(shared)
+            .map_or_else(|| "the end of the prompt".to_string(), |b| b.part.clone());
+        return (predicted, Verdict::PrefixBroken { part });
+    }
+    match predicted {
+        Some(p) if read + SLACK < p => {
+            let upto = lookup.read_block.unwrap_or(0);
+            let mut parts: Vec<String> = Vec::new();
+            for b in blocks.iter().take(upto + 1).filter(|b| !b.known) {
+                // One name per part: `messages[0].content` for its blocks.
+                let part = b
+                    .part
+                    .split_once("].content[")
+                    .map_or(b.part.clone(), |(m, _)| format!("{m}].content"));
+                if !parts.contains(&part) {
+                    parts.push(part);
+                }
+            }
+            if parts.is_empty() {
+                (predicted, Verdict::ProviderMiss)
+            } else {
+                (predicted, Verdict::UnrecordedChange { parts })
+            }
+        }
+        _ => (predicted, Verdict::Hit),
+    }
+}
