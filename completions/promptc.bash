@@ -117,7 +117,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__check)
-            opts="-h --baseline --update-baseline --strict --tools --instructions --format --json --color --width --no-mmap --help"
+            opts="-h --baseline --update-baseline --strict --tools --instructions --system --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -132,6 +132,10 @@ _promptc() {
                     return 0
                     ;;
                 --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -155,7 +159,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__compile)
-            opts="-h --strict --turn --step --tools --instructions --format --json --output-schema --full --color --width --no-mmap --help"
+            opts="-h --strict --turn --step --tools --instructions --system --format --json --output-schema --full --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,6 +178,10 @@ _promptc() {
                     return 0
                     ;;
                 --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -223,7 +231,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__diff)
-            opts="-h --strict --turn --step --tools --instructions --format --json --no-tokens --color --width --no-mmap --help"
+            opts="-h --strict --turn --step --tools --instructions --system --format --json --no-tokens --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -242,6 +250,10 @@ _promptc() {
                     return 0
                     ;;
                 --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -265,7 +277,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__fingerprint)
-            opts="-h --strict --turn --step --tools --instructions --format --json --color --width --no-mmap --help"
+            opts="-h --strict --turn --step --tools --instructions --system --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -284,6 +296,10 @@ _promptc() {
                     return 0
                     ;;
                 --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -603,7 +619,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__steps)
-            opts="-h --strict --tools --instructions --format --json --no-tokens --color --width --no-mmap --help"
+            opts="-h --strict --tools --instructions --system --format --json --no-tokens --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -614,6 +630,10 @@ _promptc() {
                     return 0
                     ;;
                 --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -671,7 +691,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__watch)
-            opts="-h --codex-home --next --interval --exit-on-drift --tools --instructions --format --json --no-tokens --color --width --no-mmap --help"
+            opts="-h --codex-home --next --interval --exit-on-drift --tools --instructions --system --format --json --no-tokens --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,6 +710,10 @@ _promptc() {
                     return 0
                     ;;
                 --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

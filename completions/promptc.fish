@@ -59,6 +59,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand compile" -l turn -d 'A t
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l output-schema -d 'The JSON schema given to `codex exec --output-schema`, sent as `text.format`. Codex 0.104 and 0.122 record it; the other builds do not, and without it it is unknown' -r -F
@@ -75,6 +76,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l turn -d 
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -87,6 +89,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l no-mmap 
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -102,6 +105,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -l turn -d 'A turn
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -116,6 +120,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'P
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -164,6 +169,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand watch" -l codex-home -d 
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l interval -d 'How often to look for new bytes, in milliseconds' -r
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''

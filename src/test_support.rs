@@ -45,7 +45,8 @@ pub fn fixture_bytes() -> Vec<(String, Vec<u8>)> {
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("fixture folder").flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            // `fixtures/claude/` holds Claude Code transcripts, not Codex rollouts.
+            if path.is_dir() && !path.ends_with("claude") {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
                 paths.push(path);

@@ -239,6 +239,22 @@ impl Verdict {
         }
     }
 
+    /// The verdict in a few words, for a table row.
+    pub fn short(&self) -> String {
+        match self {
+            Verdict::ModelSwitch { from, to } => format!("model switch {from} -> {to}"),
+            Verdict::TtlExpired {
+                gap_seconds,
+                ttl_seconds,
+            } => format!("ttl expired ({gap_seconds} s > {ttl_seconds} s)"),
+            Verdict::PrefixBroken { part } => format!("prefix broken at {part}"),
+            Verdict::UnrecordedChange { parts } => {
+                format!("unrecorded change: {}", parts.join(", "))
+            }
+            other => other.name().replace('_', " "),
+        }
+    }
+
     pub fn explain(&self) -> String {
         match self {
             Verdict::ColdStart => "first request: the prefix is written".into(),
@@ -264,11 +280,17 @@ impl Verdict {
 /// One row of `steps` for a Claude Code request.
 #[derive(Debug, Clone)]
 pub struct Step {
+    /// 1-based: a turn starts at each request that answers a prompt.
+    pub turn: usize,
+    /// 1-based within its turn.
+    pub step: usize,
     /// Index into [`Conversation::requests`].
     pub request: usize,
     pub kind: RequestKind,
     pub model: Option<String>,
     pub build: Build,
+    /// The Claude Code version the request's lines were written by.
+    pub version: Option<String>,
     pub timestamp: Option<String>,
     pub usage: Option<Usage>,
     /// Tokens the prefix predicts read: the previous request's read and written prefix where the
@@ -290,18 +312,28 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
     // The previous sampling request: its blocks, model, usage and time.
     let mut previous: Option<(Vec<Block>, String, Option<Usage>, i64)> = None;
     let mut compacted = false;
+    let (mut turn, mut step) = (0, 0);
     for (index, request) in c.requests.iter().enumerate() {
         if &request.thread != thread {
             continue;
         }
+        if out.is_empty() || (request.kind == RequestKind::Sampling && c.answers_prompt(t, request))
+        {
+            turn += 1;
+            step = 0;
+        }
+        step += 1;
         let compiled = compile(t, c, request, &Given::default());
         let timestamp = t.lines[request.at].timestamp.as_deref().map(str::to_string);
         if request.kind == RequestKind::Compaction || compiled.record_elsewhere {
             out.push(Step {
+                turn,
+                step,
                 request: index,
                 kind: request.kind,
                 model: None,
                 build: compiled.build,
+                version: compiled.version.clone(),
                 timestamp,
                 usage: None,
                 predicted_read: None,
@@ -356,10 +388,13 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
             )
         };
         out.push(Step {
+            turn,
+            step,
             request: index,
             kind: request.kind,
             model: Some(model.clone()),
             build: compiled.build,
+            version: compiled.version.clone(),
             timestamp,
             usage,
             predicted_read,

@@ -112,6 +112,29 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// Whether `request` answers a prompt (its history ends with a user line that is no tool
+    /// result, past the attachments and bookkeeping written after it): it starts a turn.
+    pub fn answers_prompt(&self, t: &Transcript, request: &Request) -> bool {
+        let mut next = request.leaf.as_deref();
+        let mut steps = 0;
+        while let Some(uuid) = next {
+            let Some(&i) = self.by_uuid.get(uuid) else {
+                return false;
+            };
+            match &t.lines[i].kind {
+                LineKind::User(u) => return u.tool_results.is_empty(),
+                LineKind::Assistant(_) => return false,
+                _ => {}
+            }
+            steps += 1;
+            if steps > t.lines.len() {
+                return false;
+            }
+            next = t.lines[i].parent.as_deref();
+        }
+        false
+    }
+
     /// The requests of one thread, in order.
     pub fn thread<'c>(&'c self, key: &'c ThreadKey) -> impl Iterator<Item = &'c Request> + 'c {
         self.requests.iter().filter(move |r| &r.thread == key)

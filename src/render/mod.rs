@@ -2,6 +2,7 @@
 //! passed in; nothing here touches stdout or the environment.
 
 pub mod check;
+pub mod claude;
 pub mod diff;
 pub mod report;
 pub mod report_html;

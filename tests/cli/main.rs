@@ -1,6 +1,7 @@
 //! End-to-end tests of the `promptc` binary: one integration test binary, one module per area.
 
 mod check;
+mod claude;
 mod codex_models;
 mod color;
 mod compile;

@@ -93,7 +93,8 @@ impl FormatArgs {
 pub struct InputArgs {
     /// A rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), `-` for standard input,
     /// `latest` for the newest rollout under the Codex home, or a session id (or a unique
-    /// prefix of one) found there.
+    /// prefix of one) found there. `steps` and `compile` also take a Claude Code transcript
+    /// (`~/.claude/projects/<project>/<session>.jsonl`), known by its lines.
     #[arg(value_name = "ROLLOUT")]
     pub rollout: String,
 
@@ -219,6 +220,11 @@ pub struct PlanArgs {
     /// `turn_context` override when recorded, else unknown.
     #[arg(long, value_name = "FILE")]
     pub instructions: Option<std::path::PathBuf>,
+
+    /// Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a
+    /// captured request with a `system` field). Builds before 2.1.3xx do not record them.
+    #[arg(long, value_name = "FILE")]
+    pub system: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,9 @@ use anyhow::Context as _;
 use promptc::render::request::{CompileOptions, write_compile_json_with, write_compile_text_with};
 
 pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
+        return crate::commands::claude::run_compile(&path, &args, context);
+    }
     let session = load(&args.input, context, Items::Json)?;
     let step = session.select_step(args.select.turn.as_ref(), args.select.step)?;
     let plan = plan(&session, &args.plan, false)?;

@@ -1,6 +1,7 @@
 //! One module per subcommand, each with `run(args, &Context) -> Result<ExitStatus>`.
 
 mod check;
+mod claude;
 mod compile;
 mod completions;
 mod diff;

@@ -1,0 +1,132 @@
+//! The commands on a Claude Code transcript: found by its content, no flag needed.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use promptc::claude::cache::{Step, steps};
+use promptc::claude::load::Transcript;
+use promptc::claude::thread::{Conversation, ThreadKey};
+use promptc::claude::wire::{Given, compile};
+use promptc::claude::{conversation, load};
+use promptc::render::claude::{write_compile, write_steps};
+
+use crate::cli::{CompileArgs, Format, PlanArgs, SelectArgs, StepsArgs};
+use crate::commands::{Context, keep_until_exit, with_stdout};
+use crate::exit::ExitStatus;
+
+/// Bytes of a file's head read to tell which agent wrote it.
+const HEAD: u64 = 64 << 10;
+
+/// The path of `argument` when it is a Claude Code transcript (by its first lines).
+pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
+    if argument == "-" {
+        return Ok(None);
+    }
+    let path = crate::input::resolve(argument)?;
+    let Ok(file) = std::fs::File::open(&path) else {
+        return Ok(None);
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    let mut head = Vec::new();
+    file.take(HEAD).read_to_end(&mut head).ok();
+    Ok((promptc::claude::is_transcript(&head) == Some(true)).then_some(path))
+}
+
+/// Load a transcript, a warning on stderr for every skipped line.
+pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
+    let t = load(&name, &bytes)?;
+    let mut stderr = std::io::stderr().lock();
+    for s in &t.skipped {
+        use std::io::Write as _;
+        let column = s.column.map(|c| format!(":{c}")).unwrap_or_default();
+        let _ = writeln!(
+            stderr,
+            "warning: {}:{}{column}: skipped: {} (near: {})",
+            promptc::sanitize::escape_line(&name),
+            s.line,
+            promptc::sanitize::escape_line(&s.reason),
+            promptc::sanitize::escape_line(&s.excerpt),
+        );
+    }
+    let c = conversation(&t);
+    Ok((t, c))
+}
+
+pub fn run_steps(path: &Path, args: &StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let (t, c) = load_file(path)?;
+    let rows = steps(&t, &c, &ThreadKey::Main);
+    let json = args.rows.format.format() == Format::Json;
+    with_stdout(|out| write_steps(out, &t, &c, &rows, json, &context.stdout))?;
+    keep_until_exit((t, c, rows));
+    Ok(ExitStatus::Success)
+}
+
+pub fn run_compile(
+    path: &Path,
+    args: &CompileArgs,
+    context: &Context,
+) -> anyhow::Result<ExitStatus> {
+    let (t, c) = load_file(path)?;
+    let rows = steps(&t, &c, &ThreadKey::Main);
+    let step = select(&rows, &args.select)?;
+    let given = given(&args.plan)?;
+    let compiled = compile(&t, &c, &c.requests[step.request], &given);
+    let options = promptc::render::RenderOptions {
+        full: args.full,
+        ..context.stdout
+    };
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| write_compile(out, &t, step, &compiled, json, &options))?;
+    Ok(ExitStatus::Success)
+}
+
+/// `--turn N [--step S]`: that request; without them, the last one.
+fn select<'a>(rows: &'a [Step], select: &SelectArgs) -> anyhow::Result<&'a Step> {
+    let Some(turn) = &select.turn else {
+        return rows.last().context("the transcript records no request");
+    };
+    let promptc::TurnSelector::Number(turn) = turn else {
+        bail!("a Claude Code transcript's turns are numbered: --turn takes a number");
+    };
+    let in_turn: Vec<&Step> = rows.iter().filter(|s| s.turn == *turn).collect();
+    if in_turn.is_empty() {
+        bail!(
+            "no turn {turn}: the transcript has {} turns",
+            rows.last().map_or(0, |s| s.turn)
+        );
+    }
+    match select.step {
+        None => Ok(in_turn[in_turn.len() - 1]),
+        Some(step) => in_turn
+            .iter()
+            .find(|s| s.step == step)
+            .copied()
+            .with_context(|| format!("no step {step} in turn {turn}: it has {}", in_turn.len())),
+    }
+}
+
+/// `--system` and `--tools`: a JSON value, or a captured request holding it.
+fn given(args: &PlanArgs) -> anyhow::Result<Given> {
+    let read = |path: &Option<PathBuf>, key: &str| -> anyhow::Result<Option<serde_json::Value>> {
+        let Some(path) = path else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+        Ok(Some(match value.get(key) {
+            Some(inner) if value.get("messages").is_some() => inner.clone(),
+            _ => value,
+        }))
+    };
+    Ok(Given {
+        system: read(&args.system, "system")?,
+        tools: read(&args.tools, "tools")?,
+    })
+}

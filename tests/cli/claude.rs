@@ -1,0 +1,226 @@
+//! Claude Code transcripts through the binary: found by their content (no flag), `steps` and
+//! `compile`, held against the recordings of `tests/conformance/claude/`.
+
+use serde_json::Value;
+
+use crate::support::{code, json, root, run, skip, transcript};
+
+fn fixture(name: &str) -> String {
+    format!("fixtures/claude/{name}.jsonl")
+}
+
+#[test]
+fn steps_of_each_claude_fixture() {
+    for name in [
+        "tool_call_2.1.100",
+        "claude_md_edit_2.1.100",
+        "parallel_calls_1.0.30",
+        "bad_lines",
+    ] {
+        insta::assert_snapshot!(
+            format!("claude_steps__{name}"),
+            transcript(&["steps", &fixture(name)])
+        );
+    }
+}
+
+/// The numbers are the mock's (`requests.jsonl` of the case the fixture was recorded in), and
+/// so are the verdicts: the third request reads only the tools, since the resumed process
+/// re-rendered the system prompt (git status, the edited CLAUDE.md), which 2.1.100 does not record.
+#[test]
+fn steps_json_carries_anthropics_numbers_and_the_cause() {
+    let steps = json(&[
+        "steps",
+        "--format",
+        "json",
+        &fixture("claude_md_edit_2.1.100"),
+    ]);
+    assert_eq!(steps["agent"], "claude");
+    let rows = steps["steps"].as_array().expect("steps");
+    let read: Vec<u64> = rows
+        .iter()
+        .map(|s| s["cache_read_input_tokens"].as_u64().unwrap())
+        .collect();
+    let written: Vec<u64> = rows
+        .iter()
+        .map(|s| s["cache_creation_input_tokens"].as_u64().unwrap())
+        .collect();
+    let case = root().join("tests/conformance/claude/2.1.100/claude_md_edit/requests.jsonl");
+    match std::fs::read_to_string(&case) {
+        Ok(text) => {
+            let mock: Vec<Value> = text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let usage = |k: &str| -> Vec<u64> {
+                mock.iter()
+                    .map(|r| r["usage"][k].as_u64().unwrap())
+                    .collect()
+            };
+            assert_eq!(read, usage("cache_read_input_tokens"));
+            assert_eq!(written, usage("cache_creation_input_tokens"));
+        }
+        Err(_) => skip("tests/conformance is not present (outside the repository checkout)"),
+    }
+    let verdicts: Vec<&str> = rows
+        .iter()
+        .map(|s| s["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["cold_start", "hit", "unrecorded_change", "hit"]);
+    assert_eq!(
+        rows[2]["cause"],
+        serde_json::json!(["tools", "system", "messages[0].content"])
+    );
+    assert_eq!(
+        (rows[2]["turn"].as_u64(), rows[2]["step"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(steps["schema_version"], 1);
+}
+
+#[test]
+fn bad_lines_are_warned_with_file_and_line_and_the_rest_is_read() {
+    let output = run(&["steps", &fixture("bad_lines")]);
+    assert_eq!(code(&output), 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert!(
+        lines[0].starts_with("warning: fixtures/claude/bad_lines.jsonl:5:"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("warning: fixtures/claude/bad_lines.jsonl:6: skipped: JSON array"),
+        "{stderr}"
+    );
+    assert!(
+        lines[2].contains(":11:60: skipped: last line cut short"),
+        "{stderr}"
+    );
+}
+
+/// 2.1.3xx: the CLI says the rebuild is verified, and names what the transcript cannot hold.
+#[test]
+fn compile_of_a_replay_recorded_request_is_verified() {
+    let dir = root().join("tests/conformance/claude/2.1.332/resume/home/.claude/projects");
+    let Ok(mut projects) = std::fs::read_dir(&dir) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let project = projects.next().unwrap().unwrap().path();
+    let file = std::fs::read_dir(project)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = file.to_string_lossy().into_owned();
+    for (turn, step) in [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")] {
+        let compiled = json(&[
+            "compile", "--format", "json", "--turn", turn, "--step", step, &file,
+        ]);
+        assert_eq!(compiled["verified"], true, "turn {turn} step {step}");
+        let parts: Vec<&str> = compiled["approximations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["part"].as_str().unwrap())
+            .collect();
+        assert_eq!(parts, ["metadata", "system[0]"]);
+        assert_eq!(compiled["request"]["model"], "claude-opus-5-5");
+    }
+}
+
+/// An older build with the captured system blocks and tools given: equal to what was sent but
+/// for what no flag gives (metadata, max_tokens, temperature, the injected context).
+#[test]
+fn compile_with_the_captured_system_and_tools() {
+    let case = root().join("tests/conformance/claude/2.1.100/tool_call");
+    let Ok(text) = std::fs::read_to_string(case.join("requests.jsonl")) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let first: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let blobs = case.parent().unwrap().parent().unwrap().join("blobs");
+    let expand = |v: &Value| -> Value {
+        match v.get("$blob").and_then(Value::as_str) {
+            Some(h) => serde_json::from_str(
+                &std::fs::read_to_string(blobs.join(format!("{h}.json"))).unwrap(),
+            )
+            .unwrap(),
+            None => v.clone(),
+        }
+    };
+    let mut system = first["body"]["system"].clone();
+    for block in system.as_array_mut().unwrap() {
+        block["text"] = expand(&block["text"]);
+    }
+    let tools = expand(&first["body"]["tools"]);
+    let dir = std::env::temp_dir().join(format!("promptc-claude-given-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (system_file, tools_file) = (dir.join("system.json"), dir.join("tools.json"));
+    std::fs::write(&system_file, system.to_string()).unwrap();
+    std::fs::write(&tools_file, tools.to_string()).unwrap();
+    let compiled = json(&[
+        "compile",
+        "--format",
+        "json",
+        "--turn",
+        "1",
+        "--step",
+        "2",
+        "--system",
+        system_file.to_str().unwrap(),
+        "--tools",
+        tools_file.to_str().unwrap(),
+        &fixture("tool_call_2.1.100"),
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(compiled["request"]["system"], system);
+    assert_eq!(compiled["request"]["tools"], tools);
+    let named: Vec<&str> = compiled["approximations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["part"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "messages[0].content",
+            "metadata",
+            "max_tokens",
+            "thinking",
+            "context_management"
+        ]
+    );
+    // Everything not named is what was sent.
+    let mut sent = first["body"].clone();
+    sent["system"] = system;
+    sent["tools"] = tools;
+    for part in ["metadata", "max_tokens", "thinking", "context_management"] {
+        sent[part] = Value::Null;
+    }
+    let mut mine = compiled["request"].clone();
+    // The first prompt's injected context blocks (named) are left out of both.
+    for body in [&mut sent, &mut mine] {
+        let first = &mut body["messages"][0]["content"];
+        if let Value::String(text) = first {
+            *first = serde_json::json!([{"type": "text", "text": text}]);
+        }
+        if let Value::Array(blocks) = first {
+            blocks.retain(|b| {
+                !b["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("<system-reminder>"))
+            });
+        }
+    }
+    let (mine, sent) = (mine.to_string(), sent.to_string());
+    let at = mine.bytes().zip(sent.bytes()).position(|(a, b)| a != b);
+    assert!(
+        mine == sent,
+        "differ at byte {at:?}: …{}",
+        &mine[at.unwrap_or(0).saturating_sub(80)..][..160.min(mine.len())]
+    );
+}
