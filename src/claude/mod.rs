@@ -7,6 +7,7 @@
 //! ("Claude Code"), from recordings of the real CLI in `tests/conformance/claude/`.
 
 pub mod cache;
+pub mod compare;
 pub mod load;
 pub mod replay;
 pub mod thread;

@@ -668,3 +668,172 @@ fn steps_verdicts_agree_with_the_mock_cache() {
     );
     assert!(checked > 180, "{checked} steps");
 }
+
+/// The transcript as it stood before run `run` of the case (1-based): the lines before that
+/// run's prompt (a resume appends to the same file from 1.0.128 on), or the file of the earlier
+/// run when the run wrote a new one (1.0.30's copies, a fork).
+fn before_run(case: &Path, meta: &Value, run: usize) -> Option<(String, Vec<u8>)> {
+    let runs = meta["runs"].as_array()?;
+    let this = &runs[run - 1];
+    let first = |r: &Value| {
+        r["new_transcripts"]
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|p| {
+                std::fs::read_to_string(case.join("home").join(p))
+                    .is_ok_and(|t| t.contains("\"type\":\"assistant\""))
+            })
+            .find(|p| !p.contains("agent-"))
+            .map(str::to_string)
+    };
+    let earlier = runs[..run - 1].iter().rev().find_map(first)?;
+    let bytes = std::fs::read(case.join("home").join(&earlier)).ok()?;
+    if first(this).is_some() {
+        // A file of its own: the earlier file is A as it was (a copy keeps it untouched).
+        return Some((earlier, bytes));
+    }
+    let prompt = serde_json::to_string(this["prompt"].as_str()?).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let cut = text
+        .lines()
+        .position(|l| l.contains("\"type\":\"user\"") && l.contains(&prompt))?;
+    let kept: String = text.lines().take(cut).map(|l| format!("{l}\n")).collect();
+    Some((format!("{earlier} (before run {run})"), kept.into_bytes()))
+}
+
+/// `diff` on every recorded resume, continue and fork: B's first request of its own against A's
+/// last names a drift exactly where the mock's cache read less than A's last request left
+/// cached, and none where it read all of it.
+#[test]
+fn diff_names_the_break_of_every_recorded_resume_and_none_elsewhere() {
+    use super::compare::diff;
+    let mut report = Vec::new();
+    let mut checked = 0;
+    for (case, meta) in recorded_cases() {
+        let scenario = meta["scenario"].as_str().unwrap();
+        if ![
+            "resume",
+            "continue",
+            "model_switch",
+            "claude_md_edit",
+            "interrupted_call",
+            "fork_session",
+        ]
+        .contains(&scenario)
+        {
+            continue;
+        }
+        let Some((a_name, a_bytes)) = before_run(&case, &meta, 2) else {
+            report.push(format!("{}: no A", case.display()));
+            continue;
+        };
+        // A file of the session's own (1.0.128 also writes one holding only a title).
+        let non_empty = |p: &&str| {
+            std::fs::read_to_string(case.join("home").join(p))
+                .is_ok_and(|t| t.contains("\"type\":\"assistant\""))
+        };
+        let b_path = meta["runs"][1]["new_transcripts"]
+            .as_array()
+            .and_then(|n| {
+                n.iter()
+                    .filter_map(Value::as_str)
+                    .filter(non_empty)
+                    .find(|p| !p.contains("agent-"))
+            })
+            .map_or_else(
+                || a_name.split(" (before").next().unwrap().to_string(),
+                str::to_string,
+            );
+        let b_bytes = std::fs::read(case.join("home").join(&b_path)).unwrap();
+        let (ta, tb) = (
+            load(&a_name, &a_bytes).unwrap(),
+            load(&b_path, &b_bytes).unwrap(),
+        );
+        let (ca, cb) = (conversation(&ta), conversation(&tb));
+        let d = diff(&ta, &ca, &tb, &cb);
+        // The mock: B's first conversation request of run 2 against run 1's last.
+        let captured = requests(&case);
+        let run_requests = |r: usize| -> Vec<&Value> {
+            meta["runs"][r]["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| &captured[i.as_u64().unwrap() as usize])
+                .filter(|row| row["kind"] == "conversation")
+                .collect()
+        };
+        let (a_last, b_first) = (
+            run_requests(0).last().copied(),
+            run_requests(1).first().copied(),
+        );
+        let (Some(a_last), Some(b_first)) = (a_last, b_first) else {
+            continue;
+        };
+        let cached = a_last["usage"]["cache_read_input_tokens"].as_u64().unwrap()
+            + a_last["usage"]["cache_creation_input_tokens"]
+                .as_u64()
+                .unwrap();
+        let read = b_first["usage"]["cache_read_input_tokens"]
+            .as_u64()
+            .unwrap();
+        let broke = read < cached;
+        let label = format!("{}/{scenario}", meta["version"].as_str().unwrap());
+        if broke == d.drifts.is_empty() {
+            report.push(format!(
+                "{label}: the mock read {read} of {cached}; diff says {:?}",
+                d.drifts
+                    .iter()
+                    .map(|x| (x.class, x.part.clone()))
+                    .collect::<Vec<_>>()
+            ));
+        }
+        if scenario == "model_switch" && !d.drifts.iter().any(|x| x.class == "model_switch") {
+            report.push(format!("{label}: no model_switch in {:?}", d.drifts));
+        }
+        checked += 1;
+    }
+    assert!(
+        report.is_empty(),
+        "{} of {checked}:\n{}",
+        report.len(),
+        report.join("\n")
+    );
+    assert!(checked >= 28, "{checked} pairs");
+}
+
+/// `check` on every recorded main thread: tool ids are unique, nothing volatile comes before a
+/// breakpoint, and a request extends the one before it, but where the build rewrites history
+/// itself (1.0.30's repeated tool turn) or the transcript shows a break the mock saw too.
+#[test]
+fn check_holds_the_recorded_sessions_to_the_invariants() {
+    use super::compare::check;
+    let mut report = Vec::new();
+    for (case, meta) in recorded_cases() {
+        for (name, bytes) in transcripts(&case, &meta) {
+            if name.contains("agent-") {
+                continue;
+            }
+            let t = load(&name, &bytes).unwrap();
+            let c = conversation(&t);
+            let (_, failures) = check(&t, &c);
+            for f in failures {
+                let label = format!(
+                    "{}/{} {name} turn {} step {}",
+                    meta["version"].as_str().unwrap(),
+                    meta["scenario"].as_str().unwrap(),
+                    f.turn,
+                    f.step
+                );
+                let expected = f.invariant == "prefix_extends_previous"
+                    && (meta["version"] == "1.0.30"
+                        || (meta["version"] == "2.1.100"
+                            && meta["scenario"] == "interrupted_call"));
+                if !expected {
+                    report.push(format!("{label}: {} {}", f.invariant, f.detail));
+                }
+            }
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}

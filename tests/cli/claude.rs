@@ -224,3 +224,113 @@ fn compile_with_the_captured_system_and_tools() {
         &mine[at.unwrap_or(0).saturating_sub(80)..][..160.min(mine.len())]
     );
 }
+
+/// The session file of run `run` (0-based) of a recorded case, when the suite is present.
+fn case_file(case: &str, run: usize) -> Option<String> {
+    let dir = root().join("tests/conformance/claude").join(case);
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).ok()?).ok()?;
+    let path = meta["runs"][run]["new_transcripts"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|p| {
+            std::fs::read_to_string(dir.join("home").join(p))
+                .is_ok_and(|t| t.contains("\"type\":\"assistant\""))
+        })?;
+    Some(dir.join("home").join(path).to_string_lossy().into_owned())
+}
+
+/// 1.0.30's resume writes a new file: the resumed request drops the tool turn the last request
+/// of the first file sent twice (the mock read 13 224 of 13 354 there).
+#[test]
+fn diff_of_a_copied_resume_names_the_rewritten_message() {
+    let (Some(a), Some(b)) = (case_file("1.0.30/resume", 0), case_file("1.0.30/resume", 1)) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let output = run(&["diff", "--format", "json", &a, &b]);
+    assert_eq!(
+        code(&output),
+        1,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let d: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(d["shared_requests"], 2);
+    assert_eq!(
+        d["cache"],
+        serde_json::json!({"read": 13224, "cached_by_a": 13354})
+    );
+    assert_eq!(d["drifts"][0]["class"], "history_rewritten");
+    assert_eq!(d["drifts"][0]["part"], "messages[3]");
+    assert_eq!(d["drifts"].as_array().unwrap().len(), 1);
+}
+
+/// A fork whose first own request reads all the parent left cached: nothing to name, exit 0.
+#[test]
+fn diff_of_a_fork_that_keeps_the_prefix_names_nothing() {
+    let (Some(a), Some(b)) = (
+        case_file("2.1.332/fork_session", 0),
+        case_file("2.1.332/fork_session", 1),
+    ) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let d = json(&["diff", "--format", "json", &a, &b]);
+    assert_eq!(d["drifts"], serde_json::json!([]));
+    assert_eq!(d["b_first"], serde_json::json!({"turn": 2, "step": 1}));
+    assert_eq!(d["cache"]["read"], d["cache"]["cached_by_a"]);
+}
+
+#[test]
+fn a_claude_transcript_and_a_codex_rollout_are_not_compared() {
+    let output = run(&[
+        "diff",
+        &fixture("tool_call_2.1.100"),
+        "fixtures/rollouts/era_b_steps.jsonl",
+    ]);
+    assert_eq!(code(&output), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("one is a Claude Code transcript"));
+}
+
+/// `check`: the fixtures keep every invariant; 1.0.30's repeated tool turn breaks the prefix of
+/// the request after it, which `check` names with the build's rule.
+#[test]
+fn check_passes_the_fixtures_and_names_a_rewritten_history() {
+    let files: Vec<String> = [
+        "tool_call_2.1.100",
+        "claude_md_edit_2.1.100",
+        "parallel_calls_1.0.30",
+    ]
+    .iter()
+    .map(|n| fixture(n))
+    .collect();
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let Some(resumed) = case_file("1.0.30/resume", 1) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let report = json(&["check", "--format", "json", &resumed]);
+    assert_eq!(report["passed"], false);
+    let failures = report["rollouts"][0]["failures"].as_array().unwrap();
+    assert!(!failures.is_empty());
+    assert!(
+        failures
+            .iter()
+            .all(|f| f["check"] == "prefix_extends_previous"),
+        "{failures:?}"
+    );
+    assert_eq!(
+        (failures[0]["turn"].as_u64(), failures[0]["step"].as_u64()),
+        (Some(2), Some(1))
+    );
+}

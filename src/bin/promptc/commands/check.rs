@@ -30,6 +30,25 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let mut reports = Vec::new();
     let mut new_baseline = Baseline::new();
     for rollout in &args.rollouts {
+        if let Some(path) = crate::commands::claude::detect(rollout)? {
+            let (steps, mut findings) = crate::commands::claude::check_file(&path)?;
+            if baseline.is_some() || args.update_baseline {
+                findings.push((
+                    promptc::check::Finding {
+                        name: "baseline:unsupported".into(),
+                        step: None,
+                        detail: "baselines do not hold Claude Code transcripts yet".into(),
+                    },
+                    None,
+                ));
+            }
+            reports.push(RolloutReport {
+                name: rollout.clone(),
+                steps,
+                findings,
+            });
+            continue;
+        }
         let session = load(
             &InputArgs {
                 rollout: rollout.clone(),

@@ -9,9 +9,9 @@ use promptc::claude::load::Transcript;
 use promptc::claude::thread::{Conversation, ThreadKey};
 use promptc::claude::wire::{Given, compile};
 use promptc::claude::{conversation, load};
-use promptc::render::claude::{write_compile, write_steps};
+use promptc::render::claude::{write_compile, write_diff, write_steps};
 
-use crate::cli::{CompileArgs, Format, PlanArgs, SelectArgs, StepsArgs};
+use crate::cli::{CompileArgs, DiffArgs, Format, PlanArgs, SelectArgs, StepsArgs};
 use crate::commands::{Context, keep_until_exit, with_stdout};
 use crate::exit::ExitStatus;
 
@@ -129,4 +129,45 @@ fn given(args: &PlanArgs) -> anyhow::Result<Given> {
         system: read(&args.system, "system")?,
         tools: read(&args.tools, "tools")?,
     })
+}
+
+pub fn run_diff(
+    a: &Path,
+    b: &Path,
+    args: &DiffArgs,
+    context: &Context,
+) -> anyhow::Result<ExitStatus> {
+    let (ta, ca) = load_file(a)?;
+    let (tb, cb) = load_file(b)?;
+    let d = promptc::claude::compare::diff(&ta, &ca, &tb, &cb);
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| write_diff(out, &ta, &tb, &d, json, &context.stdout))?;
+    Ok(if d.unexpected() > 0 {
+        ExitStatus::Differences
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// A finding of `check`, with the turn and step it is about.
+pub type Located = (promptc::check::Finding, Option<(usize, usize)>);
+
+/// `check`'s findings for one Claude Code transcript, and its requests.
+pub fn check_file(path: &Path) -> anyhow::Result<(usize, Vec<Located>)> {
+    let (t, c) = load_file(path)?;
+    let (requests, failures) = promptc::claude::compare::check(&t, &c);
+    let findings = failures
+        .into_iter()
+        .map(|f| {
+            (
+                promptc::check::Finding {
+                    name: f.invariant.to_string(),
+                    step: None,
+                    detail: f.detail,
+                },
+                Some((f.turn, f.step)),
+            )
+        })
+        .collect();
+    Ok((requests, findings))
 }

@@ -6,6 +6,19 @@ use crate::exit::ExitStatus;
 use promptc::render::diff::{write_diff_json, write_diff_text};
 
 pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let claude = (
+        crate::commands::claude::detect(&args.a)?,
+        crate::commands::claude::detect(&args.b)?,
+    );
+    match claude {
+        (Some(a), Some(b)) => return crate::commands::claude::run_diff(&a, &b, &args, context),
+        (Some(_), None) | (None, Some(_)) => anyhow::bail!(
+            "{} and {}: one is a Claude Code transcript and the other is not: a diff holds two sessions of one agent",
+            args.a,
+            args.b
+        ),
+        (None, None) => {}
+    }
     let input = |rollout: &str| InputArgs {
         rollout: rollout.to_string(),
         strict: args.strict,
