@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod compare;
+pub mod fingerprint;
 pub mod load;
 pub mod replay;
 pub mod thread;

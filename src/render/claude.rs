@@ -537,3 +537,110 @@ pub fn write_diff(
     }
     Ok(())
 }
+
+#[derive(Serialize)]
+struct FingerprintsDocument<'a> {
+    schema_version: u32,
+    file: &'a str,
+    agent: &'static str,
+    steps: Vec<FingerprintRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct FingerprintRow<'a> {
+    turn: usize,
+    step: usize,
+    compaction: bool,
+    copied: bool,
+    fingerprint: Option<FingerprintDoc<'a>>,
+}
+
+#[derive(Serialize)]
+struct FingerprintDoc<'a> {
+    request: &'a str,
+    model: Option<&'a str>,
+    tools: Option<&'a str>,
+    system: Option<&'a str>,
+    params: &'a str,
+    messages: &'a str,
+    blocks: usize,
+    unknown: &'a [String],
+}
+
+/// `fingerprint`: each request's component hashes (`None` for a compaction, whose body the
+/// transcript does not hold, and a copied request).
+pub fn write_fingerprints(
+    out: &mut dyn Write,
+    t: &Transcript,
+    rows: &[(&Step, Option<crate::claude::fingerprint::Fingerprint>)],
+    json: bool,
+) -> io::Result<()> {
+    if json {
+        let steps = rows
+            .iter()
+            .map(|(s, fp)| FingerprintRow {
+                turn: s.turn,
+                step: s.step,
+                compaction: s.kind == RequestKind::Compaction,
+                copied: s.copied,
+                fingerprint: fp.as_ref().map(|f| FingerprintDoc {
+                    request: &f.request,
+                    model: f.model.as_deref(),
+                    tools: f.tools.as_deref(),
+                    system: f.system.as_deref(),
+                    params: &f.params,
+                    messages: &f.messages,
+                    blocks: f.blocks,
+                    unknown: &f.unknown,
+                }),
+            })
+            .collect();
+        return write_json(
+            out,
+            &FingerprintsDocument {
+                schema_version: crate::SCHEMA_VERSION,
+                file: &t.name,
+                agent: "claude",
+                steps,
+            },
+        );
+    }
+    writeln!(
+        out,
+        "{:>4} {:>4} {:<32} {:<32} {:>6}  unknown",
+        "turn", "step", "request", "messages", "blocks"
+    )?;
+    for (s, fp) in rows {
+        match fp {
+            Some(f) => writeln!(
+                out,
+                "{:>4} {:>4} {:<32} {:<32} {:>6}  {}",
+                s.turn,
+                s.step,
+                f.request,
+                f.messages,
+                f.blocks,
+                if f.unknown.is_empty() {
+                    "-".to_string()
+                } else {
+                    f.unknown.join(",")
+                }
+            )?,
+            None => writeln!(
+                out,
+                "{:>4} {:>4} {:<32} {:<32} {:>6}  {}",
+                s.turn,
+                s.step,
+                "-",
+                "-",
+                "-",
+                if s.copied {
+                    "copied from the forked session"
+                } else {
+                    "compaction request: not recorded"
+                }
+            )?,
+        }
+    }
+    Ok(())
+}

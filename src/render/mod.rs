@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod claude;
+pub mod claude_view;
 pub mod diff;
 pub mod report;
 pub mod report_html;

@@ -334,3 +334,119 @@ fn check_passes_the_fixtures_and_names_a_rewritten_history() {
         (Some(2), Some(1))
     );
 }
+
+/// `XXH3-128(tag ‖ 0x00 ‖ bytes)`, as src/claude/fingerprint.rs documents the encoding.
+fn tagged(tag: &str, bytes: &[u8]) -> [u8; 16] {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    h.update(tag.as_bytes());
+    h.update(&[0]);
+    h.update(bytes);
+    h.digest128().to_be_bytes()
+}
+
+fn sorted_without_breakpoints(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().filter(|k| *k != "cache_control").collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_without_breakpoints(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_without_breakpoints).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The messages chain of every request, computed here from `compile`'s body by the documented
+/// rule, is what `fingerprint` prints; requests of one session differ, and a second run prints
+/// the same.
+#[test]
+fn fingerprints_follow_their_documented_encoding() {
+    let file = fixture("claude_md_edit_2.1.100");
+    let printed = json(&["fingerprint", "--format", "json", &file]);
+    let steps = printed["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 4);
+    for s in steps {
+        let (turn, step) = (s["turn"].to_string(), s["step"].to_string());
+        let compiled = json(&[
+            "compile", "--format", "json", "--turn", &turn, "--step", &step, &file,
+        ]);
+        let mut chain = tagged("claude-messages", b"");
+        let mut blocks = 0;
+        for m in compiled["request"]["messages"].as_array().unwrap() {
+            let content = match &m["content"] {
+                Value::String(t) => vec![serde_json::json!({"type": "text", "text": t})],
+                Value::Array(items) => items.clone(),
+                _ => vec![],
+            };
+            for block in content {
+                let pair = sorted_without_breakpoints(&serde_json::json!([m["role"], block]));
+                let one = tagged(
+                    "claude-block",
+                    serde_json::to_string(&pair).unwrap().as_bytes(),
+                );
+                let mut bytes = chain.to_vec();
+                bytes.extend_from_slice(&one);
+                chain = tagged("claude-messages", &bytes);
+                blocks += 1;
+            }
+        }
+        let hex: String = chain.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            s["fingerprint"]["messages"],
+            hex.as_str(),
+            "turn {turn} step {step}"
+        );
+        assert_eq!(s["fingerprint"]["blocks"], blocks);
+        assert_eq!(s["fingerprint"]["tools"], Value::Null);
+        assert_eq!(
+            s["fingerprint"]["unknown"],
+            serde_json::json!(["messages[0].content", "system", "tools"])
+        );
+    }
+    let requests: std::collections::BTreeSet<&str> = steps
+        .iter()
+        .map(|s| s["fingerprint"]["request"].as_str().unwrap())
+        .collect();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(json(&["fingerprint", "--format", "json", &file]), printed);
+}
+
+/// `view`: the transcript's lines beside the messages sent. 1.0.30 sends the tool turn twice
+/// (`+`, from its rules); 2.0.77 leaves the call an interrupt left unanswered out (`-`) and
+/// sends the synthetic answer of its branch instead (the case's requests.jsonl has both).
+#[test]
+fn view_shows_the_lines_beside_the_messages_sent() {
+    insta::assert_snapshot!(
+        "claude_view__parallel_calls_1.0.30",
+        transcript(&["view", &fixture("parallel_calls_1.0.30")])
+    );
+    let Some(file) = case_file("2.0.77/interrupted_call", 0) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let view = json(&["view", "--format", "json", &file]);
+    let dropped: Vec<&str> = view["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["sent"] == false)
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        dropped,
+        ["assistant/tool_use", "assistant/text"],
+        "the dangling call and the last answer"
+    );
+    let roles: Vec<&str> = view["model_view"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+    assert_eq!(view["model_view"][1]["lines"], serde_json::json!([5]));
+}

@@ -93,7 +93,8 @@ impl FormatArgs {
 pub struct InputArgs {
     /// A rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), `-` for standard input,
     /// `latest` for the newest rollout under the Codex home, or a session id (or a unique
-    /// prefix of one) found there. `steps` and `compile` also take a Claude Code transcript
+    /// prefix of one) found there. `view`, `compile`, `fingerprint`, `steps`, `diff` and `check`
+    /// also take a Claude Code transcript
     /// (`~/.claude/projects/<project>/<session>.jsonl`), known by its lines.
     #[arg(value_name = "ROLLOUT")]
     pub rollout: String,

@@ -9,9 +9,11 @@ use promptc::claude::load::Transcript;
 use promptc::claude::thread::{Conversation, ThreadKey};
 use promptc::claude::wire::{Given, compile};
 use promptc::claude::{conversation, load};
-use promptc::render::claude::{write_compile, write_diff, write_steps};
+use promptc::render::claude::{write_compile, write_diff, write_fingerprints, write_steps};
 
-use crate::cli::{CompileArgs, DiffArgs, Format, PlanArgs, SelectArgs, StepsArgs};
+use crate::cli::{
+    CompileArgs, DiffArgs, FingerprintArgs, Format, PlanArgs, SelectArgs, StepsArgs, ViewArgs,
+};
 use crate::commands::{Context, keep_until_exit, with_stdout};
 use crate::exit::ExitStatus;
 
@@ -170,4 +172,58 @@ pub fn check_file(path: &Path) -> anyhow::Result<(usize, Vec<Located>)> {
         })
         .collect();
     Ok((requests, findings))
+}
+
+pub fn run_fingerprint(
+    path: &Path,
+    args: &FingerprintArgs,
+    context: &Context,
+) -> anyhow::Result<ExitStatus> {
+    let _ = context;
+    let (t, c) = load_file(path)?;
+    let rows = steps(&t, &c, &ThreadKey::Main);
+    let given = given(&args.plan)?;
+    let chosen: Vec<&Step> = match &args.select.turn {
+        Some(_) => vec![select(&rows, &args.select)?],
+        None => rows.iter().collect(),
+    };
+    let printed: Vec<_> = chosen
+        .into_iter()
+        .map(|s| {
+            let fp = (s.kind == promptc::claude::thread::RequestKind::Sampling && !s.copied).then(
+                || {
+                    promptc::claude::fingerprint::fingerprint(&compile(
+                        &t,
+                        &c,
+                        &c.requests[s.request],
+                        &given,
+                    ))
+                },
+            );
+            (s, fp)
+        })
+        .collect();
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| write_fingerprints(out, &t, &printed, json))?;
+    Ok(ExitStatus::Success)
+}
+
+pub fn run_view(path: &Path, args: &ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    let (t, c) = load_file(path)?;
+    let rows = steps(&t, &c, &ThreadKey::Main);
+    let step = select(&rows, &args.select)?;
+    let compiled = compile(&t, &c, &c.requests[step.request], &Given::default());
+    let json = args.format.format() == Format::Json;
+    with_stdout(|out| {
+        promptc::render::claude_view::write_view(
+            out,
+            &t,
+            &c,
+            step,
+            &compiled,
+            json,
+            &context.stdout,
+        )
+    })?;
+    Ok(ExitStatus::Success)
 }

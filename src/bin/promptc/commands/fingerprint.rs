@@ -6,6 +6,9 @@ use crate::exit::ExitStatus;
 use promptc::render::request::write_fingerprints;
 
 pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
+        return crate::commands::claude::run_fingerprint(&path, &args, context);
+    }
     let session = load(&args.input, context, Items::Counts)?;
     let steps: Vec<usize> = if args.select.turn.is_some() {
         vec![session.select_step(args.select.turn.as_ref(), args.select.step)?]

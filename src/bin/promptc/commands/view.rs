@@ -6,6 +6,9 @@ use crate::exit::ExitStatus;
 use promptc::render::view::{scope, write_json_view, write_text_view};
 
 pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
+        return crate::commands::claude::run_view(&path, &args, context);
+    }
     let session = load(&args.input, context, Items::Json)?;
     let scope = scope(&session, args.select.turn.as_ref(), args.select.step)?;
     with_stdout(|out| match args.format.format() {
