@@ -837,3 +837,44 @@ fn check_holds_the_recorded_sessions_to_the_invariants() {
     }
     assert!(report.is_empty(), "{}", report.join("\n"));
 }
+
+/// `steps` takes each request's blocks from its lines, each hashed once: they are the blocks of
+/// the body `compile` gives, request by request, on every recording and real sample.
+#[test]
+fn steps_blocks_are_the_compiled_bodies_blocks() {
+    use super::cache::{LineBlocks, compiled_blocks, rule_blocks};
+    use super::wire::{Build, Given, compile};
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    let mut checked = 0;
+    for (name, bytes) in &inputs {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let mut memo = LineBlocks::default();
+        for request in &c.requests {
+            let Some(r) = request.response else { continue };
+            let replayed = c.responses[r].lines.iter().any(
+                |&i| matches!(&t.lines[i].kind, LineKind::Assistant(a) if a.request_ref.is_some()),
+            );
+            if replayed {
+                continue;
+            }
+            let compiled = compile(&t, &c, request, &Given::default());
+            let build = compiled
+                .version
+                .as_deref()
+                .map_or(Build::V1_0_30, Build::of);
+            let fast = rule_blocks(&t, &c, request, build, &mut memo);
+            assert_eq!(
+                fast,
+                compiled_blocks(&compiled),
+                "{name}: request at line {}",
+                t.lines[request.at].number
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "{checked} requests");
+}

@@ -6,7 +6,9 @@
 //! back from a request reaches only one of them: a response stands for all its lines, and its
 //! calls' results are gathered from the whole file, in file order (the order sent).
 
-use std::collections::{HashMap, HashSet};
+// Keys are uuids, ids and indices from the file: foldhash, not SipHash (no HashDoS to fear
+// from a file one reads oneself, and several times faster).
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::load::{Line, LineKind, Transcript, Usage};
 
@@ -103,6 +105,8 @@ pub struct Conversation {
     pub requests: Vec<Request>,
     /// The first line of each `uuid`.
     by_uuid: HashMap<Box<str>, usize>,
+    /// Each line's parent line, where the file has it; `Err` names a parent it does not have.
+    parent: Vec<Option<Result<usize, Box<str>>>>,
     /// The response of each assistant line.
     response_of: HashMap<usize, usize>,
     /// The response that made each call.
@@ -160,6 +164,14 @@ pub fn conversation(t: &Transcript) -> Conversation {
             }
         }
     }
+    let parent = lines
+        .iter()
+        .map(|line| {
+            line.parent
+                .as_ref()
+                .map(|p| by_uuid.get(p).copied().ok_or_else(|| p.clone()))
+        })
+        .collect();
     let (responses, response_of) = responses(lines);
     let mut call_of = HashMap::new();
     let mut requests = Vec::new();
@@ -196,6 +208,7 @@ pub fn conversation(t: &Transcript) -> Conversation {
         responses,
         requests,
         by_uuid,
+        parent,
         response_of,
         call_of,
         results,
@@ -268,12 +281,17 @@ impl Conversation {
         let lines = &t.lines;
         let mut chain = Vec::new();
         let mut missing_parent = None;
-        let mut next = request.leaf.as_deref();
-        while let Some(uuid) = next {
-            let Some(&i) = self.by_uuid.get(uuid) else {
-                missing_parent = Some(uuid.into());
-                break;
-            };
+        let mut next = match request.leaf.as_deref() {
+            None => None,
+            Some(uuid) => match self.by_uuid.get(uuid) {
+                Some(&i) => Some(i),
+                None => {
+                    missing_parent = Some(uuid.into());
+                    None
+                }
+            },
+        };
+        while let Some(i) = next {
             // A cycle (a hand-edited file) ends the walk like a root.
             if chain.len() > lines.len() {
                 break;
@@ -285,7 +303,14 @@ impl Conversation {
                 break;
             }
             chain.push(i);
-            next = line.parent.as_deref();
+            next = match &self.parent[i] {
+                None => None,
+                Some(Ok(p)) => Some(*p),
+                Some(Err(uuid)) => {
+                    missing_parent = Some(uuid.clone());
+                    None
+                }
+            };
         }
         chain.reverse();
         let at = request.at;
