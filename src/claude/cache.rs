@@ -563,10 +563,14 @@ pub fn rule_blocks(
         for (n, &i) in m.lines.iter().enumerate() {
             let line = memo.of(t, i).to_vec();
             // 2.1.100: a newline ends a text followed by another line's text in one message.
-            if build == Build::V2_1_100 && user && n > 0 && !line.is_empty() && !blocks.is_empty() {
-                if let Some(fixed) = newline_fixed(t, &m.lines[..n], i) {
-                    *blocks.last_mut().expect("not empty") = fixed;
-                }
+            if build == Build::V2_1_100
+                && user
+                && n > 0
+                && !line.is_empty()
+                && let Some(last) = blocks.last_mut()
+                && let Some(fixed) = newline_fixed(t, &m.lines[..n], i)
+            {
+                *last = fixed;
             }
             blocks.extend(line);
         }
