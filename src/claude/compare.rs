@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::cache::{Step, steps};
 use super::load::Transcript;
-use super::thread::{Conversation, RequestKind, ThreadKey};
+use super::thread::{Conversation, RequestKind};
 use super::wire::{Build, Compiled, Given, compile};
 
 /// One thing that differs between two requests, and what it does to the cache.
@@ -45,7 +45,7 @@ impl Comparison {
 }
 
 fn main_steps(t: &Transcript, c: &Conversation) -> Vec<Step> {
-    steps(t, c, &ThreadKey::Main)
+    steps(t, c, &c.shown_thread())
 }
 
 fn response_id(c: &Conversation, s: &Step) -> Option<String> {

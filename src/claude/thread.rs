@@ -139,6 +139,28 @@ impl Conversation {
         false
     }
 
+    /// The thread commands show: the main one, or in a subagent's own file (where the main
+    /// thread makes no request) the thread with the most requests.
+    pub fn shown_thread(&self) -> ThreadKey {
+        if self.requests.iter().any(|r| r.thread == ThreadKey::Main) {
+            return ThreadKey::Main;
+        }
+        let mut counts: Vec<(ThreadKey, usize)> = Vec::new();
+        for r in &self.requests {
+            match counts.iter_mut().find(|(k, _)| *k == r.thread) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((r.thread.clone(), 1)),
+            }
+        }
+        counts
+            .into_iter()
+            .fold(None::<(ThreadKey, usize)>, |best, (k, n)| match best {
+                Some((_, m)) if m >= n => best,
+                _ => Some((k, n)),
+            })
+            .map_or(ThreadKey::Main, |(k, _)| k)
+    }
+
     /// The requests of one thread, in order.
     pub fn thread<'c>(&'c self, key: &'c ThreadKey) -> impl Iterator<Item = &'c Request> + 'c {
         self.requests.iter().filter(move |r| &r.thread == key)

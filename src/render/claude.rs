@@ -65,15 +65,31 @@ pub fn write_header(
         label("models"),
         escape_line(&models.join(", "))
     )?;
-    let main = c.thread(&ThreadKey::Main).count();
+    let shown = c.shown_thread();
+    let main = c.thread(&shown).count();
     let compactions = c
-        .thread(&ThreadKey::Main)
+        .thread(&shown)
         .filter(|r| r.kind == RequestKind::Compaction)
         .count();
     let side = c.requests.len() - main;
+    if let ThreadKey::Subagent(agent) = &shown {
+        writeln!(
+            out,
+            "{} subagent {} (its own file)",
+            label("thread"),
+            escape_line(agent)
+        )?;
+    } else if shown == ThreadKey::Sidechain {
+        writeln!(out, "{} sidechain (a subagent's lines)", label("thread"))?;
+    }
+    let others = if shown == ThreadKey::Main {
+        "in subagents"
+    } else {
+        "in other threads"
+    };
     writeln!(
         out,
-        "{} {main} requests ({compactions} compaction), {side} in subagents, {} lines read, {} skipped",
+        "{} {main} requests ({compactions} compaction), {side} {others}, {} lines read, {} skipped",
         label("history"),
         t.non_blank_lines,
         t.skipped.len()

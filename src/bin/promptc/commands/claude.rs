@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use promptc::claude::cache::{Step, steps};
 use promptc::claude::load::Transcript;
-use promptc::claude::thread::{Conversation, ThreadKey};
+use promptc::claude::thread::Conversation;
 use promptc::claude::wire::{Given, compile};
 use promptc::claude::{conversation, load};
 use promptc::render::claude::{write_compile, write_diff, write_fingerprints, write_steps};
@@ -61,7 +61,7 @@ pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
 
 pub fn run_steps(path: &Path, args: &StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &ThreadKey::Main);
+    let rows = steps(&t, &c, &c.shown_thread());
     let json = args.rows.format.format() == Format::Json;
     with_stdout(|out| write_steps(out, &t, &c, &rows, json, &context.stdout))?;
     keep_until_exit((t, c, rows));
@@ -74,7 +74,7 @@ pub fn run_compile(
     context: &Context,
 ) -> anyhow::Result<ExitStatus> {
     let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &ThreadKey::Main);
+    let rows = steps(&t, &c, &c.shown_thread());
     let step = select(&rows, &args.select)?;
     let given = given(&args.plan)?;
     let compiled = compile(&t, &c, &c.requests[step.request], &given);
@@ -181,7 +181,7 @@ pub fn run_fingerprint(
 ) -> anyhow::Result<ExitStatus> {
     let _ = context;
     let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &ThreadKey::Main);
+    let rows = steps(&t, &c, &c.shown_thread());
     let given = given(&args.plan)?;
     let chosen: Vec<&Step> = match &args.select.turn {
         Some(_) => vec![select(&rows, &args.select)?],
@@ -210,7 +210,7 @@ pub fn run_fingerprint(
 
 pub fn run_view(path: &Path, args: &ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &ThreadKey::Main);
+    let rows = steps(&t, &c, &c.shown_thread());
     let step = select(&rows, &args.select)?;
     let compiled = compile(&t, &c, &c.requests[step.request], &Given::default());
     let json = args.format.format() == Format::Json;
