@@ -2,9 +2,9 @@
 //! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
+use crate::agents::codex::normalize::Origin;
+use crate::agents::codex::session::Session;
 use crate::fingerprint::{Plan, common_prefix};
-use crate::normalize::Origin;
-use crate::session::Session;
 
 /// The provider's minimum cacheable prefix, in tokens.
 pub const MIN_CACHEABLE: usize = 1024;
@@ -97,7 +97,7 @@ impl Verdict {
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
             Verdict::ContextChanged(f) => format!(
                 "prefix broken: {f} changed ({})",
-                crate::session::field_effect(f)
+                crate::agents::codex::session::field_effect(f)
             ),
             Verdict::CompactionRequest => {
                 "prefix broken: the compaction request is sent without the tools".into()
@@ -162,9 +162,12 @@ pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let from = rows.len();
     let steps = session.replay.steps.len().saturating_sub(from);
-    rows.extend(crate::parallel::map_each(steps, BLOCK, plan.threads, |k| {
-        analyze_step(session, plan, from + k)
-    }));
+    rows.extend(crate::core::parallel::map_each(
+        steps,
+        BLOCK,
+        plan.threads,
+        |k| analyze_step(session, plan, from + k),
+    ));
 }
 
 /// Step `k` against the one before it.
@@ -265,7 +268,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         match floor {
             // A recorded cause first: only when nothing recorded changed is it the provider's.
             Some(floor) if cached < floor => match (
-                crate::session::context_changes(
+                crate::agents::codex::session::context_changes(
                     session.step_context(previous),
                     session.step_context(k),
                 )

@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::agents::codex::model::Item;
+use crate::agents::codex::normalize::first_violation;
+use crate::agents::codex::session::Session;
 use crate::cache::{Verdict, analyze};
+use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
-use crate::model::Item;
-use crate::normalize::first_violation;
 use crate::render::request::FingerprintDocument;
-use crate::session::Session;
-use crate::volatile;
 
 /// Names of the invariants, in the order they are checked.
 pub const INVARIANTS: &[&str] = &[
@@ -125,7 +125,7 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
                     None,
                     format!(
                         "tool {} contains per-run values: {}",
-                        crate::compile::tool_name(tool),
+                        crate::agents::codex::compile::tool_name(tool),
                         values.join(", ")
                     ),
                 ));
@@ -137,7 +137,7 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
         for entry in plan.view(0) {
             let item = session.view_item(entry);
             let json = session.view_json(entry);
-            if !crate::content::is_context_message(item, || json) {
+            if !crate::agents::codex::content::is_context_message(item, || json) {
                 break;
             }
             let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();

@@ -3,13 +3,13 @@
 
 use serde_json::Value;
 
-use crate::compile::{params, tool_name};
-use crate::content::is_context_message;
+use crate::agents::codex::compile::{params, tool_name};
+use crate::agents::codex::content::is_context_message;
+use crate::agents::codex::normalize::Origin;
+use crate::agents::codex::session::Session;
+use crate::core::shared::Slice;
+use crate::core::volatile;
 use crate::fingerprint::{Fingerprint, Hash, Plan, common_prefix};
-use crate::normalize::Origin;
-use crate::session::Session;
-use crate::shared::Slice;
-use crate::volatile;
 
 /// The drift classes promptc names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -368,7 +368,10 @@ fn drift(
 }
 
 /// Model-view entries as pretty JSON, one after the other.
-fn pretty_items(session: &Session, entries: Slice<'_, crate::normalize::ViewEntry>) -> String {
+fn pretty_items(
+    session: &Session,
+    entries: Slice<'_, crate::agents::codex::normalize::ViewEntry>,
+) -> String {
     let items: Vec<String> = entries
         .iter()
         .map(|e| pretty(session.view_json(e)))
@@ -435,7 +438,9 @@ fn continuation(
     };
     out = out.into_iter().map(tag).collect();
     // Turn-context fields that feed parts of the request the rollout does not record.
-    for change in crate::session::context_changes(a.step_context(sa), b.step_context(sb)) {
+    for change in
+        crate::agents::codex::session::context_changes(a.step_context(sa), b.step_context(sb))
+    {
         if matches!(change.field, "sandbox_policy" | "approval_policy") {
             let mut d = drift(
                 DriftClass::ToolsChanged,
@@ -447,7 +452,7 @@ fn continuation(
                     change.field,
                     change.before,
                     change.after,
-                    crate::session::field_effect(change.field)
+                    crate::agents::codex::session::field_effect(change.field)
                 ),
             );
             d.evidence = Some((change.before, change.after));
@@ -753,16 +758,18 @@ fn input_drift(
             let jb = b.view_json(eb);
             let ia = a.view_item(ea);
             let ib = b.view_item(eb);
-            let synthetic =
-                |e: &crate::normalize::ViewEntry| matches!(e.origin, Origin::Synthetic { .. });
+            let synthetic = |e: &crate::agents::codex::normalize::ViewEntry| {
+                matches!(e.origin, Origin::Synthetic { .. })
+            };
             // A contextual item sent again: the same item already stands in the shared prefix.
             let reinjected = |session: &Session, plan: &Plan, step: usize, k: usize| {
                 let entry = &plan.view(step)[k];
                 is_context_message(session.view_item(entry), || session.view_json(entry))
                     && plan.first_occurrence(step, k) < lcp
             };
-            let next_synthetic =
-                |view: Slice<crate::normalize::ViewEntry>| view.get(lcp + 1).is_some_and(synthetic);
+            let next_synthetic = |view: Slice<crate::agents::codex::normalize::ViewEntry>| {
+                view.get(lcp + 1).is_some_and(synthetic)
+            };
             // B inserted context (an environment or permission update) and then goes on as A.
             let appended_context = {
                 let mut k = lcp;
@@ -788,7 +795,8 @@ fn input_drift(
                     ),
                 )
             } else if (next_synthetic(view_a) || next_synthetic(view_b)) && same_but_id(ja, jb) {
-                let id_of = |view: Slice<crate::normalize::ViewEntry>, session: &Session| {
+                let id_of = |view: Slice<crate::agents::codex::normalize::ViewEntry>,
+                             session: &Session| {
                     view.get(lcp + 1)
                         .filter(|e| synthetic(e))
                         .and_then(|e| session.view_item(e).id.clone())
@@ -866,7 +874,7 @@ fn same_but_id(a: &str, b: &str) -> bool {
     }
 }
 
-fn describe(item: &crate::model::Item, synthetic: bool) -> String {
+fn describe(item: &crate::agents::codex::model::Item, synthetic: bool) -> String {
     let mut text = item.type_name.to_string();
     if let Some(role) = &item.role {
         text.push('/');

@@ -12,7 +12,7 @@
 //! | `instructions` | `instructions` | the instructions text, UTF-8 |
 //! | `tools` | `tools` | the `tools` array as sent: `[`, each spec joined by `,`, `]` (a `--tools` spec's exact JSON, then `session_meta.dynamic_tools`, each as compact JSON), request order |
 //! | `tools_canonical` | `tools-canonical` | each tool's JSON with object keys sorted, the tools sorted, joined by `\n` |
-//! | `params` | `params` | compact JSON `{model, tool_choice, parallel_tool_calls, reasoning, store, stream, include, text}` in that order, as [`crate::compile::params`] writes it: `parallel_tool_calls` is `null` (not recorded), `reasoning` and `text` are left out when the turn context has nothing for them |
+//! | `params` | `params` | compact JSON `{model, tool_choice, parallel_tool_calls, reasoning, store, stream, include, text}` in that order, as [`crate::agents::codex::compile::params`] writes it: `parallel_tool_calls` is `null` (not recorded), `reasoning` and `text` are left out when the turn context has nothing for them |
 //! | `prompt_cache_key` | `prompt_cache_key` | the key (the session id) |
 //! | `checkpoint` | `checkpoint` | the exact bytes of the `compacted` line the history starts from (no line: no checkpoint hash, `none` in `request`) |
 //! | item `i` | `item` | the item's JSON exactly as sent |
@@ -35,15 +35,15 @@ use foldhash::HashMap;
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::compile::{InstructionsSource, ToolPlan, params};
-use crate::normalize::ViewEntry;
-use crate::parallel::Threads;
-use crate::session::Session;
-use crate::shared::{ListId, SharedLists, Slice};
-use crate::tokens;
+use crate::agents::codex::compile::{InstructionsSource, ToolPlan, params};
+use crate::agents::codex::normalize::ViewEntry;
+use crate::agents::codex::session::Session;
+use crate::core::parallel::Threads;
+use crate::core::shared::{ListId, SharedLists, Slice};
+use crate::core::tokens;
 
-use crate::hash::push_hex;
-pub use crate::hash::{HASH_NAME, Hash, hash, hex};
+use crate::core::hash::push_hex;
+pub use crate::core::hash::{HASH_NAME, Hash, hash, hex};
 
 fn chain_start() -> Hash {
     hash("input", b"")
@@ -393,7 +393,7 @@ impl Planner {
         let cache_key_hash = self.cache_key_hash;
         let checkpoint_of_epoch = &self.checkpoint_of_epoch;
         let fingerprints =
-            crate::parallel::map_blocks(views.len(), BLOCK, options.threads, |block| {
+            crate::core::parallel::map_blocks(views.len(), BLOCK, options.threads, |block| {
                 let mut request = String::new();
                 block
                     .map(|offset| {
@@ -499,7 +499,7 @@ fn step_headers(
         .as_ref()
         .and_then(|m| m.base_instructions.as_deref());
     let context_of = |record: Option<usize>| match &session.rollout.records[record?].kind {
-        crate::model::RecordKind::TurnContext(tc) => Some(tc),
+        crate::agents::codex::model::RecordKind::TurnContext(tc) => Some(tc),
         _ => None,
     };
     let steps = &session.replay.steps;

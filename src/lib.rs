@@ -7,28 +7,15 @@
 
 #![forbid(unsafe_code)]
 
+pub mod agents;
 pub mod cache;
 pub mod check;
-pub mod codex_rules;
-pub mod compile;
-pub mod content;
+pub mod core;
 pub mod diff;
-pub mod discover;
 pub mod fingerprint;
-pub mod hash;
-pub mod model;
-pub mod normalize;
-pub mod parallel;
-pub mod parse;
 pub mod pricing;
 pub mod render;
-pub mod replay;
 pub mod report;
-pub mod sanitize;
-pub mod session;
-pub mod shared;
-pub mod tokens;
-pub mod volatile;
 pub mod watch;
 
 #[cfg(test)]
@@ -36,8 +23,8 @@ mod proptests;
 #[cfg(test)]
 mod test_support;
 
-pub use parse::{LoadError, LoadOptions};
-pub use session::{SelectError, Session, TurnSelector};
+pub use agents::codex::parse::{LoadError, LoadOptions};
+pub use agents::codex::session::{SelectError, Session, TurnSelector};
 
 /// Version of every JSON document promptc writes.
 pub const SCHEMA_VERSION: u32 = 1;

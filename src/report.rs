@@ -20,10 +20,10 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
+use crate::agents::codex::model::{EventKind, RecordKind, Usage};
+use crate::agents::codex::session::Session;
 use crate::cache::{StepCache, Verdict, cacheable};
-use crate::model::{EventKind, RecordKind, Usage};
 use crate::pricing::PriceTable;
-use crate::session::Session;
 
 /// Token counts of one request or a sum of them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -12,8 +12,8 @@
 //! - `diff(A, A)` is identical, and so is its rendering's verdict; with no 0xFF, the diff of two
 //!   loads of the same bytes is identical too (loading and planning are deterministic);
 //! - one fingerprint per step.
+use promptc::core::parallel::Threads;
 use promptc::fingerprint::{Plan, PlanOptions};
-use promptc::parallel::Threads;
 use promptc::render::RenderOptions;
 use promptc::{LoadOptions, Session, TurnSelector};
 

@@ -15,14 +15,14 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 use super::{EntryData, PlanOptions, ViewLists, chain_next, chain_start};
-use crate::hash::{Hash, hash};
-use crate::model::{ItemId, ItemKind};
-use crate::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
-use crate::parallel::Threads;
-use crate::replay::MADE;
-use crate::session::Session;
-use crate::shared::ListId;
-use crate::tokens;
+use crate::agents::codex::model::{ItemId, ItemKind};
+use crate::agents::codex::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
+use crate::agents::codex::replay::MADE;
+use crate::agents::codex::session::Session;
+use crate::core::hash::{Hash, hash};
+use crate::core::parallel::Threads;
+use crate::core::shared::ListId;
+use crate::core::tokens;
 
 /// Item hashes and token estimates, by item id: the file's items, then replay's ([`MADE`]).
 type Digests = [Vec<Option<(Hash, usize)>>; 2];
@@ -52,13 +52,13 @@ fn digest_items(session: &Session, options: &PlanOptions) -> Digests {
     } else {
         options.threads
     };
-    let mut file = crate::parallel::map_each(total, BLOCK, threads, digest);
+    let mut file = crate::core::parallel::map_each(total, BLOCK, threads, digest);
     let made = file.split_off(rollout.items.len());
     [file, made]
 }
 
 /// An item's hash and token estimate, as sent.
-fn digest_item(item: &crate::model::Item, estimate_tokens: bool) -> (Hash, usize) {
+fn digest_item(item: &crate::agents::codex::model::Item, estimate_tokens: bool) -> (Hash, usize) {
     let estimate = if estimate_tokens {
         // An item loaded without its JSON has an estimate only when loaded with
         // `LoadOptions::estimate_tokens`: counting its empty text would say 4 tokens.
@@ -92,7 +92,7 @@ type Key<'a> = (u8, &'a str);
 /// How an item takes part in normalization: its role, and the key under which it answers or is
 /// answered (`(is_call, key)`; some items have a key and still keep their place, e.g. a server
 /// tool search output answers its call but is never dropped).
-fn classify(item: &crate::model::Item) -> (Role, Option<(bool, Key<'_>)>) {
+fn classify(item: &crate::agents::codex::model::Item) -> (Role, Option<(bool, Key<'_>)>) {
     let namespace = ItemKind::pairing(item.kind);
     let key = namespace.and_then(|(space, is_call)| {
         let call_id = item.call_id.as_deref().or(match item.kind {

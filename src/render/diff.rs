@@ -7,9 +7,9 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::agents::codex::session::Session;
+use crate::core::sanitize::escape_line;
 use crate::diff::{Drift, PromptDiff};
-use crate::sanitize::escape_line;
-use crate::session::Session;
 
 /// Where a step is, for output.
 #[derive(Serialize, Clone, Copy)]
@@ -264,9 +264,11 @@ pub fn write_text_diff(
                 let mut text = String::new();
                 for (emphasized, value) in change.iter_strings_lossy() {
                     let value = escape_line(value.trim_end_matches('\n')).into_owned();
-                    let value =
-                        crate::sanitize::truncate(&value, options.width.max(40).saturating_mul(2))
-                            .into_owned();
+                    let value = crate::core::sanitize::truncate(
+                        &value,
+                        options.width.max(40).saturating_mul(2),
+                    )
+                    .into_owned();
                     match (tone, emphasized && options.color) {
                         (Some(t), true) => {
                             use owo_colors::OwoColorize;

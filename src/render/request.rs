@@ -9,13 +9,13 @@ use serde_json::value::RawValue;
 
 use super::view::write_header;
 use super::{RenderOptions, Tone, paint, raw_json, write_json};
+use crate::agents::codex::compile::{CompiledRequest, RequestParts, Rule, compile};
+use crate::agents::codex::rules::request_shape;
+use crate::agents::codex::session::Session;
 use crate::cache::StepCache;
-use crate::codex_rules::request_shape;
-use crate::compile::{CompiledRequest, RequestParts, Rule, compile};
+use crate::core::hash::push_hex;
+use crate::core::sanitize::{escape_block, escape_line, truncate};
 use crate::fingerprint::{Fingerprint, Plan, hex};
-use crate::hash::push_hex;
-use crate::sanitize::{escape_block, escape_line, truncate};
-use crate::session::Session;
 
 /// What `compile` is given beyond the plan.
 #[derive(Debug, Clone, Default)]
@@ -50,9 +50,9 @@ pub fn compile_step(
     let rebuilt = session.replay.step_history(step).iter().any(|e| {
         matches!(
             e.origin,
-            crate::replay::EntryOrigin::Approximate
-                | crate::replay::EntryOrigin::Rebuilt
-                | crate::replay::EntryOrigin::Summary
+            crate::agents::codex::replay::EntryOrigin::Approximate
+                | crate::agents::codex::replay::EntryOrigin::Rebuilt
+                | crate::agents::codex::replay::EntryOrigin::Summary
         )
     });
     if rebuilt {
@@ -88,7 +88,7 @@ fn remote_compaction(session: &Session, step: usize) -> bool {
     epoch < session.replay.epochs.len()
         && session.replay.epoch(epoch).iter().any(|entry| {
             session.replay.item(&session.rollout, entry.item).kind
-                == crate::model::ItemKind::Compaction
+                == crate::agents::codex::model::ItemKind::Compaction
         })
 }
 
@@ -209,8 +209,8 @@ pub fn write_compile_json_with(
         .map(|(index, entry)| InputItemDocument {
             index,
             origin: match entry.origin {
-                crate::normalize::Origin::Raw(_) => "raw",
-                crate::normalize::Origin::Synthetic { .. } => "synthetic",
+                crate::agents::codex::normalize::Origin::Raw(_) => "raw",
+                crate::agents::codex::normalize::Origin::Synthetic { .. } => "synthetic",
             },
             hash: hex(plan.item_hash(step, index)),
             chain: hex(plan.chain(step, index + 1)),
@@ -438,9 +438,11 @@ pub fn write_fingerprints(
         out,
         "turn step request                          input                            items  unknown"
     )?;
-    for block in crate::parallel::map_blocks(steps.len(), TABLE_BLOCK, plan.threads, |range| {
-        fingerprint_lines(session, plan, &steps[range])
-    }) {
+    for block in
+        crate::core::parallel::map_blocks(steps.len(), TABLE_BLOCK, plan.threads, |range| {
+            fingerprint_lines(session, plan, &steps[range])
+        })
+    {
         out.write_all(block.as_bytes())?;
     }
     Ok(())
@@ -734,7 +736,7 @@ pub fn write_steps(
     write_header(out, session, options)?;
     writeln!(out)?;
     writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()))?;
-    for block in crate::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
+    for block in crate::core::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
         step_rows(session, plan, &rows[range], options)
     }) {
         out.write_all(block.as_bytes())?;
@@ -789,8 +791,8 @@ fn write_steps_summary(
 #[cfg(test)]
 mod tests {
     use super::{fingerprint_lines, push_percent, step_rows, write_fingerprints, write_steps};
+    use crate::core::parallel::Threads;
     use crate::fingerprint::{PlanOptions, plan};
-    use crate::parallel::Threads;
     use crate::render::RenderOptions;
 
     /// The tables are written in blocks of steps (four long in tests, so that samples span

@@ -6,13 +6,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::{RenderOptions, Tone, human_size, paint, raw_json, write_json};
-use crate::content::preview;
-use crate::model::{Item, RecordKind};
-use crate::normalize::{ModelView, Origin, ViewItem};
-use crate::replay::{HistoryEntry, Observation};
-use crate::sanitize::{escape_line, truncate};
-use crate::session::{SelectError, Session, TurnSelector};
-use crate::shared::Slice;
+use crate::agents::codex::content::preview;
+use crate::agents::codex::model::{Item, RecordKind};
+use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
+use crate::agents::codex::replay::{HistoryEntry, Observation};
+use crate::agents::codex::session::{SelectError, Session, TurnSelector};
+use crate::core::sanitize::{escape_line, truncate};
+use crate::core::shared::Slice;
 
 /// What `view` shows: a raw history slice and its model view.
 #[derive(Debug)]
@@ -347,7 +347,7 @@ pub fn write_json_view(
                 _ => None,
             },
             effect: effect.name(),
-            entered_history: *effect == crate::replay::Effect::EnteredHistory,
+            entered_history: *effect == crate::agents::codex::replay::Effect::EnteredHistory,
         })
         .collect();
     let in_scope = |raw_index: usize| scope.shown.contains(&raw_index);
@@ -719,7 +719,7 @@ fn row_left(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> St
             let entry = scope.history[raw];
             let marker = if row.dropped.is_some() {
                 '-'
-            } else if entry.origin != crate::replay::EntryOrigin::File {
+            } else if entry.origin != crate::agents::codex::replay::EntryOrigin::File {
                 '~'
             } else {
                 ' '
@@ -746,14 +746,14 @@ fn row_right(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> S
             let entry = &scope.view.entries[index];
             let origin = match entry.origin {
                 Origin::Raw(i) => scope.history[i].origin,
-                Origin::Synthetic { .. } => crate::replay::EntryOrigin::Summary,
+                Origin::Synthetic { .. } => crate::agents::codex::replay::EntryOrigin::Summary,
             };
             let (marker, label) = match origin {
-                crate::replay::EntryOrigin::File => (' ', ""),
-                crate::replay::EntryOrigin::Summary => ('+', "synthetic "),
-                crate::replay::EntryOrigin::Rebuilt => ('~', "rebuilt "),
-                crate::replay::EntryOrigin::Approximate => ('~', "approx. "),
-                crate::replay::EntryOrigin::Parent => ('^', "parent "),
+                crate::agents::codex::replay::EntryOrigin::File => (' ', ""),
+                crate::agents::codex::replay::EntryOrigin::Summary => ('+', "synthetic "),
+                crate::agents::codex::replay::EntryOrigin::Rebuilt => ('~', "rebuilt "),
+                crate::agents::codex::replay::EntryOrigin::Approximate => ('~', "approx. "),
+                crate::agents::codex::replay::EntryOrigin::Parent => ('^', "parent "),
             };
             let head = format!("{marker}{index:>4} {label}");
             let room = width.saturating_sub(head.chars().count());

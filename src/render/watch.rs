@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::request::{step_row_document, step_rows, steps_heading};
 use super::{RenderOptions, Tone, paint};
-use crate::sanitize::escape_line;
+use crate::core::sanitize::escape_line;
 use crate::watch::{Event, Watch, drift};
 
 /// Why the watch started over on a file.

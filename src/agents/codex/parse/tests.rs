@@ -1,10 +1,10 @@
 //! Loading: generations, exact bytes and line numbers, and bad lines.
 
-use crate::model::{Generation, RecordKind};
-use crate::parallel::Threads;
-use crate::parse::{LoadError, LoadOptions, load, load_at};
+use crate::agents::codex::model::{Generation, RecordKind};
+use crate::agents::codex::parse::{LoadError, LoadOptions, load, load_at};
+use crate::core::parallel::Threads;
 
-fn load_text(text: &str) -> Result<crate::model::Rollout, LoadError> {
+fn load_text(text: &str) -> Result<crate::agents::codex::model::Rollout, LoadError> {
     load("t.jsonl", text.as_bytes(), LoadOptions::default())
 }
 
@@ -278,7 +278,7 @@ fn item_digests_hash_what_is_sent() {
             let sent = item.wire_json().as_bytes();
             assert_eq!(
                 item.digest,
-                Some(crate::hash::hash("item", sent)),
+                Some(crate::core::hash::hash("item", sent)),
                 "{name}:{}",
                 item.line
             );
@@ -297,7 +297,7 @@ fn item_digests_hash_what_is_sent() {
 #[cfg(target_pointer_width = "64")]
 #[test]
 fn records_stay_small() {
-    assert!(std::mem::size_of::<crate::model::Record>() <= 128);
+    assert!(std::mem::size_of::<crate::agents::codex::model::Record>() <= 128);
 }
 
 /// Only escapes of UTF-16 surrogates (`\uD800`–`\uDFFF`) send a line to a full parse. A line
@@ -349,7 +349,7 @@ fn only_surrogate_escapes_send_a_line_to_a_full_parse() {
 /// got its static name (a kind added to `from_type` but not to the list would allocate again).
 #[test]
 fn known_item_types_get_static_names() {
-    use crate::model::ItemKind;
+    use crate::agents::codex::model::ItemKind;
     use std::borrow::Cow;
     for name in super::item::ITEM_TYPES {
         assert_ne!(ItemKind::from_type(name), ItemKind::Unknown, "{name}");

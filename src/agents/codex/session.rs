@@ -1,10 +1,10 @@
 //! A loaded and replayed rollout, and the selections commands make on it (a turn, a step).
 
-use crate::model::{Item, ItemId, RecordKind, Rollout, TurnContext};
-use crate::normalize::{ModelView, ViewEntry, ViewItem, normalize};
-use crate::parse::{LoadError, LoadOptions, load};
-use crate::replay::{HistoryEntry, Replay, replay, replay_with_base};
-use crate::shared::Slice;
+use crate::agents::codex::model::{Item, ItemId, RecordKind, Rollout, TurnContext};
+use crate::agents::codex::normalize::{ModelView, ViewEntry, ViewItem, normalize};
+use crate::agents::codex::parse::{LoadError, LoadOptions, load};
+use crate::agents::codex::replay::{HistoryEntry, Replay, replay, replay_with_base};
+use crate::core::shared::Slice;
 
 /// A rollout with its replay.
 #[derive(Debug)]
@@ -240,7 +240,7 @@ impl Session {
     pub fn step_context(&self, step: usize) -> Option<&TurnContext> {
         let record = self.replay.steps[step].context?;
         match &self.rollout.records[record].kind {
-            crate::model::RecordKind::TurnContext(tc) => Some(tc),
+            crate::agents::codex::model::RecordKind::TurnContext(tc) => Some(tc),
             _ => None,
         }
     }
@@ -249,7 +249,7 @@ impl Session {
     pub fn models(&self) -> Vec<String> {
         let mut models: Vec<String> = Vec::new();
         for record in &self.rollout.records {
-            if let crate::model::RecordKind::TurnContext(tc) = &record.kind
+            if let crate::agents::codex::model::RecordKind::TurnContext(tc) = &record.kind
                 && let Some(model) = &tc.model
                 && !models.contains(model)
             {

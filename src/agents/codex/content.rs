@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::model::{Item, ItemKind};
+use crate::agents::codex::model::{Item, ItemKind};
 
 /// Start of the text Codex puts before a local compaction summary (`summary_prefix.md`).
 pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem";

@@ -8,9 +8,9 @@
 use std::cmp::Ordering;
 use std::path::Path;
 
-use crate::content::{is_turn_boundary, message_texts};
-use crate::parse::{LoadError, LoadOptions};
-use crate::session::Session;
+use crate::agents::codex::content::{is_turn_boundary, message_texts};
+use crate::agents::codex::parse::{LoadError, LoadOptions};
+use crate::agents::codex::session::Session;
 
 /// What a Codex rollout file name says: `rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl[.zst]`.
 #[derive(Debug, Clone, PartialEq, Eq)]

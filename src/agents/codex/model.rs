@@ -89,7 +89,7 @@ impl Rollout {
 pub struct Record {
     /// 1-based line number.
     pub line: usize,
-    /// `timestamp` in whole seconds since the Unix epoch ([`crate::parse::unix_seconds`]),
+    /// `timestamp` in whole seconds since the Unix epoch ([`crate::agents::codex::parse::unix_seconds`]),
     /// read with the line (the idle gaps of cache analysis need it).
     pub unix_seconds: Option<i64>,
     /// The line carried an `ordinal` or a `metadata` sibling (era D).
@@ -187,7 +187,7 @@ pub struct TurnContext {
     pub sandbox: Option<String>,
     pub current_date: Option<String>,
     /// Which of [`TurnContext::BUILD_KEYS`] the payload has (bit `k` for key `k`): the keys
-    /// that tell which Codex build wrote it (`codex_rules::Build::identify`).
+    /// that tell which Codex build wrote it (`rules::Build::identify`).
     pub build_keys: u8,
 }
 
@@ -235,7 +235,7 @@ impl TurnContext {
 pub struct Compacted {
     pub message: String,
     /// `hash("checkpoint", line)`: the whole line, what a compaction checkpoint is.
-    pub digest: crate::hash::Hash,
+    pub digest: crate::core::hash::Hash,
     /// Item ids of `replacement_history`, when the line has one.
     pub replacement: Option<Vec<ItemId>>,
 }
@@ -322,7 +322,7 @@ pub struct Item {
     /// fingerprinting every item afterwards read the whole file from memory a second time.
     /// Replay's rebuilt history items get theirs when made; `None` only for normalization's
     /// synthetic outputs (fingerprinting hashes those).
-    pub digest: Option<crate::hash::Hash>,
+    pub digest: Option<crate::core::hash::Hash>,
     /// Estimated input tokens as sent, made when the item was read with
     /// `LoadOptions::estimate_tokens` (so that estimates need not keep the item's JSON).
     pub tokens: Option<usize>,

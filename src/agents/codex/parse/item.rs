@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::Part;
 use super::line::{LineError, Str, json_kind, name, strip_position};
-use crate::model::{Compacted, Generation, Item, ItemId, ItemKind};
-use crate::tokens;
+use crate::agents::codex::model::{Compacted, Generation, Item, ItemId, ItemKind};
+use crate::core::tokens;
 
 /// Item types, most frequent first (the real samples' counts): their names are shared, not
 /// copied.
@@ -156,7 +156,7 @@ impl Part {
         let sent = wire.as_deref().unwrap_or(json);
         let keep = self.options.keep_item_json || kind == ItemKind::Message;
         let mut item = Item {
-            digest: Some(crate::hash::hash("item", sent.as_bytes())),
+            digest: Some(crate::core::hash::hash("item", sent.as_bytes())),
             tokens: None,
             text: if keep { json.into() } else { Box::default() },
             kind,
@@ -279,7 +279,7 @@ impl Part {
         };
         Ok(Compacted {
             message: compacted.message.unwrap_or_default(),
-            digest: crate::hash::hash("checkpoint", line.as_bytes()),
+            digest: crate::core::hash::hash("checkpoint", line.as_bytes()),
             replacement,
         })
     }

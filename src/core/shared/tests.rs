@@ -1,6 +1,6 @@
 //! Shared lists against plain vectors that copy on every fork.
 
-use crate::shared::SharedLists;
+use crate::core::shared::SharedLists;
 
 /// xorshift64*: deterministic, no dependency.
 struct Rng(u64);

@@ -1,8 +1,10 @@
 //! Normalization, checked against the behaviours pinned by Codex's `history_tests.rs`
 //! (codex-rollout.md section 6.4).
 
-use crate::model::Item;
-use crate::normalize::{DropReason, Origin, ViewItem, first_violation, synthetic_output_id};
+use crate::agents::codex::model::Item;
+use crate::agents::codex::normalize::{
+    DropReason, Origin, ViewItem, first_violation, synthetic_output_id,
+};
 use crate::test_support::{all_fixtures, kinds, session};
 
 const FC_C1: &str = r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#;

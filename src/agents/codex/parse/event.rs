@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::line::{LineError, Str, name};
-use crate::model::{Event, EventKind, TokenInfo, Usage};
+use crate::agents::codex::model::{Event, EventKind, TokenInfo, Usage};
 
 /// Event types, most frequent first (the real samples' counts), then the others replay reads:
 /// their names are shared, not copied.

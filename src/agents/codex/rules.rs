@@ -12,8 +12,8 @@
 
 use serde_json::Value;
 
-use crate::model::{Event, EventKind, RecordKind, TurnContext};
-use crate::session::Session;
+use crate::agents::codex::model::{Event, EventKind, RecordKind, TurnContext};
+use crate::agents::codex::session::Session;
 
 /// A generation of Codex builds that send requests of the same shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

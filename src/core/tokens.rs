@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
-use crate::model::{Item, ItemKind};
+use crate::agents::codex::model::{Item, ItemKind};
 
 /// Tokens the server's template adds per input item (role and separators), an estimate.
 pub const ITEM_OVERHEAD: usize = 4;

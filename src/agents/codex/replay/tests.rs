@@ -1,7 +1,7 @@
 //! Replay, checked against the expectations written by hand in fixtures/README.md.
 
-use crate::replay::Effect;
-use crate::session::Session;
+use crate::agents::codex::replay::Effect;
+use crate::agents::codex::session::Session;
 use crate::test_support::{fixture, real_sample, real_samples, session};
 
 fn raw_lines(s: &Session) -> Vec<usize> {
@@ -118,7 +118,7 @@ fn compaction_without_replacement_is_rebuilt_and_flagged_approximate() {
     assert_eq!(s.replay.extra_items.len(), 3);
     for item in &s.replay.extra_items {
         let sent = item.wire_json().as_bytes();
-        assert_eq!(item.digest, Some(crate::hash::hash("item", sent)));
+        assert_eq!(item.digest, Some(crate::core::hash::hash("item", sent)));
     }
 }
 

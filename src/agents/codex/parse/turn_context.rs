@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::line::{LineError, object};
-use crate::model::TurnContext;
+use crate::agents::codex::model::TurnContext;
 
 /// A `turn_context` payload (an object, checked as JSON with its line). Fields of another type
 /// than expected read as absent: Codex has changed several of them from strings to objects.

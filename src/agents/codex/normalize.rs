@@ -10,9 +10,9 @@ use std::sync::Arc;
 use foldhash::HashSet;
 use uuid::Uuid;
 
-use crate::model::{Item, ItemId, ItemKind};
-use crate::replay::HistoryEntry;
-use crate::shared::Slice;
+use crate::agents::codex::model::{Item, ItemId, ItemKind};
+use crate::agents::codex::replay::HistoryEntry;
+use crate::core::shared::Slice;
 
 /// Codex's namespace for synthetic output ids. Changing it would change model-visible ids.
 pub const SYNTHETIC_OUTPUT_ID_NAMESPACE: Uuid =

@@ -9,10 +9,10 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::model::{
+use crate::agents::codex::model::{
     Compacted, Generation, Item, Record, RecordKind, Rollout, SkippedLine, TurnContext,
 };
-use crate::parallel::Threads;
+use crate::core::parallel::Threads;
 
 mod event;
 mod item;
@@ -153,7 +153,7 @@ pub fn load_at(
         let end = len.max(start);
         let bounds = range_bounds(read_at, start..end, options).map_err(failed)?;
         let generation = lines.generation;
-        let parts = crate::parallel::map(bounds.len() - 1, options.threads, |k| {
+        let parts = crate::core::parallel::map(bounds.len() - 1, options.threads, |k| {
             let mut range = Part::new(generation, options);
             let (mut from, to) = (bounds[k], bounds[k + 1]);
             let whole = range.push_from((&mut from, to), piece, read_at, false)?;

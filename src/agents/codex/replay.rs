@@ -7,11 +7,11 @@
 //! ([`SharedLists`]), so a rollback costs O(log) plus the entries it drops: replay is linear in
 //! the rollout however many rollbacks it holds.
 
-use crate::content::is_turn_boundary;
-use crate::model::{
+use crate::agents::codex::content::is_turn_boundary;
+use crate::agents::codex::model::{
     EventKind, Item, ItemId, ItemKind, Record, RecordKind, Rollout, TokenInfo, Usage,
 };
-use crate::shared::{SharedLists, Slice};
+use crate::core::shared::{SharedLists, Slice};
 
 /// One entry of the raw history: an item and the line it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub line: usize,
-    /// The event line's timestamp in Unix seconds ([`crate::model::Record::unix_seconds`]).
+    /// The event line's timestamp in Unix seconds ([`crate::agents::codex::model::Record::unix_seconds`]).
     pub unix_seconds: Option<i64>,
     /// `last_token_usage`: the usage of this one request.
     pub usage: Usage,
@@ -91,12 +91,12 @@ pub struct Step {
     pub usage: Option<Observation>,
     /// Line of the step's first model output, or of the last line for a pending step.
     pub line: usize,
-    /// That line's timestamp in Unix seconds ([`crate::model::Record::unix_seconds`]).
+    /// That line's timestamp in Unix seconds ([`crate::agents::codex::model::Record::unix_seconds`]).
     pub unix_seconds: Option<i64>,
     /// No output was recorded: the request a resume would send next.
     pub pending: bool,
     /// The compaction request a `compacted` line answered: its input is the history before
-    /// that line plus the checkpoint prompt ([`crate::codex_rules::COMPACTION_PROMPT`]).
+    /// that line plus the checkpoint prompt ([`crate::agents::codex::rules::COMPACTION_PROMPT`]).
     pub compaction: bool,
 }
 
@@ -104,8 +104,8 @@ pub struct Step {
 #[derive(Debug, Clone)]
 pub struct Checkpoint {
     pub line: usize,
-    /// The `compacted` line's hash ([`crate::model::Compacted::digest`]).
-    pub digest: crate::hash::Hash,
+    /// The `compacted` line's hash ([`crate::agents::codex::model::Compacted::digest`]).
+    pub digest: crate::core::hash::Hash,
     /// The epoch the compaction started.
     pub epoch: usize,
     /// The history was rebuilt by promptc (no `replacement_history`): approximate.
@@ -639,7 +639,7 @@ impl State<'_> {
 
     /// Whether a model output after a tool output still belongs to the step's response:
     /// builds that write a `turn_context` before every request (0.58 to 0.104:
-    /// [`crate::model::TurnContext::per_request`]) write parallel calls as call, output, call, output
+    /// [`crate::agents::codex::model::TurnContext::per_request`]) write parallel calls as call, output, call, output
     /// (`tests/conformance/0.58.0/parallel_calls`: one request for both calls), so without a
     /// `turn_context` since the step there was no new request.
     fn same_response(&self) -> bool {

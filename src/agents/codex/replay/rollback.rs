@@ -1,7 +1,7 @@
 //! `thread_rolled_back` events: Codex's `drop_last_n_user_turns`.
 
 use super::{Rollback, State};
-use crate::content::is_context_message;
+use crate::agents::codex::content::is_context_message;
 
 impl State<'_> {
     /// Cut at the `num_turns`-th user turn boundary from the end (the first boundary when there

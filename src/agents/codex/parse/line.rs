@@ -19,7 +19,7 @@ const ROLLOUT_LINE_TYPES: &[&str] = &[
 ];
 
 /// Line types written by newer Codex builds that never touch history (codex-rollout.md
-/// section 3): kept as [`crate::model::RecordKind::Other`], with no note.
+/// section 3): kept as [`crate::agents::codex::model::RecordKind::Other`], with no note.
 pub(super) const KNOWN_OTHER_LINE_TYPES: &[&str] = &[
     "inter_agent_communication",
     "inter_agent_communication_metadata",
@@ -196,9 +196,12 @@ pub(super) fn string_text(raw: &RawValue) -> Option<Cow<'_, str>> {
     serde_json::from_str::<Str<'_>>(raw.get()).ok().map(|s| s.0)
 }
 
-/// `text` as a [`crate::model::Name`]: the static copy from `known` when it is one, without
+/// `text` as a [`crate::agents::codex::model::Name`]: the static copy from `known` when it is one, without
 /// allocating.
-pub(super) fn name(text: Cow<'_, str>, known: &[&'static str]) -> crate::model::Name {
+pub(super) fn name(
+    text: Cow<'_, str>,
+    known: &[&'static str],
+) -> crate::agents::codex::model::Name {
     match known.iter().find(|candidate| **candidate == text) {
         Some(candidate) => Cow::Borrowed(candidate),
         None => Cow::Owned(text.into_owned()),

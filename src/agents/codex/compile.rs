@@ -1,6 +1,6 @@
 //! The request compiler: a pure function from the parts of a request to the Responses-API body
 //! Codex would send (codex-rollout.md section 8.2), in the shape of the build that wrote the
-//! step's turn (per-build and per-model rules: [`crate::codex_rules`]). It reads nothing and
+//! step's turn (per-build and per-model rules: [`crate::agents::codex::rules`]). It reads nothing and
 //! invents nothing: a part the rollout does not record is `null` in the body and named in
 //! `approximations`; a part set by an inferred rule is named in `rules` with its case.
 
@@ -9,11 +9,11 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::codex_rules::{
+use crate::agents::codex::model::TurnContext;
+use crate::agents::codex::rules::{
     Build, COMPACTION_CASE, RequestShape, SHELL_OUTPUTS_CASE, compaction_prompt_item, derived_id,
     format_shell_outputs, formats_shell_outputs, model_rules, offers_freeform_apply_patch,
 };
-use crate::model::TurnContext;
 
 /// Where the instructions come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -63,7 +63,7 @@ pub struct RequestParts<'a> {
     /// `--output-schema`: the schema sent as `text.format`, compact JSON.
     pub output_schema: Option<&'a str>,
     /// A compaction request: `tools: []`, `parallel_tool_calls: false`, the checkpoint prompt
-    /// after the history ([`crate::codex_rules::COMPACTION_PROMPT`]).
+    /// after the history ([`crate::agents::codex::rules::COMPACTION_PROMPT`]).
     pub compaction: bool,
 }
 
@@ -93,7 +93,7 @@ pub struct CompiledRequest {
 const KNOWN_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
 
 /// Compile a request body from its parts: in the shape of the build that wrote the step's
-/// turn ([`crate::codex_rules`]), or, when no known build wrote it, in the generic shape with
+/// turn ([`crate::agents::codex::rules`]), or, when no known build wrote it, in the generic shape with
 /// every build- or model-dependent field `null`.
 pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     if !parts.compaction {
@@ -168,7 +168,7 @@ const NO_INSTRUCTIONS: &str =
     "not recorded (Codex used its built-in prompt); pass --instructions FILE";
 const NO_TOOLS: &str = "tool specs are not recorded in rollouts; pass --tools FILE";
 
-/// The body in the shape of `build` (rules and their cases: [`crate::codex_rules`]).
+/// The body in the shape of `build` (rules and their cases: [`crate::agents::codex::rules`]).
 fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
     let mut approximations = Vec::new();
     let mut rules = Vec::new();
@@ -705,7 +705,7 @@ pub fn tool_name(tool: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codex_rules::COMPACTION_PROMPT;
+    use crate::agents::codex::rules::COMPACTION_PROMPT;
 
     fn context(model: &str) -> TurnContext {
         TurnContext {

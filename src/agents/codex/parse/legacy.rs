@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::Part;
 use super::line::LineError;
-use crate::model::{Generation, RecordKind, SessionMeta};
+use crate::agents::codex::model::{Generation, RecordKind, SessionMeta};
 
 impl Part {
     /// Era A′: `{timestamp, record_type, ...flattened payload}`.

@@ -2,9 +2,11 @@
 //! files without one, from a history promptc rebuilds as Codex did.
 
 use super::{Checkpoint, Effect, EntryOrigin, HistoryEntry, State, filter};
-use crate::content::{SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts};
-use crate::model::{Compacted, Item, ItemId, ItemKind};
-use crate::shared::Slice;
+use crate::agents::codex::content::{
+    SUMMARY_PREFIX, is_context_message, is_turn_boundary, message_texts,
+};
+use crate::agents::codex::model::{Compacted, Item, ItemId, ItemKind};
+use crate::core::shared::Slice;
 
 /// The budget Codex uses when it rebuilds a compacted history from user messages
 /// (`build_token_limited_compacted_history`, late 2025), in approximate tokens of 4 bytes.
@@ -178,7 +180,7 @@ impl State<'_> {
             "content": [{"type": "input_text", "text": text}],
         })
         .to_string();
-        let digest = Some(crate::hash::hash("item", json.as_bytes()));
+        let digest = Some(crate::core::hash::hash("item", json.as_bytes()));
         self.replay.push_made(Item {
             tokens: None,
             text: json.into_boxed_str(),

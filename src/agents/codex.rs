@@ -1,0 +1,12 @@
+//! OpenAI Codex CLI: rollout files (`~/.codex/sessions/…/rollout-*.jsonl`), their history as
+//! Codex's resume rebuilds it, and the Responses API request each Codex build sends.
+
+pub mod compile;
+pub mod content;
+pub mod discover;
+pub mod model;
+pub mod normalize;
+pub mod parse;
+pub mod replay;
+pub mod rules;
+pub mod session;
