@@ -6,22 +6,6 @@ use crate::agents::codex::normalize::Origin;
 use crate::agents::codex::session::Session;
 use crate::fingerprint::{Plan, common_prefix};
 
-/// The provider's minimum cacheable prefix, in tokens.
-pub const MIN_CACHEABLE: usize = 1024;
-/// Cache hits come in steps of this many tokens.
-pub const CACHE_GRANULE: usize = 128;
-/// A gap longer than this exceeds in-memory retention ("typically 5 to 10 minutes").
-pub const IDLE_GAP_SECONDS: i64 = 10 * 60;
-
-/// Round down to the provider's granule; nothing below the minimum.
-pub fn cacheable(tokens: usize) -> usize {
-    if tokens < MIN_CACHEABLE {
-        0
-    } else {
-        tokens / CACHE_GRANULE * CACHE_GRANULE
-    }
-}
-
 /// Why a step's cache outcome is what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -181,6 +165,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     let observed_cached = usage.map(|u| u.cached_input_tokens);
     let observed_cache_write = usage.and_then(|u| u.cache_write_input_tokens);
     let base = plan.instruction_tokens[k] + plan.tool_tokens;
+    let provider = session.cache_model();
     let Some(previous) = k.checked_sub(1) else {
         return StepCache {
             step: k,
@@ -234,9 +219,9 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         .map(|o| (o.usage.input_tokens as usize).saturating_sub(plan.request_tokens(previous)))
         .unwrap_or(0);
     let predicted_cached = if component.is_none() && plan.estimate_tokens {
-        cacheable(shared_tokens + unseen)
+        provider.cacheable(shared_tokens + unseen)
     } else {
-        cacheable(shared_tokens)
+        provider.cacheable(shared_tokens)
     };
     let reset = if step.epoch != prev_step.epoch {
         let line = step.line;
@@ -257,7 +242,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     // input's bytes may be released by now).
     let gap = || Some(step.unix_seconds? - prev_step.unix_seconds?);
     let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
-    let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
+    let floor = prev_observed.map(|i| provider.cacheable(i as usize) as u64);
     let verdict = if let Some(reset) = &reset {
         reset.clone()
     } else if let Some(component) = component {
@@ -277,7 +262,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
             ) {
                 (Some(change), _) => Verdict::ContextChanged(change.field),
                 _ if replay.steps[k].compaction => Verdict::CompactionRequest,
-                (None, Some(g)) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
+                (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
                 (None, _) => Verdict::ProviderMiss,
             },
             _ => Verdict::Hit,
@@ -370,7 +355,8 @@ mod tests {
 
     /// Two steps whose second request found nothing cached though its prefix was intact:
     /// the idle time between the steps' first outputs decides whether retention explains it.
-    /// 660 s is more than [`IDLE_GAP_SECONDS`] (600); 600 s and 300 s are not, so the
+    /// 660 s is more than OpenAI's retention
+    /// ([`crate::providers::openai::IDLE_GAP_SECONDS`], 600); 600 s and 300 s are not, so the
     /// provider missed.
     #[test]
     fn a_miss_after_a_long_pause_is_an_idle_gap() {

@@ -14,6 +14,7 @@ pub mod core;
 pub mod diff;
 pub mod fingerprint;
 pub mod pricing;
+pub mod providers;
 pub mod render;
 pub mod report;
 pub mod watch;

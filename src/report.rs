@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::agents::codex::model::{EventKind, RecordKind, Usage};
 use crate::agents::codex::session::Session;
-use crate::cache::{StepCache, Verdict, cacheable};
+use crate::cache::{StepCache, Verdict};
 use crate::pricing::PriceTable;
 
 /// Token counts of one request or a sum of them.
@@ -234,10 +234,11 @@ pub fn session_usage(
         };
         let cause = Cause::of(&row.verdict);
         let lost = match (cause, row.observed_input, row.observed_cached) {
-            (Some(Cause::ColdStart), Some(input), Some(cached)) => {
-                (cacheable(usize::try_from(input).unwrap_or(usize::MAX)) as u64)
-                    .saturating_sub(cached)
-            }
+            (Some(Cause::ColdStart), Some(input), Some(cached)) => (session
+                .cache_model()
+                .cacheable(usize::try_from(input).unwrap_or(usize::MAX))
+                as u64)
+                .saturating_sub(cached),
             _ => row.lost_tokens,
         };
         losses.insert(observation.line, (lost, cause));

@@ -5,6 +5,8 @@ use crate::agents::codex::normalize::{ModelView, ViewEntry, ViewItem, normalize}
 use crate::agents::codex::parse::{LoadError, LoadOptions, load};
 use crate::agents::codex::replay::{HistoryEntry, Replay, replay, replay_with_base};
 use crate::core::shared::Slice;
+use crate::providers::CacheModel;
+use crate::providers::openai::AutomaticPrefixCache;
 
 /// A rollout with its replay.
 #[derive(Debug)]
@@ -126,6 +128,11 @@ pub enum SelectError {
 }
 
 impl Session {
+    /// The prompt cache this session's requests met: Codex talks to OpenAI's Responses API.
+    pub fn cache_model(&self) -> &'static dyn CacheModel {
+        &AutomaticPrefixCache
+    }
+
     /// Load and replay.
     pub fn load(
         name: &str,
