@@ -81,7 +81,7 @@ impl Verdict {
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
             Verdict::ContextChanged(f) => format!(
                 "prefix broken: {f} changed ({})",
-                crate::agents::codex::session::field_effect(f)
+                crate::agents::codex::settings::field_effect(f)
             ),
             Verdict::CompactionRequest => {
                 "prefix broken: the compaction request is sent without the tools".into()
@@ -252,19 +252,14 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     } else if let Some(cached) = observed_cached {
         match floor {
             // A recorded cause first: only when nothing recorded changed is it the provider's.
-            Some(floor) if cached < floor => match (
-                crate::agents::codex::session::context_changes(
-                    session.step_context(previous),
-                    session.step_context(k),
-                )
-                .first(),
-                gap(),
-            ) {
-                (Some(change), _) => Verdict::ContextChanged(change.field),
-                _ if replay.steps[k].compaction => Verdict::CompactionRequest,
-                (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
-                (None, _) => Verdict::ProviderMiss,
-            },
+            Some(floor) if cached < floor => {
+                match (session.setting_changes(previous, session, k).first(), gap()) {
+                    (Some(change), _) => Verdict::ContextChanged(change.field),
+                    _ if replay.steps[k].compaction => Verdict::CompactionRequest,
+                    (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
+                    (None, _) => Verdict::ProviderMiss,
+                }
+            }
             _ => Verdict::Hit,
         }
     } else {

@@ -10,3 +10,4 @@ pub mod parse;
 pub mod replay;
 pub mod rules;
 pub mod session;
+pub mod settings;

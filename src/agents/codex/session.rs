@@ -133,6 +133,16 @@ impl Session {
         &AutomaticPrefixCache
     }
 
+    /// The session's id (`session_meta.id`), which Codex sends as the prompt cache key.
+    pub fn id(&self) -> Option<&str> {
+        self.rollout.meta.as_ref()?.id.as_deref()
+    }
+
+    /// The id of the session this one was forked from, when it says so.
+    pub fn forked_from(&self) -> Option<&str> {
+        self.rollout.meta.as_ref()?.forked_from_id.as_deref()
+    }
+
     /// Load and replay.
     pub fn load(
         name: &str,
@@ -323,64 +333,4 @@ impl Session {
                 .ok_or_else(|| SelectError::NoSuchTurn(id.clone(), turns.len())),
         }
     }
-}
-
-/// A field of the recorded turn context that differs between two requests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextChange {
-    /// The `turn_context` field, as Codex names it (`sandbox_policy`, `model`, …).
-    pub field: &'static str,
-    pub before: String,
-    pub after: String,
-}
-
-/// Which part of the request a turn-context field feeds: why its change can break the prefix.
-pub fn field_effect(field: &str) -> &'static str {
-    match field {
-        "sandbox_policy" | "approval_policy" => "tools depend on it, not recorded",
-        "model" | "effort" | "summary" | "verbosity" => "request parameters depend on it",
-        "base_instructions" => "instructions depend on it",
-        "final_output_json_schema" => "text.format depends on it",
-        _ => "the context Codex sends depends on it",
-    }
-}
-
-/// The recorded turn-context fields that differ between two requests' contexts, in a fixed
-/// order (tools-affecting first). Nothing when either context is missing: no record, no cause.
-pub fn context_changes(
-    before: Option<&TurnContext>,
-    after: Option<&TurnContext>,
-) -> Vec<ContextChange> {
-    let (Some(a), Some(b)) = (before, after) else {
-        return Vec::new();
-    };
-    let fields: [(&'static str, &Option<String>, &Option<String>); 9] = [
-        ("sandbox_policy", &a.sandbox, &b.sandbox),
-        ("approval_policy", &a.approval_policy, &b.approval_policy),
-        ("model", &a.model, &b.model),
-        ("effort", &a.effort, &b.effort),
-        ("summary", &a.summary, &b.summary),
-        ("verbosity", &a.verbosity, &b.verbosity),
-        (
-            "base_instructions",
-            &a.base_instructions,
-            &b.base_instructions,
-        ),
-        (
-            "final_output_json_schema",
-            &a.output_schema,
-            &b.output_schema,
-        ),
-        ("cwd", &a.cwd, &b.cwd),
-    ];
-    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "absent".into());
-    fields
-        .into_iter()
-        .filter(|(_, x, y)| x != y)
-        .map(|(field, x, y)| ContextChange {
-            field,
-            before: show(x),
-            after: show(y),
-        })
-        .collect()
 }
