@@ -138,7 +138,7 @@ fn single(
     threads: Threads,
     outputs: &mut Outputs,
 ) -> Plan {
-    use promptc::render::{check as rcheck, request, view};
+    use promptc::render::{check as rcheck, request, steps, view};
 
     let plan = plan(session, threads);
     let steps = session.replay.steps.len();
@@ -237,14 +237,14 @@ fn single(
         outputs,
         "steps text",
         render("steps text", |o| {
-            request::write_steps(o, session, &plan, &rows, false, options)
+            steps::write_steps(o, session, &plan, &rows, false, options)
         }),
     );
     json(
         outputs,
         "steps json",
         render("steps json", |o| {
-            request::write_steps(o, session, &plan, &rows, true, options)
+            steps::write_steps(o, session, &plan, &rows, true, options)
         }),
     );
     plan
