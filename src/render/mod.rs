@@ -4,6 +4,7 @@
 mod cells;
 pub mod check;
 pub mod diff;
+pub mod header;
 pub mod report;
 pub mod report_html;
 pub mod request;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::cells::{TABLE_BLOCK, push_number};
-use super::view::write_header;
+use super::header::write_header;
 use super::{RenderOptions, Tone, paint, raw_json, write_json};
 use crate::agents::codex::compile::{CompiledRequest, RequestParts, Rule, compile};
 use crate::agents::codex::rules::request_shape;
@@ -306,7 +306,7 @@ pub fn write_compile_text_with(
         out,
         "{} {}",
         paint(options, Tone::Dim, "request  "),
-        super::view::step_label(session, step)
+        super::header::step_label(session, step)
     )?;
     writeln!(
         out,

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::cells::{TABLE_BLOCK, push_left, push_number, push_percent};
-use super::view::write_header;
+use super::header::write_header;
 use super::{RenderOptions, Tone, paint, write_json};
 use crate::agents::codex::session::Session;
 use crate::cache::StepCache;
