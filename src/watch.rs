@@ -10,10 +10,11 @@
 //! What costs what: the new lines, not the file. Appending a line costs a copy and a scan for
 //! the few line types that can bring an event. A line that can bring one (`token_count`, turn
 //! boundaries, `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], runs the
-//! pipeline on the lines new since the last load: parse ([`crate::agents::codex::parse::load_more`], into the
-//! bytes already held), replay ([`crate::agents::codex::replay::replay_more`]), plan
-//! ([`crate::fingerprint::Planner::extend`]) and analysis ([`crate::cache::analyze_more`]) go
-//! on from where they stopped, redoing only the last step (the one that may still change).
+//! pipeline on the lines new since the last load: parse
+//! ([`crate::agents::codex::parse::load_more`], into the bytes already held), replay
+//! ([`crate::agents::codex::replay::replay_more`]), plan ([`crate::fingerprint::Planner::extend`])
+//! and analysis ([`crate::cache::analyze_more`]) go on from where they stopped, redoing only the
+//! last step (the one that may still change).
 //! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
 //! first load is the binary's loader (a fork's parent is read then, once).
 

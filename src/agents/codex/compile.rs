@@ -1,12 +1,11 @@
 //! The request compiler: a pure function from the parts of a request to the Responses-API body
 //! Codex would send (codex-rollout.md section 8.2), in the shape of the build that wrote the
-//! step's turn (per-build and per-model rules: [`crate::agents::codex::rules`]). It reads nothing and
+//! step's turn (per-build and per-model rules: [`super::rules`]). It reads nothing and
 //! invents nothing: a part the rollout does not record is `null` in the body and named in
 //! `approximations`; a part set by an inferred rule is named in `rules` with its case.
 
 use std::borrow::Cow;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::agents::codex::model::TurnContext;
@@ -14,6 +13,13 @@ use crate::agents::codex::rules::{
     Build, COMPACTION_CASE, RequestShape, SHELL_OUTPUTS_CASE, compaction_prompt_item, derived_id,
     format_shell_outputs, formats_shell_outputs, model_rules, offers_freeform_apply_patch,
 };
+
+mod params;
+mod tools;
+
+pub use params::params;
+use params::{output_format, params_object};
+pub use tools::{parse_tools, tool_name};
 
 /// Where the instructions come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,7 +99,7 @@ pub struct CompiledRequest {
 const KNOWN_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
 
 /// Compile a request body from its parts: in the shape of the build that wrote the step's
-/// turn ([`crate::agents::codex::rules`]), or, when no known build wrote it, in the generic shape with
+/// turn ([`super::rules`]), or, when no known build wrote it, in the generic shape with
 /// every build- or model-dependent field `null`.
 pub fn compile(parts: &RequestParts<'_>) -> CompiledRequest {
     if !parts.compaction {
@@ -168,7 +174,7 @@ const NO_INSTRUCTIONS: &str =
     "not recorded (Codex used its built-in prompt); pass --instructions FILE";
 const NO_TOOLS: &str = "tool specs are not recorded in rollouts; pass --tools FILE";
 
-/// The body in the shape of `build` (rules and their cases: [`crate::agents::codex::rules`]).
+/// The body in the shape of `build` (rules and their cases: [`super::rules`]).
 fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
     let mut approximations = Vec::new();
     let mut rules = Vec::new();
@@ -501,17 +507,6 @@ fn recorded_prefix(input: &[&str], instructions: Option<&str>) -> (bool, bool) {
     (tools_item, base_message)
 }
 
-/// `text.format` for an `--output-schema` schema (0.104.0/output_schema).
-fn output_format(schema: &str) -> Value {
-    let schema: Value = serde_json::from_str(schema).unwrap_or(Value::Null);
-    let mut format = Map::new();
-    format.insert("type".into(), "json_schema".into());
-    format.insert("strict".into(), true.into());
-    format.insert("schema".into(), schema);
-    format.insert("name".into(), "codex_output_schema".into());
-    Value::Object(format)
-}
-
 fn tools_json(tools: &ToolPlan) -> String {
     match &tools.tools {
         Some(tools) => format!("[{}]", tools.join(",")),
@@ -608,98 +603,6 @@ fn json_string_or_null(value: Option<&str>) -> String {
         || "null".to_string(),
         |v| Value::String(v.to_string()).to_string(),
     )
-}
-
-/// The request-level parameters, in request order: `model`, `tool_choice`,
-/// `parallel_tool_calls`, `reasoning`, `store`, `stream`, `include`, `text`. Compact JSON.
-pub fn params(context: Option<&TurnContext>) -> String {
-    Value::Object(params_object(context)).to_string()
-}
-
-/// The `params` object (see [`params`]).
-fn params_object(context: Option<&TurnContext>) -> Map<String, Value> {
-    let mut object = Map::new();
-    object.insert(
-        "model".into(),
-        context
-            .and_then(|c| c.model.clone())
-            .map_or(Value::Null, Value::String),
-    );
-    object.insert("tool_choice".into(), "auto".into());
-    object.insert("parallel_tool_calls".into(), Value::Null);
-    let effort = context.and_then(|c| c.effort.clone());
-    let summary = context.and_then(|c| c.summary.clone());
-    let has_reasoning = effort.is_some() || summary.is_some();
-    if has_reasoning {
-        let mut reasoning = Map::new();
-        reasoning.insert("effort".into(), effort.map_or(Value::Null, Value::String));
-        if let Some(summary) = summary.filter(|s| s != "none") {
-            reasoning.insert("summary".into(), Value::String(summary));
-        }
-        object.insert("reasoning".into(), Value::Object(reasoning));
-    }
-    object.insert("store".into(), false.into());
-    object.insert("stream".into(), true.into());
-    let include: Vec<Value> = if has_reasoning {
-        vec!["reasoning.encrypted_content".into()]
-    } else {
-        Vec::new()
-    };
-    object.insert("include".into(), Value::Array(include));
-    let verbosity = context.and_then(|c| c.verbosity.clone());
-    let schema = context.and_then(|c| c.output_schema.as_deref());
-    if verbosity.is_some() || schema.is_some() {
-        let mut text = Map::new();
-        if let Some(verbosity) = verbosity {
-            text.insert("verbosity".into(), Value::String(verbosity));
-        }
-        if let Some(schema) = schema {
-            text.insert("format".into(), output_format(schema));
-        }
-        object.insert("text".into(), Value::Object(text));
-    }
-    object
-}
-
-/// Parse a `--tools` file: a JSON array of tool specs, or a captured request with `tools`.
-pub fn parse_tools(text: &str) -> Result<Vec<String>, String> {
-    #[derive(serde::Deserialize)]
-    struct Captured<'a> {
-        #[serde(borrow)]
-        tools: Vec<&'a RawValue>,
-    }
-    let trimmed = text.trim_start();
-    let tools: Vec<&RawValue> = if trimmed.starts_with('[') {
-        serde_json::from_str(text).map_err(|e| format!("not a JSON array of tool specs: {e}"))?
-    } else {
-        serde_json::from_str::<Captured<'_>>(text)
-            .map_err(|e| {
-                format!("neither a JSON array of tool specs nor a request with `tools`: {e}")
-            })?
-            .tools
-    };
-    tools
-        .into_iter()
-        .map(|raw| {
-            let value: Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
-            if !value.is_object() {
-                return Err("a tool spec is not a JSON object".to_string());
-            }
-            // Compact form, keys in the file's order.
-            Ok(value.to_string())
-        })
-        .collect()
-}
-
-/// A tool's `name` (or, for namespaces and built-ins, its `type`).
-pub fn tool_name(tool: &str) -> String {
-    let value: Value = serde_json::from_str(tool).unwrap_or(Value::Null);
-    value
-        .get("name")
-        .and_then(Value::as_str)
-        .or_else(|| value.get("type").and_then(Value::as_str))
-        .unwrap_or("?")
-        .to_string()
 }
 
 #[cfg(test)]

@@ -89,7 +89,7 @@ impl Rollout {
 pub struct Record {
     /// 1-based line number.
     pub line: usize,
-    /// `timestamp` in whole seconds since the Unix epoch ([`crate::agents::codex::parse::unix_seconds`]),
+    /// `timestamp` in whole seconds since the Unix epoch ([`super::parse::unix_seconds`]),
     /// read with the line (the idle gaps of cache analysis need it).
     pub unix_seconds: Option<i64>,
     /// The line carried an `ordinal` or a `metadata` sibling (era D).

@@ -70,7 +70,7 @@ pub struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub line: usize,
-    /// The event line's timestamp in Unix seconds ([`crate::agents::codex::model::Record::unix_seconds`]).
+    /// The event line's timestamp in Unix seconds ([`super::model::Record::unix_seconds`]).
     pub unix_seconds: Option<i64>,
     /// `last_token_usage`: the usage of this one request.
     pub usage: Usage,
@@ -91,7 +91,7 @@ pub struct Step {
     pub usage: Option<Observation>,
     /// Line of the step's first model output, or of the last line for a pending step.
     pub line: usize,
-    /// That line's timestamp in Unix seconds ([`crate::agents::codex::model::Record::unix_seconds`]).
+    /// That line's timestamp in Unix seconds ([`super::model::Record::unix_seconds`]).
     pub unix_seconds: Option<i64>,
     /// No output was recorded: the request a resume would send next.
     pub pending: bool,
@@ -639,9 +639,9 @@ impl State<'_> {
 
     /// Whether a model output after a tool output still belongs to the step's response:
     /// builds that write a `turn_context` before every request (0.58 to 0.104:
-    /// [`crate::agents::codex::model::TurnContext::per_request`]) write parallel calls as call, output, call, output
-    /// (`tests/conformance/0.58.0/parallel_calls`: one request for both calls), so without a
-    /// `turn_context` since the step there was no new request.
+    /// [`super::model::TurnContext::per_request`]) write parallel calls as call, output, call,
+    /// output (`tests/conformance/0.58.0/parallel_calls`: one request for both calls), so
+    /// without a `turn_context` since the step there was no new request.
     fn same_response(&self) -> bool {
         if self.progress.slot_open || self.progress.slot_step.is_none() {
             return false;

@@ -196,8 +196,8 @@ pub(super) fn string_text(raw: &RawValue) -> Option<Cow<'_, str>> {
     serde_json::from_str::<Str<'_>>(raw.get()).ok().map(|s| s.0)
 }
 
-/// `text` as a [`crate::agents::codex::model::Name`]: the static copy from `known` when it is one, without
-/// allocating.
+/// `text` as a [`crate::agents::codex::model::Name`]: the static copy from `known` when it is
+/// one, without allocating.
 pub(super) fn name(
     text: Cow<'_, str>,
     known: &[&'static str],
