@@ -466,7 +466,7 @@ fn views_equal_a_direct_computation(ops: &[Op]) -> Result<(), TestCaseError> {
                 step,
                 k + 1
             );
-            tokens += crate::core::tokens::item_tokens(s.view_item(entry), text);
+            tokens += crate::agents::codex::item_tokens::item_tokens(s.view_item(entry), text);
             prop_assert_eq!(
                 p.input_tokens(step, k + 1),
                 tokens,

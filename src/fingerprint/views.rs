@@ -15,6 +15,7 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 use super::{EntryData, PlanOptions, ViewLists, chain_next, chain_start};
+use crate::agents::codex::item_tokens::item_tokens;
 use crate::agents::codex::model::{ItemId, ItemKind};
 use crate::agents::codex::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
 use crate::agents::codex::replay::MADE;
@@ -22,7 +23,6 @@ use crate::agents::codex::session::Session;
 use crate::core::hash::{Hash, hash};
 use crate::core::parallel::Threads;
 use crate::core::shared::ListId;
-use crate::core::tokens;
 
 /// Item hashes and token estimates, by item id: the file's items, then replay's ([`MADE`]).
 type Digests = [Vec<Option<(Hash, usize)>>; 2];
@@ -67,7 +67,7 @@ fn digest_item(item: &crate::agents::codex::model::Item, estimate_tokens: bool) 
             "a token estimate of an item loaded with neither its JSON nor an estimate"
         );
         item.tokens
-            .unwrap_or_else(|| tokens::item_tokens(item, item.wire_json()))
+            .unwrap_or_else(|| item_tokens(item, item.wire_json()))
     } else {
         0
     };
@@ -635,7 +635,7 @@ impl ViewBuilder {
         let json = output.json();
         let item_hash = hash("item", json.as_bytes());
         let tokens = if self.estimate_tokens {
-            tokens::item_tokens(&output, json)
+            item_tokens(&output, json)
         } else {
             0
         };

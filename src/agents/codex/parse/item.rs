@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::Part;
 use super::line::{LineError, Str, json_kind, name, strip_position};
+use crate::agents::codex::item_tokens::item_tokens;
 use crate::agents::codex::model::{Compacted, Generation, Item, ItemId, ItemKind};
-use crate::core::tokens;
 
 /// Item types, most frequent first (the real samples' counts): their names are shared, not
 /// copied.
@@ -169,7 +169,7 @@ impl Part {
             execution: head.execution.map(Cow::into_owned),
             line: line_number,
         };
-        item.tokens = (self.options.estimate_tokens).then(|| tokens::item_tokens(&item, sent));
+        item.tokens = (self.options.estimate_tokens).then(|| item_tokens(&item, sent));
         item.wire = wire.filter(|_| keep);
         self.items.push(item);
         Ok(self.items.len() - 1)
