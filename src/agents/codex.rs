@@ -8,6 +8,7 @@ pub mod item_tokens;
 pub mod model;
 pub mod normalize;
 pub mod parse;
+pub mod plan;
 pub mod replay;
 pub mod rules;
 pub mod session;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use super::{EntryData, PlanOptions, ViewLists, chain_next, chain_start};
+use super::PlanOptions;
 use crate::agents::codex::item_tokens::item_tokens;
 use crate::agents::codex::model::{ItemId, ItemKind};
 use crate::agents::codex::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
@@ -23,6 +23,7 @@ use crate::agents::codex::session::Session;
 use crate::core::hash::{Hash, hash};
 use crate::core::parallel::Threads;
 use crate::core::shared::ListId;
+use crate::fingerprint::{EntryData, ViewLists, chain_next, chain_start};
 
 /// Item hashes and token estimates, by item id: the file's items, then replay's ([`MADE`]).
 type Digests = [Vec<Option<(Hash, usize)>>; 2];
