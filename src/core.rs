@@ -5,5 +5,7 @@ pub mod hash;
 pub mod parallel;
 pub mod sanitize;
 pub mod shared;
+pub mod steps;
 pub mod tokens;
+pub mod usage;
 pub mod volatile;

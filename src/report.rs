@@ -20,9 +20,10 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
-use crate::agents::codex::model::{EventKind, RecordKind, Usage};
+use crate::agents::codex::model::{EventKind, RecordKind};
 use crate::agents::codex::session::Session;
 use crate::cache::{StepCache, Verdict};
+use crate::core::usage::Usage;
 use crate::pricing::PriceTable;
 
 /// Token counts of one request or a sum of them.

@@ -9,9 +9,10 @@ use serde_json::value::RawValue;
 use super::{raw_json, write_json};
 use crate::agents::codex::model::RecordKind;
 use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
-use crate::agents::codex::replay::{HistoryEntry, Observation};
+use crate::agents::codex::replay::HistoryEntry;
 use crate::agents::codex::session::{SelectError, Session, TurnSelector};
 use crate::core::shared::Slice;
+use crate::core::steps::Observation;
 
 mod text;
 

@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 
+pub use crate::core::usage::Usage;
+
 /// Index of an item in [`Rollout::items`], or, with `replay::MADE` set, in
 /// `Replay::extra_items` (items replay made).
 pub type ItemId = usize;
@@ -282,19 +284,6 @@ pub struct TokenInfo {
     pub total: Usage,
     pub last: Usage,
     pub context_window: Option<u64>,
-}
-
-/// One usage snapshot. OpenAI semantics: `cached_input_tokens` is a subset of `input_tokens`.
-/// Read as `token_count` writes it, a missing count as 0.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(default)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub cached_input_tokens: u64,
-    pub cache_write_input_tokens: Option<u64>,
-    pub output_tokens: u64,
-    pub reasoning_output_tokens: u64,
-    pub total_tokens: u64,
 }
 
 /// A response item: its JSON, and the few fields replay and normalization need.

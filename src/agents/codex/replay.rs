@@ -12,6 +12,7 @@ use crate::agents::codex::model::{
     EventKind, Item, ItemId, ItemKind, Record, RecordKind, Rollout, TokenInfo, Usage,
 };
 use crate::core::shared::{SharedLists, Slice};
+pub use crate::core::steps::{Observation, Step, Turn};
 
 /// One entry of the raw history: an item and the line it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,56 +49,6 @@ impl EntryOrigin {
             EntryOrigin::Parent => "parent",
         }
     }
-}
-
-/// A user turn.
-#[derive(Debug, Clone)]
-pub struct Turn {
-    /// 1-based.
-    pub number: usize,
-    pub turn_id: Option<String>,
-    /// Line where the turn starts (its user message or `task_started`).
-    pub line: usize,
-    /// Indices into [`Replay::steps`].
-    pub steps: Vec<usize>,
-    /// Dropped from history by a later `thread_rolled_back`.
-    pub rolled_back: bool,
-    /// Ended by `turn_aborted`.
-    pub aborted: bool,
-}
-
-/// An observed usage for one request, from a `token_count` event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observation {
-    pub line: usize,
-    /// The event line's timestamp in Unix seconds ([`super::model::Record::unix_seconds`]).
-    pub unix_seconds: Option<i64>,
-    /// `last_token_usage`: the usage of this one request.
-    pub usage: Usage,
-}
-
-/// One sampling request.
-#[derive(Debug, Clone)]
-pub struct Step {
-    /// Index into [`Replay::turns`].
-    pub turn: usize,
-    /// 1-based within its turn.
-    pub number: usize,
-    /// The request's input is `epochs[epoch][..prefix_len]`.
-    pub epoch: usize,
-    pub prefix_len: usize,
-    /// The `turn_context` record in effect (index into `Rollout::records`).
-    pub context: Option<usize>,
-    pub usage: Option<Observation>,
-    /// Line of the step's first model output, or of the last line for a pending step.
-    pub line: usize,
-    /// That line's timestamp in Unix seconds ([`super::model::Record::unix_seconds`]).
-    pub unix_seconds: Option<i64>,
-    /// No output was recorded: the request a resume would send next.
-    pub pending: bool,
-    /// The compaction request a `compacted` line answered: its input is the history before
-    /// that line plus the checkpoint prompt ([`crate::agents::codex::rules::COMPACTION_PROMPT`]).
-    pub compaction: bool,
 }
 
 /// A compaction checkpoint.
