@@ -53,13 +53,8 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
                 format!("the input does not extend the previous request: item {index} differs"),
             )),
             Verdict::ComponentChanged(component) => {
-                let model_switch = row.step > 0 && {
-                    let before = session
-                        .step_context(row.step - 1)
-                        .and_then(|c| c.model.clone());
-                    let now = session.step_context(row.step).and_then(|c| c.model.clone());
-                    before != now
-                };
+                let model_switch = row.step > 0
+                    && session.step_model(row.step - 1) != session.step_model(row.step);
                 let explained = match *component {
                     // Parameters come from the recorded turn context; new instructions are
                     // explained by a recorded model switch.
@@ -135,11 +130,11 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     // The opening context messages of the first request sit in every later prefix.
     if !plan.views.is_empty() {
         for entry in plan.view(0) {
-            let item = session.view_item(entry);
-            let json = session.view_json(entry);
-            if !crate::agents::codex::content::is_context_message(item, || json) {
+            if !session.is_context_entry(entry) {
                 break;
             }
+            let item = session.view_item(entry);
+            let json = session.view_json(entry);
             let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();
             if !values.is_empty() {
                 out.push(finding(

@@ -37,11 +37,11 @@ pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// When B is a fork of A (its `session_meta` names A's id): A's last step before the fork point
+/// When B is a fork of A (it names A's id as its parent): A's last step before the fork point
 /// (the parent lines the fork took, or A's last step when its parent was not loaded).
 pub(super) fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
-    let a_id = a.rollout.meta.as_ref()?.id.as_deref()?;
-    let parent = b.rollout.meta.as_ref()?.forked_from_id.as_deref()?;
+    let a_id = a.id()?;
+    let parent = b.forked_from()?;
     // B's first request is held to A's: without one (a fork that never asked), nothing is.
     if a_id != parent || a.replay.steps.is_empty() || b.replay.steps.is_empty() {
         return None;

@@ -29,9 +29,8 @@ pub(crate) fn step_rows(
         let row_start = lines.len();
         let s = &session.replay.steps[r.step];
         let turn = &session.replay.turns[s.turn];
-        let context = session.step_context(r.step);
-        let model = context.and_then(|c| c.model.as_deref()).unwrap_or("-");
-        let effort = context.and_then(|c| c.effort.as_deref()).unwrap_or("-");
+        let model = session.step_model(r.step).unwrap_or("-");
+        let effort = session.step_effort(r.step).unwrap_or("-");
         let (_, _, model_cell, effort_cell) = match context_cells.take() {
             Some(cells) if cells.0 == model && cells.1 == effort => context_cells.insert(cells),
             _ => context_cells.insert((
@@ -164,13 +163,12 @@ pub(crate) fn step_row_document<'a>(
 ) -> StepRowDocument<'a> {
     let s = &session.replay.steps[r.step];
     let turn = &session.replay.turns[s.turn];
-    let context = session.step_context(r.step);
     StepRowDocument {
         turn: turn.number,
         step: s.number,
         turn_id: turn.turn_id.as_deref(),
-        model: context.and_then(|c| c.model.as_deref()),
-        effort: context.and_then(|c| c.effort.as_deref()),
+        model: session.step_model(r.step),
+        effort: session.step_effort(r.step),
         compaction: s.compaction,
         input_items: plan.views[r.step].1 + usize::from(s.compaction),
         estimated_input_tokens: r.estimated_input,

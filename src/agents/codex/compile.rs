@@ -15,10 +15,12 @@ use crate::agents::codex::rules::{
 };
 
 mod params;
+mod step;
 mod tools;
 
 pub use params::params;
 use params::{output_format, params_object};
+pub use step::{CompileOptions, compile_step};
 pub use tools::{parse_tools, tool_name};
 
 /// Where the instructions come from.

@@ -99,6 +99,11 @@ impl Session {
         self.step_context(step).and_then(|c| c.model.as_deref())
     }
 
+    /// The reasoning effort a step's request asked for, when its turn context records one.
+    pub fn step_effort(&self, step: usize) -> Option<&str> {
+        self.step_context(step).and_then(|c| c.effort.as_deref())
+    }
+
     /// A step's request parameters, as compact JSON (what the `params` fingerprint hashes).
     pub fn request_params(&self, step: usize) -> String {
         params(self.step_context(step))
