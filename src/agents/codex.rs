@@ -13,3 +13,4 @@ pub mod replay;
 pub mod rules;
 pub mod session;
 pub mod settings;
+pub mod usage;
