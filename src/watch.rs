@@ -19,8 +19,7 @@
 //! first load is the binary's loader (a fork's parent is read then, once).
 
 use crate::Session;
-use crate::agents::codex::model::{EventKind, RecordKind};
-use crate::agents::codex::replay::Effect;
+use crate::agents::codex::follow::may_bring_event;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, PlanOptions, Planner};
 
@@ -84,16 +83,6 @@ pub struct Watch {
     skipped_seen: usize,
 }
 
-/// Line types that can bring an event; any other line waits for the next one of these.
-const TRIGGERS: [&[u8]; 6] = [
-    b"token_count",
-    b"_started",
-    b"_complete",
-    b"turn_aborted",
-    b"compacted",
-    b"thread_rolled_back",
-];
-
 impl Watch {
     pub fn new(name: &str, options: PlanOptions, loader: Loader) -> Watch {
         Watch {
@@ -124,9 +113,7 @@ impl Watch {
         self.partial.extend_from_slice(&bytes[last_newline + 1..]);
         let added = &self.fresh[start..];
         if !self.dirty {
-            self.dirty = TRIGGERS
-                .iter()
-                .any(|t| memchr::memmem::find(added, t).is_some());
+            self.dirty = may_bring_event(added);
         }
         if !self.dirty {
             return Ok(Vec::new());
@@ -178,7 +165,6 @@ impl Watch {
             return Ok(Vec::new());
         };
         let replay = &session.replay;
-        let records = &session.rollout.records;
         let mut events = Vec::new();
         for index in self.skipped_seen..session.rollout.skipped.len() {
             events.push((
@@ -191,31 +177,8 @@ impl Watch {
             events.push((t.line, Event::TurnStarted { turn, line: t.line }));
         }
         self.turns_seen = replay.turns.len();
-        for (record, effect) in records.iter().zip(&replay.effects).skip(self.records_seen) {
-            let line = record.line;
-            let event = match (effect, &record.kind) {
-                (Effect::Compaction, _) => Event::Compaction { line },
-                (Effect::Rollback, _) => {
-                    // Rollbacks are in line order: a search, not a scan per rollback.
-                    let turns = replay
-                        .rollbacks
-                        .binary_search_by_key(&line, |r| r.line)
-                        .map_or(0, |i| replay.rollbacks[i].dropped_turns);
-                    Event::Rollback { line, turns }
-                }
-                (Effect::TurnLifecycle, RecordKind::Event(e))
-                    if matches!(e.kind, EventKind::TaskComplete | EventKind::TurnAborted) =>
-                {
-                    Event::TurnEnded {
-                        line,
-                        aborted: e.kind == EventKind::TurnAborted,
-                    }
-                }
-                _ => continue,
-            };
-            events.push((line, event));
-        }
-        self.records_seen = records.len();
+        events.extend(session.record_events(self.records_seen));
+        self.records_seen = session.rollout.records.len();
         let steps = &replay.steps;
         // Rows go out in step order: a row made final by a later step's output can come after
         // that step's own row line (its usage was carried from an earlier line, a retry's).
@@ -253,9 +216,7 @@ fn grow(
     bytes: &[u8],
     lines: usize,
 ) -> usize {
-    let lines = crate::agents::codex::parse::load_more(&mut session.rollout, bytes, lines);
-    let unchanged =
-        crate::agents::codex::replay::replay_more(&session.rollout, &mut session.replay);
+    let (lines, unchanged) = session.load_appended(bytes, lines);
     // Every step is planned again when the session's meta arrived since: its rows too.
     let kept = planner.extend(session, unchanged);
     rows.truncate(kept);

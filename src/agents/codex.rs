@@ -4,6 +4,7 @@
 pub mod compile;
 pub mod content;
 pub mod discover;
+pub mod follow;
 pub mod item_tokens;
 pub mod model;
 pub mod normalize;
