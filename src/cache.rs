@@ -2,8 +2,8 @@
 //! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
+use crate::Session;
 use crate::agents::codex::normalize::Origin;
-use crate::agents::codex::session::Session;
 use crate::fingerprint::{Plan, common_prefix};
 
 /// Why a step's cache outcome is what it is.

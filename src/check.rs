@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Session;
 use crate::agents::codex::model::Item;
 use crate::agents::codex::normalize::first_violation;
-use crate::agents::codex::session::Session;
 use crate::cache::{Verdict, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};

@@ -6,8 +6,8 @@
 //! a resume's or fork's first request against the request it should extend. Each function gets
 //! the two sides of its comparison as two [`Side`]s.
 
+use crate::Session;
 use crate::agents::codex::normalize::ViewEntry;
-use crate::agents::codex::session::Session;
 use crate::core::shared::Slice;
 use crate::fingerprint::{Fingerprint, Plan, common_prefix};
 

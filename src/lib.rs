@@ -1,9 +1,13 @@
-//! promptc: inspect Codex rollout files.
+//! promptc: inspect coding-agent session logs (today: Codex rollout files).
 //!
-//! The pipeline, each stage depending only on the ones before it:
-//! `parse` (bytes to records) → `replay` (raw history, turns, steps) → `normalize` (model view)
-//! → `render` (text and JSON). The library does no I/O and never reads the environment: the
-//! binary in `src/bin/promptc/` reads files and decides colour and width.
+//! Three layers. [`core`] holds what every session reduces to (turns, steps, usage, hashes, the
+//! shared lists) and nothing about an agent; [`agents`] has one folder per agent, with its
+//! loader, history rules (replay, model view, plan) and wire shapes ([`agents::codex`]);
+//! [`providers`] has each provider's prompt cache behind [`providers::CacheModel`]. The stages
+//! over them, [`fingerprint`], [`cache`], [`diff`], [`check`], [`report`], [`watch`] and
+//! [`render`], ask the [`Session`] and its agent rather than read an agent's lines. The library
+//! does no I/O and never reads the environment: the binary in `src/bin/promptc/` reads files and
+//! decides colour and width.
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +29,8 @@ mod proptests;
 mod test_support;
 
 pub use agents::codex::parse::{LoadError, LoadOptions};
+/// The session the stages work on. The stages name it here, not in an agent's folder: with a
+/// second agent it becomes the choice between agents' sessions.
 pub use agents::codex::session::{SelectError, Session, TurnSelector};
 
 /// Version of every JSON document promptc writes.

@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use super::{Drift, DriftClass, Side, drift, shared_items};
+use crate::Session;
 use crate::agents::codex::model::Item;
 use crate::agents::codex::normalize::{Origin, ViewEntry};
-use crate::agents::codex::session::Session;
 use crate::core::shared::Slice;
 use crate::core::volatile;
 use crate::fingerprint::canonical_item_hash;

@@ -7,7 +7,7 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 use super::{RenderOptions, Tone, paint, write_json};
-use crate::agents::codex::session::Session;
+use crate::Session;
 use crate::core::sanitize::escape_line;
 use crate::diff::{Drift, PromptDiff};
 

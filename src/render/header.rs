@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{RenderOptions, Tone, paint};
-use crate::agents::codex::session::Session;
+use crate::Session;
 use crate::core::sanitize::escape_line;
 
 /// The header every text command prints: file, session, turns and steps, warnings.

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::cells::{TABLE_BLOCK, push_left, push_number, push_percent};
 use super::header::write_header;
 use super::{RenderOptions, Tone, paint, write_json};
-use crate::agents::codex::session::Session;
+use crate::Session;
 use crate::cache::StepCache;
 use crate::core::sanitize::{escape_line, truncate};
 use crate::fingerprint::Plan;

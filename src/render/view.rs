@@ -10,9 +10,9 @@ use super::{raw_json, write_json};
 use crate::agents::codex::model::RecordKind;
 use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
 use crate::agents::codex::replay::HistoryEntry;
-use crate::agents::codex::session::{SelectError, Session, TurnSelector};
 use crate::core::shared::Slice;
 use crate::core::steps::Observation;
+use crate::{SelectError, Session, TurnSelector};
 
 mod text;
 
