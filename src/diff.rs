@@ -1,7 +1,7 @@
 //! Diff of two sessions' compiled requests, step by step: where they stop sharing a prefix and
 //! which drift class explains it (caching-and-drift.md section 2.2).
 //!
-//! Split by what is compared: [`align`] pairs the steps, `components` the parts before the input
+//! Split by what is compared: [`align()`] pairs the steps, `components` the parts before the input
 //! (cache key, instructions, tools, params, checkpoint), `input` the input items, `continuation`
 //! a resume's or fork's first request against the request it should extend. Each function gets
 //! the two sides of its comparison as two [`Side`]s.
