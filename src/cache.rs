@@ -4,6 +4,7 @@
 
 use crate::Session;
 use crate::agents::codex::normalize::Origin;
+use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
 
 /// Why a step's cache outcome is what it is.
@@ -188,17 +189,10 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     };
     let prev_step = &replay.steps[previous];
     let prev_fp = &plan.fingerprints[previous];
-    let component = if prev_fp.instructions != fingerprint.instructions {
-        Some("instructions")
-    } else if prev_fp.tools != fingerprint.tools {
-        Some("tools")
-    } else if prev_fp.params != fingerprint.params {
-        Some("params")
-    } else if prev_fp.prompt_cache_key != fingerprint.prompt_cache_key {
-        Some("prompt_cache_key")
-    } else {
-        None
-    };
+    let component = Part::BEFORE_INPUT
+        .into_iter()
+        .find(|&part| prev_fp.part(part) != fingerprint.part(part))
+        .map(Part::name);
     let shared_items = if component.is_none() {
         common_prefix(plan, previous, plan, k)
     } else {

@@ -3,6 +3,7 @@
 
 pub mod hash;
 pub mod parallel;
+pub mod request;
 pub mod sanitize;
 pub mod shared;
 pub mod steps;

@@ -8,6 +8,7 @@
 
 use crate::Session;
 use crate::agents::codex::normalize::ViewEntry;
+use crate::core::request::Part;
 use crate::core::shared::Slice;
 use crate::fingerprint::{Fingerprint, Plan, common_prefix};
 
@@ -57,14 +58,15 @@ impl DriftClass {
         }
     }
 
-    /// The class of a change of a component before the input.
-    fn changed(component: &str) -> DriftClass {
-        match component {
-            "prompt_cache_key" => DriftClass::CacheKeyChanged,
-            "instructions" => DriftClass::InstructionsChanged,
-            "tools" => DriftClass::ToolsChanged,
-            "params" => DriftClass::ParamsChanged,
-            _ => DriftClass::HistoryRewritten,
+    /// The class of a change of one part of the request.
+    fn changed(part: Part) -> DriftClass {
+        match part {
+            Part::CacheKey => DriftClass::CacheKeyChanged,
+            Part::Instructions => DriftClass::InstructionsChanged,
+            Part::Tools => DriftClass::ToolsChanged,
+            Part::Params => DriftClass::ParamsChanged,
+            Part::Checkpoint => DriftClass::Compaction,
+            Part::Input => DriftClass::HistoryRewritten,
         }
     }
 
@@ -237,10 +239,9 @@ pub fn diff(
         }
         let found = components::compare(a, b);
         if common.is_none() {
-            let components_equal = fa.instructions == fb.instructions
-                && fa.tools == fb.tools
-                && fa.params == fb.params
-                && fa.prompt_cache_key == fb.prompt_cache_key;
+            let components_equal = Part::BEFORE_INPUT
+                .into_iter()
+                .all(|part| fa.part(part) == fb.part(part));
             let items = if components_equal {
                 shared_items(&a, &b)
             } else {

@@ -36,6 +36,7 @@ use xxhash_rust::xxh3::xxh3_128;
 use crate::agents::codex::compile::{InstructionsSource, ToolPlan};
 use crate::agents::codex::normalize::ViewEntry;
 use crate::core::parallel::Threads;
+use crate::core::request::Part;
 use crate::core::shared::{ListId, SharedLists, Slice};
 
 /// A session's agent plans its steps; Codex is the only agent so far.
@@ -93,6 +94,18 @@ pub struct Fingerprint {
 }
 
 impl Fingerprint {
+    /// The hash of one part of the request (`None`: unknown, or no checkpoint).
+    pub fn part(&self, part: Part) -> Option<&Hash> {
+        match part {
+            Part::CacheKey => self.prompt_cache_key.as_ref(),
+            Part::Instructions => self.instructions.as_ref(),
+            Part::Tools => self.tools.as_ref(),
+            Part::Params => Some(&self.params),
+            Part::Checkpoint => self.checkpoint.as_ref(),
+            Part::Input => Some(&self.input),
+        }
+    }
+
     /// Names of the components that are unknown.
     pub fn unknown(&self) -> Vec<&'static str> {
         let mut unknown = Vec::new();

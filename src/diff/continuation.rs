@@ -20,10 +20,10 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     out = out.into_iter().map(tag).collect();
     // Settings that feed parts of the request the session does not record: the agent says which.
     for change in a.session.setting_changes(a.step, b.session, b.step) {
-        if let Some(component) = change.unrecorded_component() {
+        if let Some(part) = change.unrecorded_part() {
             let mut d = drift(
-                DriftClass::changed(component),
-                component,
+                DriftClass::changed(part),
+                part.name(),
                 &a,
                 &b,
                 format!(

@@ -7,6 +7,7 @@ use crate::agents::codex::content::is_context_message;
 use crate::agents::codex::model::TurnContext;
 use crate::agents::codex::normalize::ViewEntry;
 use crate::agents::codex::session::Session;
+use crate::core::request::Part;
 
 /// A field of the recorded turn context that differs between two requests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,11 +70,11 @@ pub fn context_changes(
 }
 
 impl ContextChange {
-    /// The request component this setting feeds when the session does not record that
-    /// component itself, so that the setting's change is the only sign of the component's:
-    /// Codex's tools follow its sandbox and approval policies.
-    pub fn unrecorded_component(&self) -> Option<&'static str> {
-        matches!(self.field, "sandbox_policy" | "approval_policy").then_some("tools")
+    /// The part of the request this setting feeds when the session does not record that part
+    /// itself, so that the setting's change is the only sign of the part's: Codex's tools
+    /// follow its sandbox and approval policies.
+    pub fn unrecorded_part(&self) -> Option<Part> {
+        matches!(self.field, "sandbox_policy" | "approval_policy").then_some(Part::Tools)
     }
 
     /// Which part of the request the setting feeds (see [`field_effect`]).
