@@ -83,8 +83,8 @@ pub fn write_diff_json(
 ) -> io::Result<()> {
     let document = DiffDocument {
         schema_version: crate::SCHEMA_VERSION,
-        a: &a.rollout.name,
-        b: &b.rollout.name,
+        a: a.name(),
+        b: b.name(),
         identical: diff.identical(),
         verdict: verdict(diff),
         aligned_steps: diff.pairs.len(),
@@ -144,9 +144,9 @@ pub fn write_diff_text(
     writeln!(
         out,
         "A {} ({} steps)\nB {} ({} steps)\n{} aligned steps",
-        escape_line(&a.rollout.name),
+        escape_line(a.name()),
         a.replay.steps.len(),
-        escape_line(&b.rollout.name),
+        escape_line(b.name()),
         b.replay.steps.len(),
         diff.pairs.len()
     )?;

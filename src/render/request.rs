@@ -144,7 +144,7 @@ pub fn write_compile_json_with(
         .collect();
     let document = CompileDocument {
         schema_version: crate::SCHEMA_VERSION,
-        file: &session.rollout.name,
+        file: session.name(),
         turn: turn.number,
         step: s.number,
         turn_id: turn.turn_id.as_deref(),
@@ -339,7 +339,7 @@ pub fn write_fingerprints(
     if json {
         let document = FingerprintListDocument {
             schema_version: crate::SCHEMA_VERSION,
-            file: &session.rollout.name,
+            file: session.name(),
             steps: steps
                 .iter()
                 .map(|&k| {

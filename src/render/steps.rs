@@ -204,7 +204,7 @@ pub fn write_steps(
     if json {
         let document = StepsDocument {
             schema_version: crate::SCHEMA_VERSION,
-            file: &session.rollout.name,
+            file: session.name(),
             tokens_estimated: plan.estimate_tokens,
             steps: rows
                 .iter()

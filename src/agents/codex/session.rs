@@ -133,6 +133,11 @@ impl Session {
         &AutomaticPrefixCache
     }
 
+    /// How the caller named the session's file.
+    pub fn name(&self) -> &str {
+        &self.rollout.name
+    }
+
     /// The session's id (`session_meta.id`), which Codex sends as the prompt cache key.
     pub fn id(&self) -> Option<&str> {
         self.rollout.meta.as_ref()?.id.as_deref()
