@@ -166,6 +166,11 @@ impl<'a> Side<'a> {
         self.plan.view(self.step)
     }
 
+    /// The epoch of the history the step's input is a prefix of.
+    fn epoch(&self) -> usize {
+        self.session.replay.steps[self.step].epoch
+    }
+
     /// How many input items the step's request has.
     fn input_len(&self) -> usize {
         self.plan.views[self.step].1

@@ -286,7 +286,7 @@ fn params_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
 }
 
 fn checkpoint_line(side: &Side<'_>) -> String {
-    let epoch = side.session.replay.steps[side.step].epoch;
+    let epoch = side.epoch();
     side.session
         .replay
         .checkpoints

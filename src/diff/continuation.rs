@@ -103,15 +103,13 @@ pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Dr
 
 /// A reset between two steps of the same session: a rollback or a compaction.
 fn reset_class(before: &Side<'_>, after: &Side<'_>) -> Option<DriftClass> {
-    let replay = &after.session.replay;
-    let (e1, e2) = (
-        replay.steps[before.step].epoch,
-        replay.steps[after.step].epoch,
-    );
+    let (e1, e2) = (before.epoch(), after.epoch());
     if e1 == e2 {
         return None;
     }
-    if replay
+    if after
+        .session
+        .replay
         .checkpoints
         .iter()
         .any(|c| c.epoch > e1 && c.epoch <= e2)

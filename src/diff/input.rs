@@ -174,7 +174,7 @@ pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
 
 /// Rollbacks that dropped turns before a side's step.
 fn rollbacks_before(side: &Side<'_>) -> usize {
-    let epoch = side.session.replay.steps[side.step].epoch;
+    let epoch = side.epoch();
     side.session
         .replay
         .rollbacks
