@@ -3,7 +3,6 @@
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
 use crate::Session;
-use crate::agents::codex::normalize::Origin;
 use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
 
@@ -288,8 +287,8 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     }
 }
 
-/// Codex sends `previous_response_id` plus only the new items when every non-input field is the
-/// same and the new input starts with the previous input plus the previous response's output.
+/// Why a request could not go out incrementally (`previous_response_id` plus only the new
+/// items): a reset, a changed part, a rewritten history, or what its agent says.
 fn chain_break(
     session: &Session,
     plan: &Plan,
@@ -308,34 +307,7 @@ fn chain_break(
     if !prefix_intact {
         return Some("history rewritten".into());
     }
-    let replay = &session.replay;
-    let prev_step = &replay.steps[previous];
-    let step = &replay.steps[k];
-    let prev_len = plan.views[previous].1;
-    let len = plan.views[k].1;
-    if len <= prev_len {
-        return Some("no new input".into());
-    }
-    // The previous response's output: model-output items right after the previous prefix.
-    let history = replay.epoch(step.epoch);
-    let mut expected = 0;
-    for entry in history.slice(prev_step.prefix_len..step.prefix_len) {
-        if session.item(entry.item).is_model_output() {
-            expected += 1;
-        } else {
-            break;
-        }
-    }
-    let view = plan.view(k);
-    for (offset, entry) in view.slice(prev_len..).iter().take(expected).enumerate() {
-        if let Origin::Synthetic { .. } = entry.origin {
-            return Some(format!(
-                "normalization inserted a synthetic output at input item {}",
-                prev_len + offset
-            ));
-        }
-    }
-    None
+    session.incremental_break(plan, previous, k)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ pub mod compile;
 pub mod content;
 pub mod discover;
 pub mod follow;
+pub mod incremental;
 pub mod item_tokens;
 pub mod model;
 pub mod normalize;
