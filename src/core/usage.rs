@@ -15,6 +15,9 @@ pub struct Usage {
     pub cached_input_tokens: u64,
     /// Of those, the tokens written to the prompt cache, when the provider says.
     pub cache_write_input_tokens: Option<u64>,
+    /// Of the tokens written, those kept an hour rather than five minutes (Anthropic's
+    /// `ephemeral_1h_input_tokens`, priced apart), when the provider says. Codex records none.
+    pub cache_write_1h_input_tokens: Option<u64>,
     pub output_tokens: u64,
     pub reasoning_output_tokens: u64,
     pub total_tokens: u64,
