@@ -120,7 +120,7 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
                     None,
                     format!(
                         "tool {} contains per-run values: {}",
-                        crate::agents::codex::compile::tool_name(tool),
+                        crate::core::request::tool_name(tool),
                         values.join(", ")
                     ),
                 ));

@@ -2,6 +2,7 @@
 //! helpers the stages share. Nothing here knows an agent's file format or a provider's API.
 
 pub mod hash;
+pub mod ids;
 pub mod parallel;
 pub mod request;
 pub mod sanitize;

@@ -4,6 +4,8 @@
 //! `prompt_cache_key`, the `compacted` checkpoint, `input`); Anthropic's Messages API maps onto
 //! the same ones (`system` blocks as instructions, `tools`, `messages` as the input).
 
+use serde_json::Value;
+
 /// One part of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Part {
@@ -42,4 +44,15 @@ impl Part {
             Part::Input => "input",
         }
     }
+}
+
+/// A tool's `name` (or, for namespaces and built-ins, its `type`).
+pub fn tool_name(tool: &str) -> String {
+    let value: Value = serde_json::from_str(tool).unwrap_or(Value::Null);
+    value
+        .get("name")
+        .and_then(Value::as_str)
+        .or_else(|| value.get("type").and_then(Value::as_str))
+        .unwrap_or("?")
+        .to_string()
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::input::{input_drift, pretty};
 use super::{Drift, DriftClass, Side, drift};
-use crate::agents::codex::compile::tool_name;
+use crate::core::request::tool_name;
 use crate::core::volatile;
 use crate::fingerprint::{Fingerprint, Hash};
 

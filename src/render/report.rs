@@ -425,7 +425,7 @@ fn write_top(out: &mut dyn Write, top: &[SessionRow], options: &RenderOptions) -
         return Ok(());
     }
     let ids: Vec<&str> = top.iter().filter_map(|r| r.id.as_deref()).collect();
-    let id_len = crate::agents::codex::discover::unique_prefix_len(ids, 8);
+    let id_len = crate::core::ids::unique_prefix_len(ids, 8);
     let rows: Vec<Vec<String>> = top
         .iter()
         .map(|row| {

@@ -21,7 +21,7 @@ mod tools;
 pub use params::params;
 use params::{output_format, params_object};
 pub use step::{CompileOptions, compile_step};
-pub use tools::{parse_tools, tool_name};
+pub use tools::parse_tools;
 
 /// Where the instructions come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

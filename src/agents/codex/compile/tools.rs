@@ -32,14 +32,3 @@ pub fn parse_tools(text: &str) -> Result<Vec<String>, String> {
         })
         .collect()
 }
-
-/// A tool's `name` (or, for namespaces and built-ins, its `type`).
-pub fn tool_name(tool: &str) -> String {
-    let value: Value = serde_json::from_str(tool).unwrap_or(Value::Null);
-    value
-        .get("name")
-        .and_then(Value::as_str)
-        .or_else(|| value.get("type").and_then(Value::as_str))
-        .unwrap_or("?")
-        .to_string()
-}

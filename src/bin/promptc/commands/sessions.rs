@@ -9,7 +9,8 @@ use crate::cli::{Format, SessionsArgs};
 use crate::commands::{Context, threads, with_stdout};
 use crate::exit::ExitStatus;
 use crate::input::{self, Rollout};
-use promptc::agents::codex::discover::{SessionSummary, summarize, unique_prefix_len};
+use promptc::agents::codex::discover::{SessionSummary, summarize};
+use promptc::core::ids::unique_prefix_len;
 use promptc::core::sanitize::{escape_line, truncate};
 use promptc::render::{RenderOptions, Tone, human_size, paint, write_json};
 
