@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Session;
-use crate::agents::codex::model::Item;
-use crate::agents::codex::normalize::first_violation;
 use crate::cache::{Verdict, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
@@ -83,13 +81,15 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
         }
     }
     findings.extend(volatile_findings(session, plan));
-    let history = session.replay.history();
-    let view = session.model_view(history);
-    let items: Vec<&Item> = view.entries.iter().map(|e| session.view_item(e)).collect();
-    if let Some(violation) = first_violation(&items) {
+    if let Some(violation) = session.model_view_violation() {
         findings.push(finding("model_view_normalized", None, violation));
     }
-    findings.extend(call_id_findings(session));
+    findings.extend(
+        session
+            .repeated_call_ids()
+            .into_iter()
+            .map(|detail| finding("unique_call_ids", None, detail)),
+    );
     findings
 }
 
@@ -147,34 +147,6 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
                     ),
                 ));
             }
-        }
-    }
-    out
-}
-
-fn call_id_findings(session: &Session) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut calls: BTreeMap<(u8, String), usize> = BTreeMap::new();
-    let mut outputs: BTreeMap<(u8, String), usize> = BTreeMap::new();
-    for entry in session.replay.history() {
-        let item = session.item(entry.item);
-        let Some(call_id) = &item.call_id else {
-            continue;
-        };
-        let Some((space, is_call)) = item.kind.pairing() else {
-            continue;
-        };
-        let map = if is_call { &mut calls } else { &mut outputs };
-        if let Some(first) = map.insert((space, call_id.clone()), entry.line) {
-            out.push(finding(
-                "unique_call_ids",
-                None,
-                format!(
-                    "{} {call_id} at line {} repeats the one at line {first}",
-                    if is_call { "call" } else { "output" },
-                    entry.line
-                ),
-            ));
         }
     }
     out

@@ -6,6 +6,7 @@ pub mod content;
 pub mod discover;
 pub mod follow;
 pub mod incremental;
+pub mod invariants;
 pub mod item_tokens;
 pub mod model;
 pub mod normalize;
