@@ -14,10 +14,12 @@ use crate::agents::codex::rules::{
     format_shell_outputs, formats_shell_outputs, model_rules, offers_freeform_apply_patch,
 };
 
+mod generic;
 mod params;
 mod step;
 mod tools;
 
+use generic::compile_generic;
 pub use params::params;
 use params::{output_format, params_object};
 pub use step::{CompileOptions, compile_step};
@@ -525,69 +527,6 @@ fn push_input<'a>(body: &mut String, items: impl Iterator<Item = &'a str>) {
         body.push_str(item);
     }
     body.push(']');
-}
-
-/// The generic shape, for turns no known build wrote: every build- or model-dependent field is
-/// `null` and named.
-fn compile_generic(parts: &RequestParts<'_>) -> CompiledRequest {
-    let mut approximations = vec![(
-        "request shape",
-        "the step's turn_context is not one of a recorded Codex build: the generic shape",
-    )];
-    common_approximations(parts, &mut approximations);
-    let context = parts.context;
-    let model = context.and_then(|c| c.model.as_deref());
-    if parts.instructions.is_none() {
-        approximations.push(("instructions", NO_INSTRUCTIONS));
-    }
-    if parts.tools.tools.is_none() {
-        approximations.push(("tools", NO_TOOLS));
-    }
-    approximations.push((
-        "parallel_tool_calls",
-        "a model-family setting, not recorded",
-    ));
-    if context.is_some_and(|c| c.effort.is_none()) {
-        approximations.push((
-            "reasoning.effort",
-            "not recorded: the model's default applies",
-        ));
-    }
-    let params_object = params_object(context);
-
-    let mut body =
-        String::with_capacity(parts.input.iter().map(|i| i.len() + 1).sum::<usize>() + 512);
-    body.push('{');
-    push_field(&mut body, "model", &json_string_or_null(model));
-    push_field(
-        &mut body,
-        "instructions",
-        &json_string_or_null(parts.instructions),
-    );
-    push_input(&mut body, parts.input.iter().copied());
-    push_field(&mut body, "tools", &tools_json(parts.tools));
-    // The remaining fields are the params object's own fields, in request order.
-    for (key, value) in &params_object {
-        if key == "model" || key == "prompt_cache_key" || key == "text" {
-            continue;
-        }
-        push_field(&mut body, key, &value.to_string());
-    }
-    push_field(
-        &mut body,
-        "prompt_cache_key",
-        &json_string_or_null(parts.prompt_cache_key),
-    );
-    if let Some(text) = params_object.get("text") {
-        push_field(&mut body, "text", &text.to_string());
-    }
-    body.push('}');
-    CompiledRequest {
-        body,
-        approximations,
-        build: None,
-        rules: Vec::new(),
-    }
 }
 
 fn push_field(body: &mut String, key: &str, value: &str) {

@@ -19,6 +19,7 @@ use crate::fingerprint::{
     Fingerprint, Hash, Plan, ViewLists, canonical_json, chain_start, hash, request_text,
 };
 
+mod digests;
 mod views;
 
 use views::ViewBuilder;
