@@ -2,9 +2,9 @@
 //! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
-use crate::Session;
 use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
+use crate::{AgentSession, Session};
 
 /// Why a step's cache outcome is what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

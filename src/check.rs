@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Session;
 use crate::cache::{Verdict, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
 use crate::render::request::FingerprintDocument;
+use crate::{AgentSession, Session};
 
 /// Names of the invariants, in the order they are checked.
 pub const INVARIANTS: &[&str] = &[

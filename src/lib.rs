@@ -28,6 +28,7 @@ mod proptests;
 #[cfg(test)]
 mod test_support;
 
+pub use agents::AgentSession;
 pub use agents::codex::parse::{LoadError, LoadOptions};
 /// The session the stages work on. The stages name it here, not in an agent's folder: with a
 /// second agent it becomes the choice between agents' sessions.

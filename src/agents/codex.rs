@@ -1,6 +1,7 @@
 //! OpenAI Codex CLI: rollout files (`~/.codex/sessions/…/rollout-*.jsonl`), their history as
 //! Codex's resume rebuilds it, and the Responses API request each Codex build sends.
 
+mod agent;
 pub mod compile;
 pub mod content;
 pub mod discover;

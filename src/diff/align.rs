@@ -1,7 +1,7 @@
 //! Which steps of A and B are compared: aligned turns, or a fork's first request against its
 //! parent's last before the fork point.
 
-use crate::Session;
+use crate::{AgentSession, Session};
 
 /// Align steps: by turn id where both rollouts have them, else by turn and step number.
 pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {

@@ -1,6 +1,7 @@
 //! The components before the input (cache key, instructions, tools, params, checkpoint):
 //! which differ, and how, from the fingerprints and then from the requests themselves.
 
+use crate::AgentSession;
 use serde_json::Value;
 
 use super::input::{input_drift, pretty};

@@ -4,6 +4,7 @@
 
 use super::input::{input_drift, pretty_items};
 use super::{Drift, DriftClass, Side, components, drift, shared_items};
+use crate::AgentSession;
 
 /// What breaks the prefix between A's request `a` and B's request `b` that should extend it (B
 /// resumes or forks A), or what B appends as expected.
@@ -20,7 +21,7 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     out = out.into_iter().map(tag).collect();
     // Settings that feed parts of the request the session does not record: the agent says which.
     for change in a.session.setting_changes(a.step, b.session, b.step) {
-        if let Some(part) = change.unrecorded_part() {
+        if let Some(part) = a.session.unrecorded_part(change.field) {
             let mut d = drift(
                 DriftClass::changed(part),
                 part.name(),
@@ -31,7 +32,7 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
                     change.field,
                     change.before,
                     change.after,
-                    change.effect()
+                    a.session.setting_effect(change.field)
                 ),
             );
             d.evidence = Some((change.before, change.after));

@@ -7,9 +7,9 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 use super::{RenderOptions, Tone, paint, write_json};
-use crate::Session;
 use crate::core::sanitize::escape_line;
 use crate::diff::{Drift, PromptDiff};
+use crate::{AgentSession, Session};
 
 /// Where a step is, for output.
 #[derive(Serialize, Clone, Copy)]

@@ -9,11 +9,11 @@ use serde_json::value::RawValue;
 use super::cells::{TABLE_BLOCK, push_number};
 use super::header::write_header;
 use super::{RenderOptions, Tone, paint, raw_json, write_json};
-use crate::Session;
 use crate::agents::codex::compile::{CompileOptions, Rule, compile_step};
 use crate::core::hash::push_hex;
 use crate::core::sanitize::escape_block;
 use crate::fingerprint::{Fingerprint, Plan, hex};
+use crate::{AgentSession, Session};
 
 /// A fingerprint in JSON: hex strings, `null` for unknown components.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]

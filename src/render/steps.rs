@@ -8,10 +8,10 @@ use serde::Serialize;
 use super::cells::{TABLE_BLOCK, push_left, push_number, push_percent};
 use super::header::write_header;
 use super::{RenderOptions, Tone, paint, write_json};
-use crate::Session;
 use crate::cache::StepCache;
 use crate::core::sanitize::{escape_line, truncate};
 use crate::fingerprint::Plan;
+use crate::{AgentSession, Session};
 
 /// The `steps` table's lines of `rows`. The model and effort cells are escaped once for each
 /// run of steps that share them, and rows are pushed piece by piece without the formatter:

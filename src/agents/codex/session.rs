@@ -5,8 +5,6 @@ use crate::agents::codex::normalize::{ModelView, ViewEntry, ViewItem, normalize}
 use crate::agents::codex::parse::{LoadError, LoadOptions, load};
 use crate::agents::codex::replay::{HistoryEntry, Replay, replay, replay_with_base};
 use crate::core::shared::Slice;
-use crate::providers::CacheModel;
-use crate::providers::openai::AutomaticPrefixCache;
 
 /// A rollout with its replay.
 #[derive(Debug)]
@@ -128,26 +126,6 @@ pub enum SelectError {
 }
 
 impl Session {
-    /// The prompt cache this session's requests met: Codex talks to OpenAI's Responses API.
-    pub fn cache_model(&self) -> &'static dyn CacheModel {
-        &AutomaticPrefixCache
-    }
-
-    /// How the caller named the session's file.
-    pub fn name(&self) -> &str {
-        &self.rollout.name
-    }
-
-    /// The session's id (`session_meta.id`), which Codex sends as the prompt cache key.
-    pub fn id(&self) -> Option<&str> {
-        self.rollout.meta.as_ref()?.id.as_deref()
-    }
-
-    /// The id of the session this one was forked from, when it says so.
-    pub fn forked_from(&self) -> Option<&str> {
-        self.rollout.meta.as_ref()?.forked_from_id.as_deref()
-    }
-
     /// Load and replay.
     pub fn load(
         name: &str,

@@ -1,22 +1,13 @@
 //! Codex's settings: the `turn_context` fields a request depends on, and which part of the
-//! request each one feeds. `cache` and `diff` ask here what a changed setting explains; they do
-//! not know Codex's fields.
+//! request each one feeds (what `AgentSession::setting_changes`, `unrecorded_part` and
+//! `setting_effect` answer for Codex).
 
-use crate::agents::codex::compile::params;
+use crate::agents::SettingChange;
 use crate::agents::codex::content::is_context_message;
 use crate::agents::codex::model::TurnContext;
 use crate::agents::codex::normalize::ViewEntry;
 use crate::agents::codex::session::Session;
 use crate::core::request::Part;
-
-/// A field of the recorded turn context that differs between two requests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextChange {
-    /// The `turn_context` field, as Codex names it (`sandbox_policy`, `model`, …).
-    pub field: &'static str,
-    pub before: String,
-    pub after: String,
-}
 
 /// Which part of the request a turn-context field feeds: why its change can break the prefix.
 pub fn field_effect(field: &str) -> &'static str {
@@ -34,7 +25,7 @@ pub fn field_effect(field: &str) -> &'static str {
 pub fn context_changes(
     before: Option<&TurnContext>,
     after: Option<&TurnContext>,
-) -> Vec<ContextChange> {
+) -> Vec<SettingChange> {
     let (Some(a), Some(b)) = (before, after) else {
         return Vec::new();
     };
@@ -61,7 +52,7 @@ pub fn context_changes(
     fields
         .into_iter()
         .filter(|(_, x, y)| x != y)
-        .map(|(field, x, y)| ContextChange {
+        .map(|(field, x, y)| SettingChange {
             field,
             before: show(x),
             after: show(y),
@@ -69,47 +60,13 @@ pub fn context_changes(
         .collect()
 }
 
-impl ContextChange {
-    /// The part of the request this setting feeds when the session does not record that part
-    /// itself, so that the setting's change is the only sign of the part's: Codex's tools
-    /// follow its sandbox and approval policies.
-    pub fn unrecorded_part(&self) -> Option<Part> {
-        matches!(self.field, "sandbox_policy" | "approval_policy").then_some(Part::Tools)
-    }
-
-    /// Which part of the request the setting feeds (see [`field_effect`]).
-    pub fn effect(&self) -> &'static str {
-        field_effect(self.field)
-    }
+/// The part of the request a turn-context field feeds when the rollout does not record that
+/// part: Codex's tools follow its sandbox and approval policies.
+pub fn unrecorded_part(field: &str) -> Option<Part> {
+    matches!(field, "sandbox_policy" | "approval_policy").then_some(Part::Tools)
 }
 
 impl Session {
-    /// The settings that differ between this session's step `step` and `other`'s step
-    /// `other_step`.
-    pub fn setting_changes(
-        &self,
-        step: usize,
-        other: &Session,
-        other_step: usize,
-    ) -> Vec<ContextChange> {
-        context_changes(self.step_context(step), other.step_context(other_step))
-    }
-
-    /// The model a step's request named, when its turn context records one.
-    pub fn step_model(&self, step: usize) -> Option<&str> {
-        self.step_context(step).and_then(|c| c.model.as_deref())
-    }
-
-    /// The reasoning effort a step's request asked for, when its turn context records one.
-    pub fn step_effort(&self, step: usize) -> Option<&str> {
-        self.step_context(step).and_then(|c| c.effort.as_deref())
-    }
-
-    /// A step's request parameters, as compact JSON (what the `params` fingerprint hashes).
-    pub fn request_params(&self, step: usize) -> String {
-        params(self.step_context(step))
-    }
-
     /// Whether a model-view entry is context Codex injects (environment, AGENTS.md, …) rather
     /// than the conversation.
     pub fn is_context_entry(&self, entry: &ViewEntry) -> bool {

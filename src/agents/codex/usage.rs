@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::agents::AgentSession;
 use crate::agents::codex::model::{EventKind, RecordKind};
 use crate::agents::codex::session::Session;
 use crate::cache::StepCache;
