@@ -106,9 +106,9 @@ impl State<'_> {
 
     /// Whether a model output after a tool output still belongs to the step's response:
     /// builds that write a `turn_context` before every request (0.58 to 0.104:
-    /// [`super::model::TurnContext::per_request`]) write parallel calls as call, output, call,
-    /// output (`tests/conformance/0.58.0/parallel_calls`: one request for both calls), so
-    /// without a `turn_context` since the step there was no new request.
+    /// [`crate::agents::codex::model::TurnContext::per_request`]) write parallel calls as call,
+    /// output, call, output (`tests/conformance/0.58.0/parallel_calls`: one request for both
+    /// calls), so without a `turn_context` since the step there was no new request.
     pub(super) fn same_response(&self) -> bool {
         if self.progress.slot_open || self.progress.slot_step.is_none() {
             return false;
