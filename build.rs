@@ -1,12 +1,12 @@
-//! Writes the o200k tables that `src/tokens/o200k.rs` counts with, in a form the binary uses in
+//! Writes the o200k tables that `src/core/tokens/o200k.rs` counts with, in a form the binary uses in
 //! place: loading `bpe_openai`'s own tables at run time cost ~50 ms and ~70 MB per process.
 //!
 //! The vocabulary comes from `bpe_openai` (a build dependency); what is derived from it (the
 //! longest-prefix trie, each token's next shorter prefix, the merge table) is derived as
 //! `bpe::BytePairEncoding::from_dictionary` (bpe 0.2.3) derives it, so counts stay equal to
-//! `bpe_openai::o200k_base().count`. The tests in `src/tokens/tests.rs` hold them equal.
+//! `bpe_openai::o200k_base().count`. The tests in `src/core/tokens/tests.rs` hold them equal.
 //!
-//! It also writes the character classes that `src/tokens/pieces.rs` cuts text into pieces by
+//! It also writes the character classes that `src/core/tokens/pieces.rs` cuts text into pieces by
 //! (`categories`), from regex-syntax's Unicode tables.
 //!
 //! Every table is a flat array of little-endian integers, one file each, in `$OUT_DIR/o200k/`:
@@ -99,7 +99,7 @@ fn main() {
 
 /// What o200k's pre-tokenizer patterns tell apart in a character, as ranges `[first, last,
 /// class]` in order, from the Unicode tables of regex-syntax, which its regex is compiled
-/// with. The class numbers are `src/tokens/pieces.rs`'s `Class`; a character in no range is
+/// with. The class numbers are `src/core/tokens/pieces.rs`'s `Class`; a character in no range is
 /// `Other`.
 fn categories() -> Vec<[u32; 3]> {
     use regex_syntax::hir::{Class, HirKind};

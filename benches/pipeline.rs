@@ -43,7 +43,7 @@ fn load_session() -> Session {
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn parse(bencher: Bencher) {
     bencher.counter(BytesCount::new(ROLLOUT.len())).bench(|| {
-        promptc::parse::load("bench.jsonl", &**ROLLOUT, LoadOptions::default())
+        promptc::agents::codex::parse::load("bench.jsonl", &**ROLLOUT, LoadOptions::default())
             .expect("rollout loads")
     });
 }
@@ -51,11 +51,12 @@ fn parse(bencher: Bencher) {
 /// Records to raw history, turns and steps.
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn replay(bencher: Bencher) {
-    let rollout = promptc::parse::load("bench.jsonl", &**ROLLOUT, LoadOptions::default())
-        .expect("rollout loads");
+    let rollout =
+        promptc::agents::codex::parse::load("bench.jsonl", &**ROLLOUT, LoadOptions::default())
+            .expect("rollout loads");
     bencher
         .counter(ItemsCount::new(rollout.records.len()))
-        .bench(|| promptc::replay::replay(&rollout));
+        .bench(|| promptc::agents::codex::replay::replay(&rollout));
 }
 
 /// `Session::load`: parse + replay.
@@ -78,7 +79,7 @@ fn plan(bencher: Bencher, estimate_tokens: bool) {
         instructions: None,
         tools: None,
         estimate_tokens,
-        threads: promptc::parallel::Threads::new(1),
+        threads: promptc::core::parallel::Threads::new(1),
     };
     bencher
         .counter(ItemsCount::new(session.replay.steps.len()))

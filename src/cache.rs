@@ -2,25 +2,9 @@
 //! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
+use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
-use crate::normalize::Origin;
-use crate::session::Session;
-
-/// The provider's minimum cacheable prefix, in tokens.
-pub const MIN_CACHEABLE: usize = 1024;
-/// Cache hits come in steps of this many tokens.
-pub const CACHE_GRANULE: usize = 128;
-/// A gap longer than this exceeds in-memory retention ("typically 5 to 10 minutes").
-pub const IDLE_GAP_SECONDS: i64 = 10 * 60;
-
-/// Round down to the provider's granule; nothing below the minimum.
-pub fn cacheable(tokens: usize) -> usize {
-    if tokens < MIN_CACHEABLE {
-        0
-    } else {
-        tokens / CACHE_GRANULE * CACHE_GRANULE
-    }
-}
+use crate::{AgentSession, Session};
 
 /// Why a step's cache outcome is what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +81,7 @@ impl Verdict {
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
             Verdict::ContextChanged(f) => format!(
                 "prefix broken: {f} changed ({})",
-                crate::session::field_effect(f)
+                crate::agents::codex::settings::field_effect(f)
             ),
             Verdict::CompactionRequest => {
                 "prefix broken: the compaction request is sent without the tools".into()
@@ -162,9 +146,12 @@ pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let from = rows.len();
     let steps = session.replay.steps.len().saturating_sub(from);
-    rows.extend(crate::parallel::map_each(steps, BLOCK, plan.threads, |k| {
-        analyze_step(session, plan, from + k)
-    }));
+    rows.extend(crate::core::parallel::map_each(
+        steps,
+        BLOCK,
+        plan.threads,
+        |k| analyze_step(session, plan, from + k),
+    ));
 }
 
 /// Step `k` against the one before it.
@@ -178,6 +165,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     let observed_cached = usage.map(|u| u.cached_input_tokens);
     let observed_cache_write = usage.and_then(|u| u.cache_write_input_tokens);
     let base = plan.instruction_tokens[k] + plan.tool_tokens;
+    let provider = session.cache_model();
     let Some(previous) = k.checked_sub(1) else {
         return StepCache {
             step: k,
@@ -200,17 +188,10 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     };
     let prev_step = &replay.steps[previous];
     let prev_fp = &plan.fingerprints[previous];
-    let component = if prev_fp.instructions != fingerprint.instructions {
-        Some("instructions")
-    } else if prev_fp.tools != fingerprint.tools {
-        Some("tools")
-    } else if prev_fp.params != fingerprint.params {
-        Some("params")
-    } else if prev_fp.prompt_cache_key != fingerprint.prompt_cache_key {
-        Some("prompt_cache_key")
-    } else {
-        None
-    };
+    let component = Part::BEFORE_INPUT
+        .into_iter()
+        .find(|&part| prev_fp.part(part) != fingerprint.part(part))
+        .map(Part::name);
     let shared_items = if component.is_none() {
         common_prefix(plan, previous, plan, k)
     } else {
@@ -231,9 +212,9 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         .map(|o| (o.usage.input_tokens as usize).saturating_sub(plan.request_tokens(previous)))
         .unwrap_or(0);
     let predicted_cached = if component.is_none() && plan.estimate_tokens {
-        cacheable(shared_tokens + unseen)
+        provider.cacheable(shared_tokens + unseen)
     } else {
-        cacheable(shared_tokens)
+        provider.cacheable(shared_tokens)
     };
     let reset = if step.epoch != prev_step.epoch {
         let line = step.line;
@@ -254,7 +235,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     // input's bytes may be released by now).
     let gap = || Some(step.unix_seconds? - prev_step.unix_seconds?);
     let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
-    let floor = prev_observed.map(|i| cacheable(i as usize) as u64);
+    let floor = prev_observed.map(|i| provider.cacheable(i as usize) as u64);
     let verdict = if let Some(reset) = &reset {
         reset.clone()
     } else if let Some(component) = component {
@@ -264,19 +245,14 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     } else if let Some(cached) = observed_cached {
         match floor {
             // A recorded cause first: only when nothing recorded changed is it the provider's.
-            Some(floor) if cached < floor => match (
-                crate::session::context_changes(
-                    session.step_context(previous),
-                    session.step_context(k),
-                )
-                .first(),
-                gap(),
-            ) {
-                (Some(change), _) => Verdict::ContextChanged(change.field),
-                _ if replay.steps[k].compaction => Verdict::CompactionRequest,
-                (None, Some(g)) if g > IDLE_GAP_SECONDS => Verdict::IdleGap(g),
-                (None, _) => Verdict::ProviderMiss,
-            },
+            Some(floor) if cached < floor => {
+                match (session.setting_changes(previous, session, k).first(), gap()) {
+                    (Some(change), _) => Verdict::ContextChanged(change.field),
+                    _ if replay.steps[k].compaction => Verdict::CompactionRequest,
+                    (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
+                    (None, _) => Verdict::ProviderMiss,
+                }
+            }
             _ => Verdict::Hit,
         }
     } else {
@@ -311,8 +287,8 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     }
 }
 
-/// Codex sends `previous_response_id` plus only the new items when every non-input field is the
-/// same and the new input starts with the previous input plus the previous response's output.
+/// Why a request could not go out incrementally (`previous_response_id` plus only the new
+/// items): a reset, a changed part, a rewritten history, or what its agent says.
 fn chain_break(
     session: &Session,
     plan: &Plan,
@@ -331,34 +307,7 @@ fn chain_break(
     if !prefix_intact {
         return Some("history rewritten".into());
     }
-    let replay = &session.replay;
-    let prev_step = &replay.steps[previous];
-    let step = &replay.steps[k];
-    let prev_len = plan.views[previous].1;
-    let len = plan.views[k].1;
-    if len <= prev_len {
-        return Some("no new input".into());
-    }
-    // The previous response's output: model-output items right after the previous prefix.
-    let history = replay.epoch(step.epoch);
-    let mut expected = 0;
-    for entry in history.slice(prev_step.prefix_len..step.prefix_len) {
-        if session.item(entry.item).is_model_output() {
-            expected += 1;
-        } else {
-            break;
-        }
-    }
-    let view = plan.view(k);
-    for (offset, entry) in view.slice(prev_len..).iter().take(expected).enumerate() {
-        if let Origin::Synthetic { .. } = entry.origin {
-            return Some(format!(
-                "normalization inserted a synthetic output at input item {}",
-                prev_len + offset
-            ));
-        }
-    }
-    None
+    session.incremental_break(plan, previous, k)
 }
 
 #[cfg(test)]
@@ -367,7 +316,8 @@ mod tests {
 
     /// Two steps whose second request found nothing cached though its prefix was intact:
     /// the idle time between the steps' first outputs decides whether retention explains it.
-    /// 660 s is more than [`IDLE_GAP_SECONDS`] (600); 600 s and 300 s are not, so the
+    /// 660 s is more than OpenAI's retention
+    /// ([`crate::providers::openai::IDLE_GAP_SECONDS`], 600); 600 s and 300 s are not, so the
     /// provider missed.
     #[test]
     fn a_miss_after_a_long_pause_is_an_idle_gap() {

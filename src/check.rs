@@ -6,13 +6,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::{Verdict, analyze};
+use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
-use crate::model::Item;
-use crate::normalize::first_violation;
 use crate::render::request::FingerprintDocument;
-use crate::session::Session;
-use crate::volatile;
+use crate::{AgentSession, Session};
 
 /// Names of the invariants, in the order they are checked.
 pub const INVARIANTS: &[&str] = &[
@@ -53,13 +51,8 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
                 format!("the input does not extend the previous request: item {index} differs"),
             )),
             Verdict::ComponentChanged(component) => {
-                let model_switch = row.step > 0 && {
-                    let before = session
-                        .step_context(row.step - 1)
-                        .and_then(|c| c.model.clone());
-                    let now = session.step_context(row.step).and_then(|c| c.model.clone());
-                    before != now
-                };
+                let model_switch = row.step > 0
+                    && session.step_model(row.step - 1) != session.step_model(row.step);
                 let explained = match *component {
                     // Parameters come from the recorded turn context; new instructions are
                     // explained by a recorded model switch.
@@ -89,13 +82,15 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
         }
     }
     findings.extend(volatile_findings(session, plan));
-    let history = session.replay.history();
-    let view = session.model_view(history);
-    let items: Vec<&Item> = view.entries.iter().map(|e| session.view_item(e)).collect();
-    if let Some(violation) = first_violation(&items) {
+    if let Some(violation) = session.model_view_violation() {
         findings.push(finding("model_view_normalized", None, violation));
     }
-    findings.extend(call_id_findings(session));
+    findings.extend(
+        session
+            .repeated_call_ids()
+            .into_iter()
+            .map(|detail| finding("unique_call_ids", None, detail)),
+    );
     findings
 }
 
@@ -103,7 +98,7 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
 /// Codex sends for calls that were never answered (an interrupted response, one call or several
 /// of any type), which extends the previous request though not by its output alone.
 fn outputs_follow_their_calls(plan: &Plan, step: usize) -> bool {
-    use crate::normalize::Origin;
+    use crate::agents::codex::normalize::Origin;
     let Some(previous) = step.checked_sub(1) else {
         return false;
     };
@@ -144,7 +139,7 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
                     None,
                     format!(
                         "tool {} contains per-run values: {}",
-                        crate::compile::tool_name(tool),
+                        crate::core::request::tool_name(tool),
                         values.join(", ")
                     ),
                 ));
@@ -154,11 +149,11 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     // The opening context messages of the first request sit in every later prefix.
     if !plan.views.is_empty() {
         for entry in plan.view(0) {
-            let item = session.view_item(entry);
-            let json = session.view_json(entry);
-            if !crate::content::is_context_message(item, || json) {
+            if !session.is_context_entry(entry) {
                 break;
             }
+            let item = session.view_item(entry);
+            let json = session.view_json(entry);
             let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();
             if !values.is_empty() {
                 out.push(finding(
@@ -171,34 +166,6 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
                     ),
                 ));
             }
-        }
-    }
-    out
-}
-
-fn call_id_findings(session: &Session) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut calls: BTreeMap<(u8, String), usize> = BTreeMap::new();
-    let mut outputs: BTreeMap<(u8, String), usize> = BTreeMap::new();
-    for entry in session.replay.history() {
-        let item = session.item(entry.item);
-        let Some(call_id) = &item.call_id else {
-            continue;
-        };
-        let Some((space, is_call)) = item.kind.pairing() else {
-            continue;
-        };
-        let map = if is_call { &mut calls } else { &mut outputs };
-        if let Some(first) = map.insert((space, call_id.clone()), entry.line) {
-            out.push(finding(
-                "unique_call_ids",
-                None,
-                format!(
-                    "{} {call_id} at line {} repeats the one at line {first}",
-                    if is_call { "call" } else { "output" },
-                    entry.line
-                ),
-            ));
         }
     }
     out

@@ -1,35 +1,26 @@
-//! promptc: inspect Codex rollout files.
+//! promptc: inspect coding-agent session logs (Codex rollout files, Claude Code transcripts).
 //!
-//! The pipeline, each stage depending only on the ones before it:
-//! `parse` (bytes to records) → `replay` (raw history, turns, steps) → `normalize` (model view)
-//! → `render` (text and JSON). The library does no I/O and never reads the environment: the
-//! binary in `src/bin/promptc/` reads files and decides colour and width.
+//! Three layers. [`core`] holds what every session reduces to (turns, steps, usage, hashes, the
+//! shared lists) and nothing about an agent; [`agents`] has one folder per agent, with its
+//! loader, history rules (replay, model view, plan) and wire shapes ([`agents::codex`]);
+//! [`providers`] has each provider's prompt cache behind [`providers::CacheModel`]. The stages
+//! over them, [`fingerprint`], [`cache`], [`diff`], [`check`], [`report`], [`watch`] and
+//! [`render`], ask the [`Session`] and its agent rather than read an agent's lines. The library
+//! does no I/O and never reads the environment: the binary in `src/bin/promptc/` reads files and
+//! decides colour and width.
 
 #![forbid(unsafe_code)]
 
+pub mod agents;
 pub mod cache;
 pub mod check;
-pub mod claude;
-pub mod codex_rules;
-pub mod compile;
-pub mod content;
+pub mod core;
 pub mod diff;
-pub mod discover;
 pub mod fingerprint;
-pub mod hash;
-pub mod model;
-pub mod normalize;
-pub mod parallel;
-pub mod parse;
 pub mod pricing;
+pub mod providers;
 pub mod render;
-pub mod replay;
 pub mod report;
-pub mod sanitize;
-pub mod session;
-pub mod shared;
-pub mod tokens;
-pub mod volatile;
 pub mod watch;
 
 #[cfg(test)]
@@ -37,8 +28,11 @@ mod proptests;
 #[cfg(test)]
 mod test_support;
 
-pub use parse::{LoadError, LoadOptions};
-pub use session::{SelectError, Session, TurnSelector};
+pub use agents::AgentSession;
+pub use agents::codex::parse::{LoadError, LoadOptions};
+/// The session the stages work on. The stages name it here, not in an agent's folder: with a
+/// second agent it becomes the choice between agents' sessions.
+pub use agents::codex::session::{SelectError, Session, TurnSelector};
 
 /// Version of every JSON document promptc writes.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -2,11 +2,11 @@
 
 use proptest::prelude::*;
 
-use crate::content::{is_context_message, is_turn_boundary};
+use crate::agents::codex::content::{is_context_message, is_turn_boundary};
+use crate::agents::codex::model::{EventKind, Item, ItemKind, RecordKind};
+use crate::agents::codex::normalize::{Origin, first_violation};
+use crate::agents::codex::replay::Effect;
 use crate::fingerprint::{PlanOptions, common_prefix, hash, plan};
-use crate::model::{EventKind, Item, ItemKind, RecordKind};
-use crate::normalize::{Origin, first_violation};
-use crate::replay::Effect;
 use crate::{LoadOptions, Session};
 
 /// What happens to a call's output.
@@ -353,7 +353,7 @@ proptest! {
     fn fingerprints_do_not_depend_on_threads_and_views_match_direct_normalization(ops in proptest::collection::vec(op(), 0..30)) {
         let s = load(&render(&ops));
         let a = plan(&s, &PlanOptions::default());
-        let b = plan(&s, &PlanOptions { threads: crate::parallel::Threads::new(3), ..PlanOptions::default() });
+        let b = plan(&s, &PlanOptions { threads: crate::core::parallel::Threads::new(3), ..PlanOptions::default() });
         prop_assert_eq!(&a.fingerprints, &b.fingerprints);
         for step in 0..s.replay.steps.len() {
             let direct = s.model_view(s.replay.step_history(step));
@@ -466,7 +466,7 @@ fn views_equal_a_direct_computation(ops: &[Op]) -> Result<(), TestCaseError> {
                 step,
                 k + 1
             );
-            tokens += crate::tokens::item_tokens(s.view_item(entry), text);
+            tokens += crate::agents::codex::item_tokens::item_tokens(s.view_item(entry), text);
             prop_assert_eq!(
                 p.input_tokens(step, k + 1),
                 tokens,

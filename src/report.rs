@@ -1,6 +1,7 @@
 //! `promptc report`: where the prompt-cache money goes, across many rollouts.
 //!
-//! Each rollout gives a [`SessionUsage`]: one [`Request`] per distinct cumulative
+//! Each rollout gives a [`SessionUsage`] (its agent reads it: `agents::codex::usage`): one
+//! [`Request`] per distinct cumulative
 //! `total_token_usage` counter (a `token_count` that repeats the previous counters is the same
 //! request, re-emitted), whose tokens are the counters' growth since the previous one. Summed,
 //! a session's requests are its last counters, as the rollout itself says, but for two things
@@ -12,7 +13,6 @@
 //! [`build`] filters by date, groups and prices ([`crate::pricing`]).
 //! No I/O: the binary reads the files and the time zone.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use jiff::Timestamp;
@@ -20,10 +20,9 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
-use crate::cache::{StepCache, Verdict, cacheable};
-use crate::model::{EventKind, RecordKind, Usage};
+use crate::cache::Verdict;
+use crate::core::usage::Usage;
 use crate::pricing::PriceTable;
-use crate::session::Session;
 
 /// Token counts of one request or a sum of them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -40,7 +39,7 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    fn of(usage: &Usage) -> Tokens {
+    pub(crate) fn of(usage: &Usage) -> Tokens {
         Tokens {
             input: usage.input_tokens,
             cached: usage.cached_input_tokens,
@@ -59,7 +58,7 @@ impl Tokens {
     }
 
     /// `self - before`, or `None` when a counter went down (the counters restarted).
-    fn growth(self, before: Tokens) -> Option<Tokens> {
+    pub(crate) fn growth(self, before: Tokens) -> Option<Tokens> {
         Some(Tokens {
             input: self.input.checked_sub(before.input)?,
             cached: self.cached.checked_sub(before.cached)?,
@@ -71,7 +70,7 @@ impl Tokens {
     }
 
     /// Each count the smaller of the two.
-    fn min_each(self, other: Tokens) -> Tokens {
+    pub(crate) fn min_each(self, other: Tokens) -> Tokens {
         Tokens {
             input: self.input.min(other.input),
             cached: self.cached.min(other.cached),
@@ -108,7 +107,7 @@ pub enum Cause {
 }
 
 impl Cause {
-    fn of(verdict: &Verdict) -> Option<Cause> {
+    pub(crate) fn of(verdict: &Verdict) -> Option<Cause> {
         Some(match verdict {
             Verdict::First => Cause::ColdStart,
             Verdict::Compaction => Cause::Compaction,
@@ -212,131 +211,6 @@ pub struct SessionUsage {
     pub skipped_lines: usize,
 }
 
-/// The usage of a loaded session. `cache` is [`crate::cache::analyze`] of it; `id` the session
-/// id from the file name, when it has one.
-pub fn session_usage(
-    session: &Session,
-    cache: &[StepCache],
-    path: &str,
-    id: Option<&str>,
-) -> SessionUsage {
-    let rollout = &session.rollout;
-    let meta = rollout.meta.as_ref();
-    let id = id
-        .map(str::to_string)
-        .or_else(|| meta.and_then(|m| m.id.clone()));
-    let mut parent = meta.and_then(|m| m.forked_from_id.clone());
-    // Losses by the line of the usage they were observed with.
-    let mut losses = BTreeMap::new();
-    for row in cache {
-        let Some(observation) = &session.replay.steps[row.step].usage else {
-            continue;
-        };
-        let cause = Cause::of(&row.verdict);
-        let lost = match (cause, row.observed_input, row.observed_cached) {
-            (Some(Cause::ColdStart), Some(input), Some(cached)) => {
-                (cacheable(usize::try_from(input).unwrap_or(usize::MAX)) as u64)
-                    .saturating_sub(cached)
-            }
-            _ => row.lost_tokens,
-        };
-        losses.insert(observation.line, (lost, cause));
-    }
-    let mut usage = SessionUsage {
-        path: path.to_string(),
-        id,
-        parent: None,
-        fork: Fork::None,
-        copied: false,
-        opening: Tokens::default(),
-        requests: Vec::new(),
-        counter_restarts: 0,
-        skipped_lines: rollout.skipped.len(),
-    };
-    let mut model: Option<Arc<str>> = None;
-    let mut cwd: Option<Arc<str>> = meta.and_then(|m| m.cwd.as_deref()).map(Arc::from);
-    let mut previous: Option<Tokens> = None;
-    let mut time = None;
-    let mut metas = 0;
-    for record in &rollout.records {
-        time = record.unix_seconds.or(time);
-        match &record.kind {
-            RecordKind::SessionMeta(m) => {
-                metas += 1;
-                // Forks that copy the parent's lines copy its meta line first.
-                if metas > 1 && m.id.is_some() && m.id != usage.id {
-                    usage.copied = true;
-                    if parent.is_none() {
-                        parent = m.id.clone();
-                    }
-                }
-            }
-            RecordKind::TurnContext(context) => {
-                // A new string only when the value changes.
-                if let Some(m) = &context.model
-                    && model.as_deref() != Some(m)
-                {
-                    model = Some(Arc::from(m.as_str()));
-                }
-                if let Some(c) = &context.cwd
-                    && cwd.as_deref() != Some(c)
-                {
-                    cwd = Some(Arc::from(c.as_str()));
-                }
-            }
-            RecordKind::Event(event) => {
-                let EventKind::TokenCount(Some(info)) = &event.kind else {
-                    continue;
-                };
-                let total = Tokens::of(&info.total);
-                if previous == Some(total) {
-                    continue;
-                }
-                let own = Tokens::of(&info.last);
-                // What the counters held before this request, by its own account.
-                let before = total.growth(own);
-                let tokens = match previous {
-                    // The first request: what the counters held before it is not this file's
-                    // (a fork's counters start from its parent's).
-                    None => {
-                        usage.opening = before.unwrap_or_default();
-                        own.min_each(total)
-                    }
-                    Some(previous) => match total.growth(previous) {
-                        // The counters went on from the previous request's, or they grew more
-                        // than this request's own usage (a request whose event is missing):
-                        // the growth is what was used.
-                        Some(growth) if before != Some(Tokens::default()) => growth,
-                        // They went down, or restarted from zero (a resume by a build that did
-                        // not restore them, even if the new run's counters passed the old
-                        // ones): a new run, counted from zero.
-                        _ => {
-                            usage.counter_restarts += 1;
-                            total
-                        }
-                    },
-                };
-                previous = Some(total);
-                let (lost, cause) = losses.get(&record.line).copied().unwrap_or((0, None));
-                usage.requests.push(Request {
-                    line: record.line,
-                    unix_seconds: time,
-                    model: model.clone(),
-                    cwd: cwd.clone(),
-                    tokens,
-                    total,
-                    lost,
-                    cause,
-                    inherited: false,
-                });
-            }
-            _ => {}
-        }
-    }
-    usage.parent = parent.filter(|p| Some(p) != usage.id.as_ref());
-    usage
-}
-
 /// How requests are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
@@ -427,6 +301,8 @@ pub(crate) fn group_key(
 
 mod build;
 mod resolve;
+/// A session's agent reads its usage; Codex is the only agent so far.
+pub use crate::agents::codex::usage::session_usage;
 pub use build::{CauseSum, Group, Report, SessionRow, build};
 pub use resolve::{Duplicate, Notes, PartlyRead, Skipped, resolve};
 

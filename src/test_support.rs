@@ -2,8 +2,8 @@
 
 mod samples_dir;
 
-use crate::model::Item;
-use crate::session::Session;
+use crate::agents::codex::model::Item;
+use crate::agents::codex::session::Session;
 use crate::{LoadOptions, Session as S};
 
 /// Load a rollout from JSONL lines.

@@ -10,18 +10,18 @@
 //! What costs what: the new lines, not the file. Appending a line costs a copy and a scan for
 //! the few line types that can bring an event. A line that can bring one (`token_count`, turn
 //! boundaries, `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], runs the
-//! pipeline on the lines new since the last load: parse ([`crate::parse::load_more`], into the
-//! bytes already held), replay ([`crate::replay::replay_more`]), plan
-//! ([`crate::fingerprint::Planner::extend`]) and analysis ([`crate::cache::analyze_more`]) go
-//! on from where they stopped, redoing only the last step (the one that may still change).
+//! pipeline on the lines new since the last load: parse
+//! ([`crate::agents::codex::parse::load_more`], into the bytes already held), replay
+//! ([`crate::agents::codex::replay::replay_more`]), plan ([`crate::fingerprint::Planner::extend`])
+//! and analysis ([`crate::cache::analyze_more`]) go on from where they stopped, redoing only the
+//! last step (the one that may still change).
 //! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
 //! first load is the binary's loader (a fork's parent is read then, once).
 
 use crate::Session;
+use crate::agents::codex::follow::may_bring_event;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, PlanOptions, Planner};
-use crate::model::{EventKind, RecordKind};
-use crate::replay::Effect;
 
 /// Loads complete lines into a session: the binary's loader (it finds a fork's parent).
 pub type Loader = Box<dyn FnMut(&str, &[u8]) -> Result<Session, String>>;
@@ -83,16 +83,6 @@ pub struct Watch {
     skipped_seen: usize,
 }
 
-/// Line types that can bring an event; any other line waits for the next one of these.
-const TRIGGERS: [&[u8]; 6] = [
-    b"token_count",
-    b"_started",
-    b"_complete",
-    b"turn_aborted",
-    b"compacted",
-    b"thread_rolled_back",
-];
-
 impl Watch {
     pub fn new(name: &str, options: PlanOptions, loader: Loader) -> Watch {
         Watch {
@@ -123,9 +113,7 @@ impl Watch {
         self.partial.extend_from_slice(&bytes[last_newline + 1..]);
         let added = &self.fresh[start..];
         if !self.dirty {
-            self.dirty = TRIGGERS
-                .iter()
-                .any(|t| memchr::memmem::find(added, t).is_some());
+            self.dirty = may_bring_event(added);
         }
         if !self.dirty {
             return Ok(Vec::new());
@@ -177,7 +165,6 @@ impl Watch {
             return Ok(Vec::new());
         };
         let replay = &session.replay;
-        let records = &session.rollout.records;
         let mut events = Vec::new();
         for index in self.skipped_seen..session.rollout.skipped.len() {
             events.push((
@@ -190,31 +177,8 @@ impl Watch {
             events.push((t.line, Event::TurnStarted { turn, line: t.line }));
         }
         self.turns_seen = replay.turns.len();
-        for (record, effect) in records.iter().zip(&replay.effects).skip(self.records_seen) {
-            let line = record.line;
-            let event = match (effect, &record.kind) {
-                (Effect::Compaction, _) => Event::Compaction { line },
-                (Effect::Rollback, _) => {
-                    // Rollbacks are in line order: a search, not a scan per rollback.
-                    let turns = replay
-                        .rollbacks
-                        .binary_search_by_key(&line, |r| r.line)
-                        .map_or(0, |i| replay.rollbacks[i].dropped_turns);
-                    Event::Rollback { line, turns }
-                }
-                (Effect::TurnLifecycle, RecordKind::Event(e))
-                    if matches!(e.kind, EventKind::TaskComplete | EventKind::TurnAborted) =>
-                {
-                    Event::TurnEnded {
-                        line,
-                        aborted: e.kind == EventKind::TurnAborted,
-                    }
-                }
-                _ => continue,
-            };
-            events.push((line, event));
-        }
-        self.records_seen = records.len();
+        events.extend(session.record_events(self.records_seen));
+        self.records_seen = session.rollout.records.len();
         let steps = &replay.steps;
         // Rows go out in step order: a row made final by a later step's output can come after
         // that step's own row line (its usage was carried from an earlier line, a retry's).
@@ -252,8 +216,7 @@ fn grow(
     bytes: &[u8],
     lines: usize,
 ) -> usize {
-    let lines = crate::parse::load_more(&mut session.rollout, bytes, lines);
-    let unchanged = crate::replay::replay_more(&session.rollout, &mut session.replay);
+    let (lines, unchanged) = session.load_appended(bytes, lines);
     // Every step is planned again when the session's meta arrived since: its rows too.
     let kept = planner.extend(session, unchanged);
     rows.truncate(kept);
@@ -371,7 +334,9 @@ mod tests {
     #[test]
     fn load_more_is_load_of_the_whole() {
         for (name, bytes) in crate::test_support::fixture_bytes() {
-            let Ok(whole) = crate::parse::load(&name, bytes.clone(), LoadOptions::default()) else {
+            let Ok(whole) =
+                crate::agents::codex::parse::load(&name, bytes.clone(), LoadOptions::default())
+            else {
                 continue;
             };
             let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
@@ -379,8 +344,11 @@ mod tests {
                 let mut cuts = ends.iter().copied().step_by(step);
                 let mut first = None;
                 for cut in cuts.by_ref() {
-                    if let Ok(r) = crate::parse::load(&name, &bytes[..cut], LoadOptions::default())
-                    {
+                    if let Ok(r) = crate::agents::codex::parse::load(
+                        &name,
+                        &bytes[..cut],
+                        LoadOptions::default(),
+                    ) {
                         first = Some((r, cut));
                         break;
                     }
@@ -393,7 +361,11 @@ mod tests {
                     if cut <= from {
                         continue;
                     }
-                    lines = crate::parse::load_more(&mut rollout, &bytes[from..cut], lines);
+                    lines = crate::agents::codex::parse::load_more(
+                        &mut rollout,
+                        &bytes[from..cut],
+                        lines,
+                    );
                     from = cut;
                 }
                 assert_eq!(
@@ -450,7 +422,7 @@ mod tests {
                 // Two threads once: the headers are worked out beside the views.
                 let options = PlanOptions {
                     estimate_tokens: true,
-                    threads: crate::parallel::Threads::new(if every == 2 { 2 } else { 1 }),
+                    threads: crate::core::parallel::Threads::new(if every == 2 { 2 } else { 1 }),
                     ..PlanOptions::default()
                 };
                 let mut cuts = ends.iter().copied().step_by(every).chain([bytes.len()]);
@@ -493,7 +465,7 @@ mod tests {
     /// fork's notes last.
     #[test]
     fn a_growing_fork_is_the_fork_loaded_whole() {
-        use crate::session::{Parent, fork_point, parent_prefix};
+        use crate::agents::codex::session::{Parent, fork_point, parent_prefix};
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/fork-home/sessions/2026/12/02");
         let parent = std::fs::read(
@@ -504,7 +476,8 @@ mod tests {
             dir.join("rollout-2026-12-02T09-02-59-01a235fe-2b89-7a80-8bb7-5c585a098b44.jsonl"),
         )
         .unwrap();
-        let fork = crate::parse::load("fork", &bytes, LoadOptions::default()).unwrap();
+        let fork =
+            crate::agents::codex::parse::load("fork", &bytes, LoadOptions::default()).unwrap();
         let point = fork_point(&fork).expect("a fork");
         let options = PlanOptions {
             estimate_tokens: true,
@@ -520,7 +493,9 @@ mod tests {
                 } else {
                     Parent::NotFound("not looked for".into())
                 };
-                let rollout = crate::parse::load("fork", bytes, LoadOptions::default()).unwrap();
+                let rollout =
+                    crate::agents::codex::parse::load("fork", bytes, LoadOptions::default())
+                        .unwrap();
                 Session::fork(rollout, &point, parent)
             };
             let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();

@@ -2,7 +2,7 @@
 //! (`tests/cli/fuzz_bodies.rs`): load and replay a rollout on `threads` threads, then normalize
 //! its final history. Reading it in ranges and pieces gives what one piece on one thread gives.
 
-use promptc::parallel::Threads;
+use promptc::core::parallel::Threads;
 use promptc::{LoadOptions, Session};
 
 /// The JSON of every model-view entry of the final history (`None`: the bytes do not load).
@@ -13,7 +13,7 @@ pub fn run(data: &[u8], threads: usize) -> Option<Vec<String>> {
         min_part_bytes: 64,
         ..LoadOptions::default()
     };
-    let whole = promptc::parse::load("fuzz", data, options);
+    let whole = promptc::agents::codex::parse::load("fuzz", data, options);
     // Read in ranges side by side, in pieces of 128 bytes, is read by one thread in one piece:
     // the same rollout, or the same error.
     let one_piece = LoadOptions {
@@ -21,7 +21,7 @@ pub fn run(data: &[u8], threads: usize) -> Option<Vec<String>> {
         min_part_bytes: usize::MAX / 4,
         ..options
     };
-    let reference = promptc::parse::load("fuzz", data, one_piece);
+    let reference = promptc::agents::codex::parse::load("fuzz", data, one_piece);
     assert!(
         format!("{whole:?}") == format!("{reference:?}"),
         "in ranges and in one piece"

@@ -12,8 +12,8 @@
 //! - `diff(A, A)` is identical, and so is its rendering's verdict; with no 0xFF, the diff of two
 //!   loads of the same bytes is identical too (loading and planning are deterministic);
 //! - one fingerprint per step.
+use promptc::core::parallel::Threads;
 use promptc::fingerprint::{Plan, PlanOptions};
-use promptc::parallel::Threads;
 use promptc::render::RenderOptions;
 use promptc::{LoadOptions, Session, TurnSelector};
 
@@ -138,7 +138,7 @@ fn single(
     threads: Threads,
     outputs: &mut Outputs,
 ) -> Plan {
-    use promptc::render::{check as rcheck, request, view};
+    use promptc::render::{check as rcheck, request, steps, view};
 
     let plan = plan(session, threads);
     let steps = session.replay.steps.len();
@@ -237,14 +237,14 @@ fn single(
         outputs,
         "steps text",
         render("steps text", |o| {
-            request::write_steps(o, session, &plan, &rows, false, options)
+            steps::write_steps(o, session, &plan, &rows, false, options)
         }),
     );
     json(
         outputs,
         "steps json",
         render("steps json", |o| {
-            request::write_steps(o, session, &plan, &rows, true, options)
+            steps::write_steps(o, session, &plan, &rows, true, options)
         }),
     );
     plan

@@ -1,9 +1,9 @@
 //! Fingerprints: the documented encoding, and the incremental per-step views against a direct
 //! normalization of each step's history.
 
+use crate::agents::codex::session::Session;
+use crate::core::parallel::Threads;
 use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex, plan};
-use crate::parallel::Threads;
-use crate::session::Session;
 use crate::test_support::{all_fixtures, real_samples, session};
 
 /// Expected values computed independently with the Python `xxhash` package (4.1.0), which
@@ -238,7 +238,7 @@ fn plans_do_not_depend_on_the_thread_count() {
             // `every_component_matches_the_reference_script`.)
             assert_eq!(one.fingerprints.len(), s.replay.steps.len(), "{name}");
             for (step, fingerprint) in one.fingerprints.iter().enumerate() {
-                let params = crate::compile::params(s.step_context(step));
+                let params = crate::agents::codex::compile::params(s.step_context(step));
                 assert_eq!(fingerprint.params, hash("params", params.as_bytes()));
                 let text = instructions.as_deref().or_else(|| {
                     s.step_context(step)
@@ -576,7 +576,8 @@ fn plans_rows_and_summaries_need_no_item_json_but_the_messages() {
         );
         let rows = |s: &Session, p: &Plan| format!("{:?}", crate::cache::analyze(s, p));
         assert!(rows(&whole, &a) == rows(&lean, &b), "{name}: rows");
-        let summary = |s: &Session| format!("{:?}", crate::discover::summarize_session(s));
+        let summary =
+            |s: &Session| format!("{:?}", crate::agents::codex::discover::summarize_session(s));
         assert!(summary(&whole) == summary(&lean), "{name}: summary");
         dropped += lean
             .rollout

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{RenderOptions, Tone, paint, write_json};
 use crate::check::Finding;
-use crate::sanitize::escape_line;
+use crate::core::sanitize::escape_line;
 
 /// The outcome of checking one rollout.
 #[derive(Debug, Clone)]

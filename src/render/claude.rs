@@ -6,11 +6,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{RenderOptions, Tone, paint, write_json};
-use crate::claude::cache::{Step, Verdict};
-use crate::claude::load::Transcript;
-use crate::claude::thread::{Conversation, RequestKind, ThreadKey};
-use crate::claude::wire::Compiled;
-use crate::sanitize::escape_line;
+use crate::agents::claude::cache::{Step, Verdict};
+use crate::agents::claude::load::Transcript;
+use crate::agents::claude::thread::{Conversation, RequestKind, ThreadKey};
+use crate::agents::claude::wire::Compiled;
+use crate::core::sanitize::escape_line;
 
 /// What the file is, in the header lines every text output starts with.
 pub fn write_header(
@@ -398,7 +398,7 @@ pub fn write_compile(
     }
     writeln!(out)?;
     let body = serde_json::to_string_pretty(&compiled.body).map_err(io::Error::from)?;
-    let body = crate::sanitize::escape_block(&body);
+    let body = crate::core::sanitize::escape_block(&body);
     writeln!(out, "{body}")
 }
 
@@ -450,7 +450,7 @@ pub fn write_diff(
     out: &mut dyn Write,
     a: &Transcript,
     b: &Transcript,
-    d: &crate::claude::compare::Comparison,
+    d: &crate::agents::claude::compare::Comparison,
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
@@ -588,7 +588,10 @@ struct FingerprintDoc<'a> {
 pub fn write_fingerprints(
     out: &mut dyn Write,
     t: &Transcript,
-    rows: &[(&Step, Option<crate::claude::fingerprint::Fingerprint>)],
+    rows: &[(
+        &Step,
+        Option<crate::agents::claude::fingerprint::Fingerprint>,
+    )],
     json: bool,
 ) -> io::Result<()> {
     if json {

@@ -8,11 +8,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{RenderOptions, Tone, paint, write_json};
-use crate::claude::cache::Step;
-use crate::claude::load::{LineKind, Transcript};
-use crate::claude::thread::Conversation;
-use crate::claude::wire::Compiled;
-use crate::sanitize::escape_line;
+use crate::agents::claude::cache::Step;
+use crate::agents::claude::load::{LineKind, Transcript};
+use crate::agents::claude::thread::Conversation;
+use crate::agents::claude::wire::Compiled;
+use crate::core::sanitize::escape_line;
 
 /// What kind of line, in a few words: `user/prompt`, `user/tool_result`, `assistant/tool_use`,
 /// `attachment/date`, `system/compact_boundary`.

@@ -7,9 +7,9 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::core::sanitize::escape_line;
 use crate::diff::{Drift, PromptDiff};
-use crate::sanitize::escape_line;
-use crate::session::Session;
+use crate::{AgentSession, Session};
 
 /// Where a step is, for output.
 #[derive(Serialize, Clone, Copy)]
@@ -83,8 +83,8 @@ pub fn write_diff_json(
 ) -> io::Result<()> {
     let document = DiffDocument {
         schema_version: crate::SCHEMA_VERSION,
-        a: &a.rollout.name,
-        b: &b.rollout.name,
+        a: a.name(),
+        b: b.name(),
         identical: diff.identical(),
         verdict: verdict(diff),
         aligned_steps: diff.pairs.len(),
@@ -144,9 +144,9 @@ pub fn write_diff_text(
     writeln!(
         out,
         "A {} ({} steps)\nB {} ({} steps)\n{} aligned steps",
-        escape_line(&a.rollout.name),
+        escape_line(a.name()),
         a.replay.steps.len(),
-        escape_line(&b.rollout.name),
+        escape_line(b.name()),
         b.replay.steps.len(),
         diff.pairs.len()
     )?;
@@ -264,9 +264,11 @@ pub fn write_text_diff(
                 let mut text = String::new();
                 for (emphasized, value) in change.iter_strings_lossy() {
                     let value = escape_line(value.trim_end_matches('\n')).into_owned();
-                    let value =
-                        crate::sanitize::truncate(&value, options.width.max(40).saturating_mul(2))
-                            .into_owned();
+                    let value = crate::core::sanitize::truncate(
+                        &value,
+                        options.width.max(40).saturating_mul(2),
+                    )
+                    .into_owned();
                     match (tone, emphasized && options.color) {
                         (Some(t), true) => {
                             use owo_colors::OwoColorize;

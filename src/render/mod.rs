@@ -1,13 +1,16 @@
 //! Output: human text (escaped, optionally coloured) and versioned JSON documents. Writers are
 //! passed in; nothing here touches stdout or the environment.
 
+mod cells;
 pub mod check;
 pub mod claude;
 pub mod claude_view;
 pub mod diff;
+pub mod header;
 pub mod report;
 pub mod report_html;
 pub mod request;
+pub mod steps;
 pub mod view;
 pub mod watch;
 

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::core::sanitize::{escape_line, truncate};
 use crate::report::{Cause, Fork, Group, Notes, Report, SessionRow};
-use crate::sanitize::{escape_line, truncate};
 
 /// Round a dollar amount to a millionth, so JSON does not carry float noise.
 fn usd(value: f64) -> f64 {
@@ -425,7 +425,7 @@ fn write_top(out: &mut dyn Write, top: &[SessionRow], options: &RenderOptions) -
         return Ok(());
     }
     let ids: Vec<&str> = top.iter().filter_map(|r| r.id.as_deref()).collect();
-    let id_len = crate::discover::unique_prefix_len(ids, 8);
+    let id_len = crate::core::ids::unique_prefix_len(ids, 8);
     let rows: Vec<Vec<String>> = top
         .iter()
         .map(|row| {

@@ -32,7 +32,7 @@ const PALETTE: [&str; 10] = [
 
 /// The shortest prefix of each top session's key that tells them apart (at least 8).
 fn labels(top: &[SessionRow]) -> Vec<String> {
-    let len = crate::discover::unique_prefix_len(top.iter().map(|r| r.sums.key.as_str()), 8);
+    let len = crate::core::ids::unique_prefix_len(top.iter().map(|r| r.sums.key.as_str()), 8);
     top.iter()
         .map(|r| r.sums.key.chars().take(len).collect())
         .collect()

@@ -1,96 +1,19 @@
-//! `compile`, `fingerprint` and `steps` output.
+//! `compile` and `fingerprint` output (`steps` is `steps.rs`, the table cells `cells.rs`).
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::view::write_header;
+use super::cells::{TABLE_BLOCK, push_number};
+use super::header::write_header;
 use super::{RenderOptions, Tone, paint, raw_json, write_json};
-use crate::cache::StepCache;
-use crate::codex_rules::request_shape;
-use crate::compile::{CompiledRequest, RequestParts, Rule, compile};
+use crate::agents::codex::compile::{CompileOptions, Rule, compile_step};
+use crate::core::hash::push_hex;
+use crate::core::sanitize::escape_block;
 use crate::fingerprint::{Fingerprint, Plan, hex};
-use crate::hash::push_hex;
-use crate::sanitize::{escape_block, escape_line, truncate};
-use crate::session::Session;
-
-/// What `compile` is given beyond the plan.
-#[derive(Debug, Clone, Default)]
-pub struct CompileOptions {
-    /// `--output-schema FILE`, compact JSON: the schema `codex exec --output-schema` sends as
-    /// `text.format`, which most builds do not record.
-    pub output_schema: Option<String>,
-}
-
-/// Compile the request of one step from a plan.
-pub fn compile_step(
-    session: &Session,
-    plan: &Plan,
-    step: usize,
-    options: &CompileOptions,
-) -> CompiledRequest {
-    let view = plan.view(step);
-    let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
-    let (instructions, instructions_source) = &plan.instructions[step];
-    let shape = request_shape(session, step);
-    let mut compiled = compile(&RequestParts {
-        instructions: instructions.as_deref(),
-        instructions_source: *instructions_source,
-        input: &texts,
-        tools: &plan.tools,
-        context: session.step_context(step),
-        prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
-        shape: &shape,
-        output_schema: options.output_schema.as_deref(),
-        compaction: session.replay.steps[step].compaction,
-    });
-    let rebuilt = session.replay.step_history(step).iter().any(|e| {
-        matches!(
-            e.origin,
-            crate::replay::EntryOrigin::Approximate
-                | crate::replay::EntryOrigin::Rebuilt
-                | crate::replay::EntryOrigin::Summary
-        )
-    });
-    if rebuilt {
-        compiled.approximations.push((
-            "input",
-            "rebuilt from a compaction without replacement_history: Codex re-creates the \
-             initial context from its config at resume time",
-        ));
-    }
-    if session.replay.steps[step].compaction && remote_compaction(session, step) {
-        compiled.approximations.push((
-            "input",
-            "a remote compaction (its history holds a `compaction` item): Codex sent it to \
-             /responses/compact, whose body was not recorded; shown as a local compaction request",
-        ));
-    }
-    if let Some(fork) = &session.fork
-        && fork.parent.is_none()
-    {
-        compiled.approximations.push((
-            "input",
-            "a fork whose parent rollout was not found: Codex sends the parent's history first, \
-             and it is missing here",
-        ));
-    }
-    compiled
-}
-
-/// Whether the compaction a step requested left a `compaction` item (an encrypted summary from
-/// the provider's compact endpoint) in the history that replaced it.
-fn remote_compaction(session: &Session, step: usize) -> bool {
-    let epoch = session.replay.steps[step].epoch + 1;
-    epoch < session.replay.epochs.len()
-        && session.replay.epoch(epoch).iter().any(|entry| {
-            session.replay.item(&session.rollout, entry.item).kind
-                == crate::model::ItemKind::Compaction
-        })
-}
+use crate::{AgentSession, Session};
 
 /// A fingerprint in JSON: hex strings, `null` for unknown components.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -209,8 +132,8 @@ pub fn write_compile_json_with(
         .map(|(index, entry)| InputItemDocument {
             index,
             origin: match entry.origin {
-                crate::normalize::Origin::Raw(_) => "raw",
-                crate::normalize::Origin::Synthetic { .. } => "synthetic",
+                crate::agents::codex::normalize::Origin::Raw(_) => "raw",
+                crate::agents::codex::normalize::Origin::Synthetic { .. } => "synthetic",
             },
             hash: hex(plan.item_hash(step, index)),
             chain: hex(plan.chain(step, index + 1)),
@@ -221,7 +144,7 @@ pub fn write_compile_json_with(
         .collect();
     let document = CompileDocument {
         schema_version: crate::SCHEMA_VERSION,
-        file: &session.rollout.name,
+        file: session.name(),
         turn: turn.number,
         step: s.number,
         turn_id: turn.turn_id.as_deref(),
@@ -307,7 +230,7 @@ pub fn write_compile_text_with(
         out,
         "{} {}",
         paint(options, Tone::Dim, "request  "),
-        super::view::step_label(session, step)
+        super::header::step_label(session, step)
     )?;
     writeln!(
         out,
@@ -416,7 +339,7 @@ pub fn write_fingerprints(
     if json {
         let document = FingerprintListDocument {
             schema_version: crate::SCHEMA_VERSION,
-            file: &session.rollout.name,
+            file: session.name(),
             steps: steps
                 .iter()
                 .map(|&k| {
@@ -438,18 +361,15 @@ pub fn write_fingerprints(
         out,
         "turn step request                          input                            items  unknown"
     )?;
-    for block in crate::parallel::map_blocks(steps.len(), TABLE_BLOCK, plan.threads, |range| {
-        fingerprint_lines(session, plan, &steps[range])
-    }) {
+    for block in
+        crate::core::parallel::map_blocks(steps.len(), TABLE_BLOCK, plan.threads, |range| {
+            fingerprint_lines(session, plan, &steps[range])
+        })
+    {
         out.write_all(block.as_bytes())?;
     }
     Ok(())
 }
-
-/// Rows of a text table written as one task, on the plan's threads, the tasks in order: the
-/// rows of a 2 000-step `steps` table took 2.2 ms on one thread, 1.7 ms on two. Unit tests use
-/// short blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
-const TABLE_BLOCK: usize = if cfg!(test) { 4 } else { 512 };
 
 /// The `fingerprint` table's lines of `steps`, pushed piece by piece into one buffer: a line
 /// of a 7 000-step file cost three allocations and a formatted write of each piece, 3-4 ms of
@@ -479,319 +399,14 @@ fn fingerprint_lines(session: &Session, plan: &Plan, steps: &[usize]) -> String 
     lines
 }
 
-/// The `steps` table's lines of `rows`. The model and effort cells are escaped once for each
-/// run of steps that share them, and rows are pushed piece by piece without the formatter:
-/// the rows of a 7 000-step file were 11 ms of `steps` at 100 MB, most of it in allocations
-/// and formatting of pieces.
-pub(crate) fn step_rows(
-    session: &Session,
-    plan: &Plan,
-    rows: &[StepCache],
-    options: &RenderOptions,
-) -> String {
-    let mut lines = String::new();
-    let mut context_cells: Option<(&str, &str, String, String)> = None;
-    for r in rows {
-        let row_start = lines.len();
-        let s = &session.replay.steps[r.step];
-        let turn = &session.replay.turns[s.turn];
-        let context = session.step_context(r.step);
-        let model = context.and_then(|c| c.model.as_deref()).unwrap_or("-");
-        let effort = context.and_then(|c| c.effort.as_deref()).unwrap_or("-");
-        let (_, _, model_cell, effort_cell) = match context_cells.take() {
-            Some(cells) if cells.0 == model && cells.1 == effort => context_cells.insert(cells),
-            _ => context_cells.insert((
-                model,
-                effort,
-                truncate(&escape_line(model), 16).into_owned(),
-                truncate(&escape_line(effort), 7).into_owned(),
-            )),
-        };
-        let tone = match r.verdict {
-            crate::cache::Verdict::Hit | crate::cache::Verdict::First => Tone::Good,
-            crate::cache::Verdict::Compaction | crate::cache::Verdict::Rollback => Tone::Dim,
-            _ => Tone::Warning,
-        };
-        let mut verdict = r.verdict.short();
-        if s.compaction {
-            verdict.insert_str(0, "compaction request; ");
-        }
-        if !r.incremental
-            && r.verdict != crate::cache::Verdict::First
-            && let Some(reason) = &r.chain_break
-        {
-            verdict.push_str(&format!(" (no incremental: {reason})"));
-        }
-        push_number(&mut lines, Some(turn.number), 4);
-        push_number(&mut lines, Some(s.number), 4);
-        push_left(&mut lines, model_cell, 16);
-        push_left(&mut lines, effort_cell, 7);
-        // A compaction request sends the checkpoint prompt after the history.
-        push_number(
-            &mut lines,
-            Some(plan.views[r.step].1 + usize::from(s.compaction)),
-            5,
-        );
-        let estimated = plan.estimate_tokens.then_some(r.estimated_input);
-        push_number(&mut lines, estimated, 7);
-        push_number(&mut lines, r.observed_input, 8);
-        push_number(&mut lines, r.observed_cached, 8);
-        match r.hit_rate() {
-            Some(h) => push_percent(&mut lines, h),
-            None => lines.push_str("    - "),
-        }
-        let predicted = plan.estimate_tokens.then_some(r.predicted_cached);
-        push_number(&mut lines, predicted, 8);
-        push_left(&mut lines, if r.incremental { "yes" } else { "no" }, 3);
-        lines.push(' ');
-        let room = options
-            .width
-            .saturating_sub(lines[row_start..].chars().count())
-            .max(16);
-        lines.push_str(&paint(options, tone, &truncate(&verdict, room)));
-        lines.push('\n');
-    }
-    lines
-}
-
-/// A number of a text table (`-` where there is none), padded as `{:>width$}` pads and followed
-/// by one space, without the formatter: it writes padding a character at a time, and the rows
-/// of a 7 000-step `steps` spent most of their time there.
-fn push_number(row: &mut String, number: Option<impl itoa::Integer>, width: usize) {
-    let mut digits = itoa::Buffer::new();
-    let text = number.map_or("-", |n| digits.format(n));
-    push_spaces(row, width.saturating_sub(text.len()));
-    row.push_str(text);
-    row.push(' ');
-}
-
-/// As `{:<width$}` then one space.
-fn push_left(row: &mut String, text: &str, width: usize) {
-    row.push_str(text);
-    push_spaces(row, width.saturating_sub(text.chars().count()));
-    row.push(' ');
-}
-
-/// `rate` as `{:>4.0}%` writes it, then a space. Rounding to an integer, ties to even, is
-/// what `{:.0}` prints of a finite value that is not negative (a hit rate is a ratio of
-/// counts); the float formatter cost a quarter of a row.
-fn push_percent(row: &mut String, rate: f64) {
-    let percent = (rate * 100.0).round_ties_even();
-    // Within u64 and exact as an integer; beyond, and for -0, the formatter writes what it
-    // writes.
-    if percent.is_sign_positive() && percent < 1e15 {
-        let mut digits = itoa::Buffer::new();
-        let text = digits.format(percent as u64);
-        push_spaces(row, 4usize.saturating_sub(text.len()));
-        row.push_str(text);
-        row.push_str("% ");
-    } else {
-        let _ = write!(row, "{:>4.0}% ", rate * 100.0);
-    }
-}
-
-fn push_spaces(row: &mut String, count: usize) {
-    const SPACES: &str = "                ";
-    let mut left = count;
-    while left > 0 {
-        let now = left.min(SPACES.len());
-        row.push_str(&SPACES[..now]);
-        left -= now;
-    }
-}
-
-#[derive(Serialize)]
-struct StepsDocument<'a> {
-    schema_version: u32,
-    file: &'a str,
-    tokens_estimated: bool,
-    steps: Vec<StepRowDocument<'a>>,
-    summary: SummaryDocument,
-}
-
-#[derive(Serialize)]
-pub(crate) struct StepRowDocument<'a> {
-    turn: usize,
-    step: usize,
-    turn_id: Option<&'a str>,
-    model: Option<&'a str>,
-    effort: Option<&'a str>,
-    /// A compaction request (only written when true).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    compaction: bool,
-    input_items: usize,
-    estimated_input_tokens: usize,
-    observed_input_tokens: Option<u64>,
-    observed_cached_tokens: Option<u64>,
-    cache_write_tokens: Option<u64>,
-    hit_rate: Option<f64>,
-    shared_prefix_items: usize,
-    shared_prefix_tokens: usize,
-    predicted_cached_tokens: usize,
-    verdict: &'static str,
-    explanation: String,
-    incremental: bool,
-    chain_break: Option<&'a str>,
-    lost_tokens: u64,
-}
-
-#[derive(Serialize)]
-struct SummaryDocument {
-    steps: usize,
-    observed_steps: usize,
-    input_tokens: u64,
-    cached_tokens: u64,
-    hit_rate: Option<f64>,
-    lost_tokens_by_cause: Vec<(String, u64)>,
-}
-
-fn summary(rows: &[StepCache]) -> SummaryDocument {
-    let observed: Vec<&StepCache> = rows.iter().filter(|r| r.observed_input.is_some()).collect();
-    let input: u64 = observed.iter().filter_map(|r| r.observed_input).sum();
-    let cached: u64 = observed.iter().filter_map(|r| r.observed_cached).sum();
-    let mut lost: Vec<(String, u64)> = Vec::new();
-    for row in rows.iter().filter(|r| r.lost_tokens > 0) {
-        let cause = row.verdict.name().to_string();
-        match lost.iter_mut().find(|(c, _)| *c == cause) {
-            Some((_, total)) => *total += row.lost_tokens,
-            None => lost.push((cause, row.lost_tokens)),
-        }
-    }
-    lost.sort();
-    SummaryDocument {
-        steps: rows.len(),
-        observed_steps: observed.len(),
-        input_tokens: input,
-        cached_tokens: cached,
-        hit_rate: (input > 0).then(|| cached as f64 / input as f64),
-        lost_tokens_by_cause: lost,
-    }
-}
-
-/// One row of `steps --format json` (and of `watch`'s step events).
-pub(crate) fn step_row_document<'a>(
-    session: &'a Session,
-    plan: &'a Plan,
-    r: &'a StepCache,
-) -> StepRowDocument<'a> {
-    let s = &session.replay.steps[r.step];
-    let turn = &session.replay.turns[s.turn];
-    let context = session.step_context(r.step);
-    StepRowDocument {
-        turn: turn.number,
-        step: s.number,
-        turn_id: turn.turn_id.as_deref(),
-        model: context.and_then(|c| c.model.as_deref()),
-        effort: context.and_then(|c| c.effort.as_deref()),
-        compaction: s.compaction,
-        input_items: plan.views[r.step].1 + usize::from(s.compaction),
-        estimated_input_tokens: r.estimated_input,
-        observed_input_tokens: r.observed_input,
-        observed_cached_tokens: r.observed_cached,
-        cache_write_tokens: r.observed_cache_write,
-        hit_rate: round3(r.hit_rate()),
-        shared_prefix_items: r.shared_items,
-        shared_prefix_tokens: r.shared_tokens,
-        predicted_cached_tokens: r.predicted_cached,
-        verdict: r.verdict.name(),
-        explanation: r.verdict.explain(),
-        incremental: r.incremental,
-        chain_break: r.chain_break.as_deref(),
-        lost_tokens: r.lost_tokens,
-    }
-}
-
-fn round3(value: Option<f64>) -> Option<f64> {
-    value.map(|v| (v * 1000.0).round() / 1000.0)
-}
-
-/// `steps` output.
-pub fn write_steps(
-    out: &mut dyn Write,
-    session: &Session,
-    plan: &Plan,
-    rows: &[StepCache],
-    json: bool,
-    options: &RenderOptions,
-) -> io::Result<()> {
-    let summary = summary(rows);
-    if json {
-        let document = StepsDocument {
-            schema_version: crate::SCHEMA_VERSION,
-            file: &session.rollout.name,
-            tokens_estimated: plan.estimate_tokens,
-            steps: rows
-                .iter()
-                .map(|r| step_row_document(session, plan, r))
-                .collect(),
-            summary: SummaryDocument {
-                hit_rate: round3(summary.hit_rate),
-                ..summary
-            },
-        };
-        return write_json(out, &document);
-    }
-    write_header(out, session, options)?;
-    writeln!(out)?;
-    writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()))?;
-    for block in crate::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
-        step_rows(session, plan, &rows[range], options)
-    }) {
-        out.write_all(block.as_bytes())?;
-    }
-    write_steps_summary(out, &summary, options)
-}
-
-/// The heading of `steps`' table (and `watch`'s).
-pub(crate) fn steps_heading() -> String {
-    format!(
-        "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  {}",
-        "turn",
-        "step",
-        "model",
-        "effort",
-        "items",
-        "est.in",
-        "obs.in",
-        "cached",
-        "hit",
-        "predict",
-        "inc",
-        "verdict"
-    )
-}
-
-fn write_steps_summary(
-    out: &mut dyn Write,
-    summary: &SummaryDocument,
-    options: &RenderOptions,
-) -> io::Result<()> {
-    writeln!(out)?;
-    let rate = summary
-        .hit_rate
-        .map_or("-".to_string(), |h| format!("{:.1}%", h * 100.0));
-    writeln!(
-        out,
-        "{} {} steps ({} with usage), input {} tokens, cached {}, hit rate {}",
-        paint(options, Tone::Heading, "summary"),
-        summary.steps,
-        summary.observed_steps,
-        summary.input_tokens,
-        summary.cached_tokens,
-        rate
-    )?;
-    for (cause, tokens) in &summary.lost_tokens_by_cause {
-        writeln!(out, "  lost to {cause}: {tokens} tokens")?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{fingerprint_lines, push_percent, step_rows, write_fingerprints, write_steps};
+    use super::{fingerprint_lines, write_fingerprints};
+    use crate::core::parallel::Threads;
     use crate::fingerprint::{PlanOptions, plan};
-    use crate::parallel::Threads;
     use crate::render::RenderOptions;
+    use crate::render::cells::push_percent;
+    use crate::render::steps::{step_rows, write_steps};
 
     /// The tables are written in blocks of steps (four long in tests, so that samples span
     /// many) on the plan's threads: on any thread count they are the one-block tables, and the

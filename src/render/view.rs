@@ -1,18 +1,22 @@
-//! `promptc view`: the raw history and the model view, side by side or stacked, and its JSON.
+//! `promptc view`: what a selection shows (the raw history and the model view) and its JSON; the
+//! text form, side by side or stacked, is `view/text.rs`.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{RenderOptions, Tone, human_size, paint, raw_json, write_json};
-use crate::content::preview;
-use crate::model::{Item, RecordKind};
-use crate::normalize::{ModelView, Origin, ViewItem};
-use crate::replay::{HistoryEntry, Observation};
-use crate::sanitize::{escape_line, truncate};
-use crate::session::{SelectError, Session, TurnSelector};
-use crate::shared::Slice;
+use super::{raw_json, write_json};
+use crate::agents::codex::model::RecordKind;
+use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
+use crate::agents::codex::replay::HistoryEntry;
+use crate::core::shared::Slice;
+use crate::core::steps::Observation;
+use crate::{SelectError, Session, TurnSelector};
+
+mod text;
+
+pub use text::write_text_view;
 
 /// What `view` shows: a raw history slice and its model view.
 #[derive(Debug)]
@@ -347,7 +351,7 @@ pub fn write_json_view(
                 _ => None,
             },
             effect: effect.name(),
-            entered_history: *effect == crate::replay::Effect::EnteredHistory,
+            entered_history: *effect == crate::agents::codex::replay::Effect::EnteredHistory,
         })
         .collect();
     let in_scope = |raw_index: usize| scope.shown.contains(&raw_index);
@@ -463,312 +467,4 @@ pub fn write_json_view(
             .collect(),
     };
     write_json(out, &document)
-}
-
-/// The header every text command prints: file, session, turns and steps, warnings.
-pub fn write_header(
-    out: &mut dyn Write,
-    session: &Session,
-    options: &RenderOptions,
-) -> io::Result<()> {
-    let rollout = &session.rollout;
-    let meta = rollout.meta.as_ref();
-    let label = |name: &str| paint(options, Tone::Dim, &format!("{name:<9}"));
-    writeln!(
-        out,
-        "{} {} ({}, era {})",
-        label("file"),
-        escape_line(&rollout.name),
-        rollout.generation.name(),
-        rollout.era()
-    )?;
-    let mut session_line = meta
-        .and_then(|m| m.id.as_deref())
-        .map_or("(no session_meta)".to_string(), |id| {
-            escape_line(id).into_owned()
-        });
-    if let Some(version) = meta.and_then(|m| m.cli_version.as_deref()) {
-        session_line.push_str(&format!("  cli {}", escape_line(version)));
-    }
-    if let Some(forked) = meta.and_then(|m| m.forked_from_id.as_deref()) {
-        session_line.push_str(&format!("  forked from {}", escape_line(forked)));
-    }
-    writeln!(out, "{} {}", label("session"), session_line)?;
-    if let Some(fork) = &session.fork
-        && let Some(parent) = &fork.parent
-    {
-        writeln!(
-            out,
-            "{} {}: the history opens with its {} items before the fork",
-            label("parent"),
-            escape_line(parent),
-            fork.items
-        )?;
-    }
-    let models = session.models();
-    if !models.is_empty() {
-        let models: Vec<_> = models.iter().map(|m| escape_line(m).into_owned()).collect();
-        writeln!(out, "{} {}", label("models"), models.join(", "))?;
-    }
-    writeln!(
-        out,
-        "{} {} turns, {} steps, {} lines read, {} skipped",
-        label("history"),
-        session.replay.turns.len(),
-        session.replay.steps.len(),
-        rollout.records.len(),
-        rollout.skipped.len()
-    )?;
-    for skipped in &rollout.skipped {
-        let column = skipped.column.map(|c| format!(":{c}")).unwrap_or_default();
-        writeln!(
-            out,
-            "{} line {}{}: {}",
-            paint(options, Tone::Warning, "skipped  "),
-            skipped.line,
-            column,
-            escape_line(&skipped.reason)
-        )?;
-    }
-    for (line, note) in &rollout.notes {
-        writeln!(
-            out,
-            "{} line {line}: {}",
-            paint(options, Tone::Warning, "note     "),
-            escape_line(note)
-        )?;
-    }
-    for (line, note) in &session.replay.approximations {
-        writeln!(
-            out,
-            "{} line {line}: {}",
-            paint(options, Tone::Warning, "approx   "),
-            escape_line(note)
-        )?;
-    }
-    Ok(())
-}
-
-/// `turn N step M`, and whether the step is the pending request a resume would send or a
-/// compaction request.
-pub fn step_label(session: &Session, step: usize) -> String {
-    let s = &session.replay.steps[step];
-    let turn = &session.replay.turns[s.turn];
-    let pending = if s.pending {
-        " (pending: what a resume sends next)"
-    } else if s.compaction {
-        " (compaction request: the history, then the checkpoint prompt)"
-    } else {
-        ""
-    };
-    format!("turn {} step {}{pending}", turn.number, s.number)
-}
-
-/// One cell describing an item: kind, role or call id, size, start of text.
-fn item_cell(item: &Item, json: &str, width: usize) -> String {
-    let kind = match (item.type_name.as_ref(), item.role.as_deref()) {
-        ("message", Some(role)) => format!("message/{role}"),
-        (other, _) => other.to_string(),
-    };
-    let tag = item
-        .call_id
-        .as_deref()
-        .map(|c| format!(" {}", escape_line(c)))
-        .unwrap_or_default();
-    let head = format!(
-        "{:<22}{} {}",
-        truncate(&kind, 22),
-        tag,
-        human_size(json.len())
-    );
-    let text = escape_line(&preview(item, json)).into_owned();
-    let room = width.saturating_sub(head.chars().count() + 2);
-    if room < 4 || text.is_empty() {
-        truncate(&head, width).into_owned()
-    } else {
-        format!("{head}  {}", truncate(&text, room))
-    }
-}
-
-/// Write `view` as text.
-pub fn write_text_view(
-    out: &mut dyn Write,
-    session: &Session,
-    scope: &ViewScope,
-    options: &RenderOptions,
-) -> io::Result<()> {
-    write_header(out, session, options)?;
-    if let Some(step) = scope.step {
-        writeln!(
-            out,
-            "{} {}: the request's input",
-            paint(options, Tone::Dim, "showing  "),
-            step_label(session, step)
-        )?;
-    } else if scope.turns.len() == 1 && session.replay.turns.len() > 1 {
-        writeln!(
-            out,
-            "{} items recorded in turn {}",
-            paint(options, Tone::Dim, "showing  "),
-            session.replay.turns[scope.turns[0]].number
-        )?;
-    }
-    writeln!(out)?;
-    let synthetic = scope
-        .view
-        .entries
-        .iter()
-        .filter(|e| matches!(e.origin, Origin::Synthetic { call } if scope.shown.contains(&call)))
-        .count();
-    let dropped = scope
-        .view
-        .dropped
-        .iter()
-        .filter(|d| scope.shown.contains(&d.raw_index))
-        .count();
-    let side_by_side = options.width >= 150;
-    let rows = rows(scope);
-    let raw_title = format!("RAW HISTORY ({} items)", scope.shown.len());
-    let view_title = format!("MODEL VIEW ({} synthetic, {} dropped)", synthetic, dropped);
-    if side_by_side {
-        let column = (options.width - 3) / 2;
-        writeln!(
-            out,
-            "{}",
-            paint(
-                options,
-                Tone::Heading,
-                &format!("{:<column$} | {}", raw_title, view_title)
-            )
-        )?;
-        for row in &rows {
-            let left = row_left(session, scope, row, column);
-            let right = row_right(session, scope, row, column);
-            let left = format!("{left:<column$}");
-            writeln!(
-                out,
-                "{} | {}",
-                paint_row(options, &left, row),
-                paint_row(options, &right, row)
-            )?;
-        }
-    } else {
-        writeln!(out, "{}", paint(options, Tone::Heading, &raw_title))?;
-        for row in rows.iter().filter(|r| r.raw.is_some()) {
-            let text = row_left(session, scope, row, options.width);
-            writeln!(out, "{}", paint_row(options, &text, row))?;
-        }
-        writeln!(out)?;
-        writeln!(out, "{}", paint(options, Tone::Heading, &view_title))?;
-        for row in rows
-            .iter()
-            .filter(|r| r.view.is_some() || r.dropped.is_some())
-        {
-            let text = row_right(session, scope, row, options.width);
-            writeln!(out, "{}", paint_row(options, &text, row))?;
-        }
-    }
-    Ok(())
-}
-
-/// One aligned row: a raw entry and what the model view made of it.
-struct Row {
-    raw: Option<usize>,
-    view: Option<usize>,
-    dropped: Option<&'static str>,
-    synthetic: bool,
-}
-
-fn rows(scope: &ViewScope) -> Vec<Row> {
-    let mut by_raw: Vec<Option<usize>> = vec![None; scope.history.len()];
-    let mut synthetic_after: Vec<Vec<usize>> = vec![Vec::new(); scope.history.len()];
-    for (index, entry) in scope.view.entries.iter().enumerate() {
-        match entry.origin {
-            Origin::Raw(i) => by_raw[i] = Some(index),
-            Origin::Synthetic { call } => synthetic_after[call].push(index),
-        }
-    }
-    let mut dropped: Vec<Option<&'static str>> = vec![None; scope.history.len()];
-    for d in &scope.view.dropped {
-        dropped[d.raw_index] = Some(d.reason.name());
-    }
-    let mut rows = Vec::new();
-    for raw in scope.shown.clone() {
-        rows.push(Row {
-            raw: Some(raw),
-            view: by_raw[raw],
-            dropped: dropped[raw],
-            synthetic: false,
-        });
-        for &view in &synthetic_after[raw] {
-            rows.push(Row {
-                raw: None,
-                view: Some(view),
-                dropped: None,
-                synthetic: true,
-            });
-        }
-    }
-    rows
-}
-
-fn row_left(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> String {
-    match row.raw {
-        None => String::new(),
-        Some(raw) => {
-            let entry = scope.history[raw];
-            let marker = if row.dropped.is_some() {
-                '-'
-            } else if entry.origin != crate::replay::EntryOrigin::File {
-                '~'
-            } else {
-                ' '
-            };
-            let head = format!("{marker}{raw:>4} L{:<5} ", entry.line);
-            let room = width.saturating_sub(head.chars().count());
-            let item = session.item(entry.item);
-            format!(
-                "{head}{}",
-                item_cell(item, session.item_json(entry.item), room)
-            )
-        }
-    }
-}
-
-fn row_right(session: &Session, scope: &ViewScope, row: &Row, width: usize) -> String {
-    if let Some(reason) = row.dropped {
-        let raw = row.raw.unwrap_or(0);
-        return format!("-  dropped raw {raw}: {reason}");
-    }
-    match row.view {
-        None => String::new(),
-        Some(index) => {
-            let entry = &scope.view.entries[index];
-            let origin = match entry.origin {
-                Origin::Raw(i) => scope.history[i].origin,
-                Origin::Synthetic { .. } => crate::replay::EntryOrigin::Summary,
-            };
-            let (marker, label) = match origin {
-                crate::replay::EntryOrigin::File => (' ', ""),
-                crate::replay::EntryOrigin::Summary => ('+', "synthetic "),
-                crate::replay::EntryOrigin::Rebuilt => ('~', "rebuilt "),
-                crate::replay::EntryOrigin::Approximate => ('~', "approx. "),
-                crate::replay::EntryOrigin::Parent => ('^', "parent "),
-            };
-            let head = format!("{marker}{index:>4} {label}");
-            let room = width.saturating_sub(head.chars().count());
-            let item = session.view_item(entry);
-            format!("{head}{}", item_cell(item, session.view_json(entry), room))
-        }
-    }
-}
-
-fn paint_row(options: &RenderOptions, text: &str, row: &Row) -> String {
-    if row.dropped.is_some() {
-        paint(options, Tone::Removed, text)
-    } else if row.synthetic {
-        paint(options, Tone::Added, text)
-    } else {
-        text.to_string()
-    }
 }

@@ -4,9 +4,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::request::{step_row_document, step_rows, steps_heading};
+use super::steps::{step_row_document, step_rows, steps_heading};
 use super::{RenderOptions, Tone, paint};
-use crate::sanitize::escape_line;
+use crate::core::sanitize::escape_line;
 use crate::watch::{Event, Watch, drift};
 
 /// Why the watch started over on a file.
@@ -37,14 +37,14 @@ struct EventDocument<'a, T: Serialize> {
     #[serde(flatten)]
     body: T,
     #[serde(skip_serializing_if = "Option::is_none")]
-    row: Option<super::request::StepRowDocument<'a>>,
+    row: Option<super::steps::StepRowDocument<'a>>,
 }
 
 fn json_line<T: Serialize>(
     out: &mut dyn Write,
     event: &'static str,
     body: T,
-    row: Option<super::request::StepRowDocument<'_>>,
+    row: Option<super::steps::StepRowDocument<'_>>,
 ) -> io::Result<()> {
     let document = EventDocument {
         schema_version: crate::SCHEMA_VERSION,

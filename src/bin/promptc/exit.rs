@@ -40,13 +40,13 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
     let _ = writeln!(
         stderr,
         "error: {}",
-        promptc::sanitize::escape_line(&error.to_string())
+        promptc::core::sanitize::escape_line(&error.to_string())
     );
     for cause in error.chain().skip(1) {
         let _ = writeln!(
             stderr,
             "  caused by: {}",
-            promptc::sanitize::escape_line(&cause.to_string())
+            promptc::core::sanitize::escape_line(&cause.to_string())
         );
     }
     ExitStatus::Error.into()

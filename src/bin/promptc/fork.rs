@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use promptc::model::Rollout;
-use promptc::session::{ForkPoint, Parent, fork_point, parent_prefix};
+use promptc::agents::codex::model::Rollout;
+use promptc::agents::codex::session::{ForkPoint, Parent, fork_point, parent_prefix};
 use promptc::{LoadOptions, Session};
 
 /// Forks of forks are followed this deep; deeper parents are reported as not loaded.
@@ -55,7 +55,11 @@ fn parent(name: &str, point: &ForkPoint, options: LoadOptions, depth: usize) -> 
             Ok(bytes) => bytes,
             Err(e) => return Parent::NotFound(format!("{parent_name}: cannot read: {e}")),
         };
-        return match promptc::parse::load(&parent_name, parent_prefix(&bytes, point), options) {
+        return match promptc::agents::codex::parse::load(
+            &parent_name,
+            parent_prefix(&bytes, point),
+            options,
+        ) {
             Ok(rollout) => Parent::Found(Box::new(session_at_depth(rollout, options, depth + 1))),
             Err(e) => Parent::NotFound(format!("{parent_name}: {e}")),
         };

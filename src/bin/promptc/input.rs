@@ -13,7 +13,9 @@ use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use crate::env;
 use promptc::LoadOptions;
 
-use promptc::discover::{RolloutName, id_matches, is_id_query, newest_first, parse_file_name};
+use promptc::agents::codex::discover::{
+    RolloutName, id_matches, is_id_query, newest_first, parse_file_name,
+};
 
 /// Zstandard frame magic number, little-endian 0xFD2FB528.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
@@ -31,7 +33,10 @@ const MAX_CANDIDATES_SHOWN: usize = 10;
 /// reads, a piece at a time, never held whole and never mapped: a file truncated or rewritten
 /// while promptc reads it gives the lines read, where a map's missing pages would end the
 /// process with SIGBUS. Standard input, a pipe and zstd data are read whole first.
-pub fn load(argument: &str, options: LoadOptions) -> anyhow::Result<promptc::model::Rollout> {
+pub fn load(
+    argument: &str,
+    options: LoadOptions,
+) -> anyhow::Result<promptc::agents::codex::model::Rollout> {
     if argument == "-" {
         let stdin = std::io::stdin().lock();
         return load_whole(argument, stdin, options, || {
@@ -56,7 +61,7 @@ pub fn load(argument: &str, options: LoadOptions) -> anyhow::Result<promptc::mod
         return load_whole(&name, file, options, cannot_read);
     }
     let read = |offset: u64, buffer: &mut [u8]| read_at(&file, offset, buffer);
-    Ok(promptc::parse::load_at(
+    Ok(promptc::agents::codex::parse::load_at(
         &name,
         metadata.len(),
         &read,
@@ -71,11 +76,11 @@ fn load_whole(
     mut reader: impl Read,
     options: LoadOptions,
     cannot_read: impl Fn() -> String,
-) -> anyhow::Result<promptc::model::Rollout> {
+) -> anyhow::Result<promptc::agents::codex::model::Rollout> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).with_context(&cannot_read)?;
     let bytes = decompress_if_zstd(bytes).with_context(&cannot_read)?;
-    Ok(promptc::parse::load(name, &bytes, options)?)
+    Ok(promptc::agents::codex::parse::load(name, &bytes, options)?)
 }
 
 /// One positioned read (again when interrupted): the file's offset is left alone, so threads
@@ -225,7 +230,7 @@ fn walk(dir: &Path, recurse: bool, archived: bool, found: &mut Vec<Rollout>) -> 
         let Some(file_name) = file_name.to_str() else {
             continue;
         };
-        if !promptc::discover::is_rollout_file_name(file_name) {
+        if !promptc::agents::codex::discover::is_rollout_file_name(file_name) {
             continue;
         }
         if kind.is_symlink() && !path.is_file() {

@@ -99,7 +99,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         let _ = writeln!(
             std::io::stderr(),
             "wrote baseline {} ({} rollouts)",
-            promptc::sanitize::escape_line(&path.display().to_string()),
+            promptc::core::sanitize::escape_line(&path.display().to_string()),
             new_baseline.rollouts.len()
         );
     }

@@ -4,11 +4,11 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use promptc::claude::cache::{Step, steps};
-use promptc::claude::load::Transcript;
-use promptc::claude::thread::Conversation;
-use promptc::claude::wire::{Given, compile};
-use promptc::claude::{conversation, load};
+use promptc::agents::claude::cache::{Step, steps};
+use promptc::agents::claude::load::Transcript;
+use promptc::agents::claude::thread::Conversation;
+use promptc::agents::claude::wire::{Given, compile};
+use promptc::agents::claude::{conversation, load};
 use promptc::render::claude::{write_compile, write_diff, write_fingerprints, write_steps};
 
 use crate::cli::{
@@ -34,7 +34,7 @@ pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
     }
     let mut head = Vec::new();
     file.take(HEAD).read_to_end(&mut head).ok();
-    Ok((promptc::claude::is_transcript(&head) == Some(true)).then_some(path))
+    Ok((promptc::agents::claude::is_transcript(&head) == Some(true)).then_some(path))
 }
 
 /// Load a transcript, a warning on stderr for every skipped line.
@@ -49,10 +49,10 @@ pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
         let _ = writeln!(
             stderr,
             "warning: {}:{}{column}: skipped: {} (near: {})",
-            promptc::sanitize::escape_line(&name),
+            promptc::core::sanitize::escape_line(&name),
             s.line,
-            promptc::sanitize::escape_line(&s.reason),
-            promptc::sanitize::escape_line(&s.excerpt),
+            promptc::core::sanitize::escape_line(&s.reason),
+            promptc::core::sanitize::escape_line(&s.excerpt),
         );
     }
     let c = conversation(&t);
@@ -141,7 +141,7 @@ pub fn run_diff(
 ) -> anyhow::Result<ExitStatus> {
     let (ta, ca) = load_file(a)?;
     let (tb, cb) = load_file(b)?;
-    let d = promptc::claude::compare::diff(&ta, &ca, &tb, &cb);
+    let d = promptc::agents::claude::compare::diff(&ta, &ca, &tb, &cb);
     let json = args.format.format() == Format::Json;
     with_stdout(|out| write_diff(out, &ta, &tb, &d, json, &context.stdout))?;
     Ok(if d.unexpected() > 0 {
@@ -157,7 +157,7 @@ pub type Located = (promptc::check::Finding, Option<(usize, usize)>);
 /// `check`'s findings for one Claude Code transcript, and its requests.
 pub fn check_file(path: &Path) -> anyhow::Result<(usize, Vec<Located>)> {
     let (t, c) = load_file(path)?;
-    let (requests, failures) = promptc::claude::compare::check(&t, &c);
+    let (requests, failures) = promptc::agents::claude::compare::check(&t, &c);
     let findings = failures
         .into_iter()
         .map(|f| {
@@ -190,16 +190,16 @@ pub fn run_fingerprint(
     let printed: Vec<_> = chosen
         .into_iter()
         .map(|s| {
-            let fp = (s.kind == promptc::claude::thread::RequestKind::Sampling && !s.copied).then(
-                || {
-                    promptc::claude::fingerprint::fingerprint(&compile(
+            let fp = (s.kind == promptc::agents::claude::thread::RequestKind::Sampling
+                && !s.copied)
+                .then(|| {
+                    promptc::agents::claude::fingerprint::fingerprint(&compile(
                         &t,
                         &c,
                         &c.requests[s.request],
                         &given,
                     ))
-                },
-            );
+                });
             (s, fp)
         })
         .collect();

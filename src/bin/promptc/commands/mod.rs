@@ -20,7 +20,7 @@ use crate::cli::{Cli, Command, InputArgs};
 use crate::exit::ExitStatus;
 use crate::term::{self, Stream};
 use promptc::Session;
-use promptc::parallel::Threads;
+use promptc::core::parallel::Threads;
 use promptc::render::RenderOptions;
 
 /// What every command gets: rendering decisions for stdout and stderr.
@@ -113,11 +113,11 @@ pub fn warn_skipped(session: &Session, which: std::ops::Range<usize>, context: &
         let _ = writeln!(
             stderr,
             "{label}: {}:{}{}: skipped: {} (near: {})",
-            promptc::sanitize::escape_line(&session.rollout.name),
+            promptc::core::sanitize::escape_line(&session.rollout.name),
             skipped.line,
             column,
-            promptc::sanitize::escape_line(&skipped.reason),
-            promptc::sanitize::escape_line(&skipped.excerpt),
+            promptc::core::sanitize::escape_line(&skipped.reason),
+            promptc::core::sanitize::escape_line(&skipped.excerpt),
         );
     }
 }
@@ -145,7 +145,7 @@ pub fn plan_options(
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("{}: cannot read", path.display()))?;
             Some(
-                promptc::compile::parse_tools(&text)
+                promptc::agents::codex::compile::parse_tools(&text)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
             )
         }

@@ -10,7 +10,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
 use crate::input;
-use promptc::discover::parse_file_name;
+use promptc::agents::codex::discover::parse_file_name;
 use promptc::pricing::PriceTable;
 use promptc::report::{Notes, ReportOptions, SessionUsage, Skipped};
 
@@ -32,7 +32,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     }
     let files = find(&args)?;
     let progress = progress_bar(files.len(), args.format);
-    let read = promptc::parallel::map(files.len(), crate::commands::threads(), |index| {
+    let read = promptc::core::parallel::map(files.len(), crate::commands::threads(), |index| {
         let usage = read_usage(&files[index]);
         if let Some(bar) = &progress {
             bar.inc(1);
@@ -175,7 +175,7 @@ fn read_usage(path: &Path) -> Result<SessionUsage, String> {
         keep_item_json: false,
         ..promptc::LoadOptions::default()
     };
-    let rollout = promptc::parse::load(&name, &bytes, options).map_err(|e| {
+    let rollout = promptc::agents::codex::parse::load(&name, &bytes, options).map_err(|e| {
         let message = e.to_string();
         message
             .strip_prefix(&format!("{name}: "))
@@ -215,8 +215,8 @@ fn warn_skipped(notes: &Notes, context: &Context) {
         let _ = writeln!(
             stderr,
             "{label}: {}: skipped: {}",
-            promptc::sanitize::escape_line(&skipped.path),
-            promptc::sanitize::escape_line(&skipped.reason)
+            promptc::core::sanitize::escape_line(&skipped.path),
+            promptc::core::sanitize::escape_line(&skipped.reason)
         );
     }
 }

@@ -9,9 +9,10 @@ use crate::cli::{Format, SessionsArgs};
 use crate::commands::{Context, threads, with_stdout};
 use crate::exit::ExitStatus;
 use crate::input::{self, Rollout};
-use promptc::discover::{SessionSummary, summarize, unique_prefix_len};
+use promptc::agents::codex::discover::{SessionSummary, summarize};
+use promptc::core::ids::unique_prefix_len;
+use promptc::core::sanitize::{escape_line, truncate};
 use promptc::render::{RenderOptions, Tone, human_size, paint, write_json};
-use promptc::sanitize::{escape_line, truncate};
 
 pub fn run(args: SessionsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let home = match args.codex_home {
@@ -62,7 +63,7 @@ impl Row {
 
 /// Read and summarize every rollout, in order, on all available cores.
 fn summarize_all(rollouts: Vec<Rollout>) -> Vec<Row> {
-    let read = promptc::parallel::map(rollouts.len(), threads(), |index| {
+    let read = promptc::core::parallel::map(rollouts.len(), threads(), |index| {
         read_summary(&rollouts[index].path)
     });
     rollouts

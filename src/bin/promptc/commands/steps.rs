@@ -3,7 +3,7 @@
 use crate::cli::{Format, StepsArgs};
 use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
-use promptc::render::request::write_steps;
+use promptc::render::steps::write_steps;
 
 pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {

@@ -171,7 +171,8 @@ impl Followed {
                 threads: threads(),
                 ..promptc::LoadOptions::default()
             };
-            let rollout = promptc::parse::load(name, bytes, options).map_err(|e| e.to_string())?;
+            let rollout = promptc::agents::codex::parse::load(name, bytes, options)
+                .map_err(|e| e.to_string())?;
             Ok(crate::fork::session(rollout, options))
         });
         Followed {

@@ -1,0 +1,53 @@
+//! What every agent's loader says of the lines it reads: a line it could not use, the excerpt
+//! that names it, and the time a line records.
+
+/// A line promptc could not use, and why.
+#[derive(Debug, Clone)]
+pub struct SkippedLine {
+    pub line: usize,
+    /// 1-based column of a JSON error, when there is one.
+    pub column: Option<usize>,
+    pub reason: String,
+    /// A short, escaped-on-render start of the line.
+    pub excerpt: String,
+}
+
+const EXCERPT_CHARS: usize = 60;
+
+/// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a
+/// window of the line, so a 100 MB line costs no more than a short one.
+pub fn excerpt(line: &[u8], column: Option<usize>) -> String {
+    const WINDOW: usize = EXCERPT_CHARS * 4;
+    let center = column.unwrap_or(1).saturating_sub(1).min(line.len());
+    let start = center.saturating_sub(WINDOW / 2);
+    let end = (start + WINDOW).min(line.len());
+    let window = String::from_utf8_lossy(&line[start..end]);
+    let chars: Vec<char> = window.chars().collect();
+    // Keep EXCERPT_CHARS characters around the column's position in the window.
+    let center_chars = String::from_utf8_lossy(&line[start..center])
+        .chars()
+        .count();
+    let from = if column.is_some() {
+        center_chars.saturating_sub(EXCERPT_CHARS / 2)
+    } else {
+        0
+    };
+    let to = (from + EXCERPT_CHARS).min(chars.len());
+    let from = to.saturating_sub(EXCERPT_CHARS).min(from);
+    let mut out = String::new();
+    if start > 0 || from > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[from..to]);
+    if end < line.len() || to < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// Whole seconds since the Unix epoch of an RFC 3339 timestamp, as the agents write them
+/// (`2025-11-17T21:32:46.911Z`).
+pub fn unix_seconds(timestamp: &str) -> Option<i64> {
+    let timestamp: jiff::Timestamp = timestamp.parse().ok()?;
+    Some(timestamp.as_second())
+}

@@ -1,0 +1,59 @@
+//! Which steps of A and B are compared: aligned turns, or a fork's first request against its
+//! parent's last before the fork point.
+
+use crate::{AgentSession, Session};
+
+/// Align steps: by turn id where both rollouts have them, else by turn and step number.
+pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
+    let a_turns = &a.replay.turns;
+    let b_turns = &b.replay.turns;
+    let by_id = !a_turns.is_empty()
+        && a_turns.iter().all(|t| t.turn_id.is_some())
+        && b_turns.iter().all(|t| t.turn_id.is_some());
+    // The k-th turn with an id pairs with the k-th turn with that id in B, so a file that
+    // repeats a turn id still aligns one to one.
+    let mut b_by_id: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    for (index, turn) in b_turns.iter().enumerate() {
+        if let Some(id) = turn.turn_id.as_deref() {
+            b_by_id.entry(id).or_default().push_back(index);
+        }
+    }
+    let mut pairs = Vec::new();
+    for (index, turn) in a_turns.iter().enumerate() {
+        let other = if by_id {
+            turn.turn_id
+                .as_deref()
+                .and_then(|id| b_by_id.get_mut(id))
+                .and_then(|queue| queue.pop_front())
+                .map(|b| &b_turns[b])
+        } else {
+            b_turns.get(index)
+        };
+        if let Some(other) = other {
+            pairs.extend(turn.steps.iter().copied().zip(other.steps.iter().copied()));
+        }
+    }
+    pairs
+}
+
+/// When B is a fork of A (it names A's id as its parent): A's last step before the fork point
+/// (the parent lines the fork took, or A's last step when its parent was not loaded).
+pub(super) fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
+    let a_id = a.id()?;
+    let parent = b.forked_from()?;
+    // B's first request is held to A's: without one (a fork that never asked), nothing is.
+    if a_id != parent || a.replay.steps.is_empty() || b.replay.steps.is_empty() {
+        return None;
+    }
+    let last = a.replay.steps.len() - 1;
+    Some(match &b.fork {
+        Some(link) if link.parent.is_some() => a
+            .replay
+            .steps
+            .iter()
+            .rposition(|s| s.line <= link.parent_lines)
+            .unwrap_or(last),
+        _ => last,
+    })
+}

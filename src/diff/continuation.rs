@@ -1,0 +1,122 @@
+//! A resume's or fork's first request against the request of A it should extend: the
+//! components before the input as for aligned steps, settings whose change the request does not
+//! show, then whether the input extends A's.
+
+use super::input::{input_drift, pretty_items};
+use super::{Drift, DriftClass, Side, components, drift, shared_items};
+use crate::AgentSession;
+
+/// What breaks the prefix between A's request `a` and B's request `b` that should extend it (B
+/// resumes or forks A), or what B appends as expected.
+pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> {
+    // The components before the input, as for aligned steps; the input is held to "extends".
+    let mut out: Vec<Drift> = components::compare(a, b)
+        .into_iter()
+        .filter(|d| d.component != "input")
+        .collect();
+    let tag = |mut d: Drift| {
+        d.detail = format!("{label}: {}", d.detail);
+        d
+    };
+    out = out.into_iter().map(tag).collect();
+    // Settings that feed parts of the request the session does not record: the agent says which.
+    for change in a.session.setting_changes(a.step, b.session, b.step) {
+        if let Some(part) = a.session.unrecorded_part(change.field) {
+            let mut d = drift(
+                DriftClass::changed(part),
+                part.name(),
+                &a,
+                &b,
+                format!(
+                    "{label}: {}: {} → {} ({})",
+                    change.field,
+                    change.before,
+                    change.after,
+                    a.session.setting_effect(change.field)
+                ),
+            );
+            d.evidence = Some((change.before, change.after));
+            out.push(d);
+        }
+    }
+    let prev_len = a.input_len();
+    let lcp = shared_items(&a, &b);
+    if lcp < prev_len {
+        if let Some(d) = input_drift(&a, &b) {
+            out.push(tag(d));
+        }
+        return out;
+    }
+    if !out.is_empty() {
+        // What broke the prefix is the finding; context appended with it is its consequence.
+        return out;
+    }
+    // The prefix is intact: what follows A's input is A's response output, then B's new input.
+    // Context messages there (an AGENTS.md or environment update) are an expected append.
+    let view = b.view();
+    let mut k = prev_len;
+    while k < view.len() && b.session.view_item(&view[k]).is_model_output() {
+        k += 1;
+    }
+    let start = k;
+    while k < view.len() && b.session.is_context_entry(&view[k]) {
+        k += 1;
+    }
+    if k > start {
+        let mut d = drift(
+            DriftClass::ContextAppended,
+            "input",
+            &a,
+            &b,
+            format!(
+                "{label} appends {} context item(s) at input item {start}",
+                k - start
+            ),
+        );
+        d.input_index = Some(start);
+        d.evidence = Some((String::new(), pretty_items(b.session, view.slice(start..k))));
+        out.push(d);
+    }
+    out
+}
+
+/// B continues A from its step `before` (paired with A's `a`) to `after` across a reset (a
+/// rollback or a compaction): its next request does not extend A's last one, as expected.
+pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Drift> {
+    let class = reset_class(&before, &after)?;
+    let mut d = drift(
+        class,
+        "input",
+        &a,
+        &after,
+        format!(
+            "B continues A after a {}: its next request does not extend A's last one",
+            if class == DriftClass::Rollback {
+                "rollback"
+            } else {
+                "compaction"
+            }
+        ),
+    );
+    d.input_index = Some(shared_items(&before, &after));
+    Some(d)
+}
+
+/// A reset between two steps of the same session: a rollback or a compaction.
+fn reset_class(before: &Side<'_>, after: &Side<'_>) -> Option<DriftClass> {
+    let (e1, e2) = (before.epoch(), after.epoch());
+    if e1 == e2 {
+        return None;
+    }
+    if after
+        .session
+        .replay
+        .checkpoints
+        .iter()
+        .any(|c| c.epoch > e1 && c.epoch <= e2)
+    {
+        Some(DriftClass::Compaction)
+    } else {
+        Some(DriftClass::Rollback)
+    }
+}
