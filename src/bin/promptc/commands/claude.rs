@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use promptc::agents::claude::cache::{Step, steps};
+use promptc::agents::claude::conversation;
 use promptc::agents::claude::load::Transcript;
 use promptc::agents::claude::thread::Conversation;
 use promptc::agents::claude::wire::{Given, compile};
-use promptc::agents::claude::{conversation, load};
 use promptc::render::claude::{write_compile, write_diff, write_fingerprints, write_steps};
 
 use crate::cli::{
@@ -37,11 +37,25 @@ pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
     Ok((promptc::agents::claude::is_transcript(&head) == Some(true)).then_some(path))
 }
 
-/// Load a transcript, a warning on stderr for every skipped line.
+/// Load a transcript a piece at a time (the file is never held whole: only what its lines
+/// say), a warning on stderr for every skipped line.
 pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| format!("{name}: cannot read"))?;
-    let t = load(&name, &bytes)?;
+    let cannot_read = || format!("{name}: cannot read");
+    let mut file = std::fs::File::open(path).with_context(cannot_read)?;
+    let mut loader = promptc::agents::claude::load::Loader::new(&name);
+    let mut piece = vec![0; 1 << 20];
+    loop {
+        let read = match file.read(&mut piece) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => other.with_context(cannot_read)?,
+        };
+        if read == 0 {
+            break;
+        }
+        loader.push(&piece[..read]);
+    }
+    let t = loader.finish()?;
     let mut stderr = std::io::stderr().lock();
     for s in &t.skipped {
         use std::io::Write as _;
