@@ -180,6 +180,9 @@ pub struct Baseline {
     #[serde(default = "hash_of_unmarked_baselines")]
     pub fingerprint_hash: String,
     pub rollouts: BTreeMap<String, Vec<BaselineStep>>,
+    /// Claude Code transcripts, by file: their own fingerprints' parts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub transcripts: BTreeMap<String, Vec<crate::agents::claude::fingerprint::BaselineStep>>,
 }
 
 fn hash_of_unmarked_baselines() -> String {
@@ -193,6 +196,7 @@ impl Baseline {
             schema_version: crate::SCHEMA_VERSION,
             fingerprint_hash: crate::fingerprint::HASH_NAME.to_string(),
             rollouts: BTreeMap::new(),
+            transcripts: BTreeMap::new(),
         }
     }
 

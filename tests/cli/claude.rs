@@ -450,3 +450,45 @@ fn view_shows_the_lines_beside_the_messages_sent() {
     assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
     assert_eq!(view["model_view"][1]["lines"], serde_json::json!([5]));
 }
+
+/// Baselines hold Claude Code transcripts beside Codex rollouts: written once, a rerun passes,
+/// and a transcript whose requests changed fails naming what changed.
+#[test]
+fn baselines_hold_claude_transcripts() {
+    let dir = std::env::temp_dir().join(format!("promptc-claude-baseline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let baseline = dir.join("baseline.json");
+    let transcript = dir.join("session.jsonl");
+    let original = std::fs::read_to_string(root().join(fixture("claude_md_edit_2.1.100"))).unwrap();
+    std::fs::write(&transcript, &original).unwrap();
+    let (b, t) = (baseline.to_str().unwrap(), transcript.to_str().unwrap());
+    let codex = "fixtures/rollouts/era_b_steps.jsonl";
+    let written = run(&["check", "--baseline", b, "--update-baseline", t, codex]);
+    assert_eq!(
+        code(&written),
+        0,
+        "{}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    assert_eq!(saved["transcripts"][t].as_array().map(Vec::len), Some(4));
+    assert_eq!(saved["rollouts"][codex].as_array().map(Vec::len), Some(3));
+    assert_eq!(code(&run(&["check", "--baseline", b, t, codex])), 0);
+    // The resumed run with another model: its two requests change model (and so the prefix).
+    let switched: String = original
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i >= 8 { l.replace("claude-sonnet-4-6", "claude-opus-4-6") } else { l.to_string() } + "\n")
+        .collect();
+    std::fs::write(&transcript, switched).unwrap();
+    let report = json(&["check", "--format", "json", "--baseline", b, t]);
+    std::fs::remove_dir_all(&dir).ok();
+    let names: Vec<&str> = report["rollouts"][0]["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["baseline:model_switch"], "{report}");
+    assert_eq!(report["rollouts"][0]["failures"][0]["turn"], 2);
+}

@@ -9,9 +9,11 @@
 //! role and the block), so two requests share their first `k` blocks exactly when their chains
 //! agree at `k`; `request` hashes `model=…\ntools=…\nsystem=…\nparams=…\nmessages=…\n`.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::wire::Compiled;
+use crate::check::Finding;
 use crate::core::hash::{Hash, hash, hex};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,4 +112,108 @@ pub fn fingerprint(compiled: &Compiled) -> Fingerprint {
         blocks,
         unknown,
     }
+}
+
+/// One request of a transcript in a `check` baseline: where it is and its fingerprint's parts,
+/// as `fingerprint --format json` writes them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BaselineStep {
+    pub turn: usize,
+    pub step: usize,
+    pub request: String,
+    pub model: Option<String>,
+    pub tools: Option<String>,
+    pub system: Option<String>,
+    pub params: String,
+    pub messages: String,
+    pub blocks: usize,
+    #[serde(default)]
+    pub unknown: Vec<String>,
+}
+
+impl BaselineStep {
+    pub fn new(turn: usize, step: usize, f: &Fingerprint) -> BaselineStep {
+        BaselineStep {
+            turn,
+            step,
+            request: f.request.clone(),
+            model: f.model.clone(),
+            tools: f.tools.clone(),
+            system: f.system.clone(),
+            params: f.params.clone(),
+            messages: f.messages.clone(),
+            blocks: f.blocks,
+            unknown: f.unknown.clone(),
+        }
+    }
+}
+
+/// A transcript's requests against its baseline: one finding per drift class, at the first
+/// request that shows it (`baseline:model_switch`, `tools_changed`, `system_changed`,
+/// `params_changed`, `messages_changed`, `steps_changed`).
+pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    let mut push = |class: &str, step: usize, detail: String| {
+        let name = format!("baseline:{class}");
+        if !out.iter().any(|f| f.name == name) {
+            out.push(Finding {
+                name,
+                step: Some(step),
+                detail,
+            });
+        }
+    };
+    for (k, (e, a)) in expected.iter().zip(actual).enumerate() {
+        if e == a {
+            continue;
+        }
+        let at = format!("turn {} step {}", a.turn, a.step);
+        if (e.turn, e.step) != (a.turn, a.step) {
+            push(
+                "steps_changed",
+                k,
+                format!("request {k} was turn {} step {}, now {at}", e.turn, e.step),
+            );
+            continue;
+        }
+        let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        if e.model != a.model {
+            push(
+                "model_switch",
+                k,
+                format!("{at}: model {} -> {}", shown(&e.model), shown(&a.model)),
+            );
+        }
+        if e.tools != a.tools {
+            push("tools_changed", k, format!("{at}: tools changed"));
+        }
+        if e.system != a.system {
+            push("system_changed", k, format!("{at}: system blocks changed"));
+        }
+        if e.params != a.params {
+            push("params_changed", k, format!("{at}: parameters changed"));
+        }
+        if e.messages != a.messages {
+            push(
+                "messages_changed",
+                k,
+                format!(
+                    "{at}: messages changed ({} blocks, was {})",
+                    a.blocks, e.blocks
+                ),
+            );
+        }
+    }
+    if expected.len() != actual.len() {
+        push(
+            "steps_changed",
+            expected.len().min(actual.len()),
+            format!(
+                "{} requests, the baseline has {}",
+                actual.len(),
+                expected.len()
+            ),
+        );
+    }
+    out
 }

@@ -31,13 +31,17 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let mut new_baseline = Baseline::new();
     for rollout in &args.rollouts {
         if let Some(path) = crate::commands::claude::detect(rollout)? {
-            let (steps, mut findings) = crate::commands::claude::check_file(&path)?;
-            if baseline.is_some() || args.update_baseline {
+            let expected = baseline.as_ref().map(|b| b.transcripts.get(rollout));
+            let (steps, mut findings, entries) =
+                crate::commands::claude::check_file(&path, expected.flatten().map(Vec::as_slice))?;
+            if expected.is_some_and(|e| e.is_none()) {
                 findings.push((
                     promptc::check::Finding {
-                        name: "baseline:unsupported".into(),
+                        name: "baseline:missing".into(),
                         step: None,
-                        detail: "baselines do not hold Claude Code transcripts yet".into(),
+                        detail:
+                            "this transcript is not in the baseline (run with --update-baseline)"
+                                .into(),
                     },
                     None,
                 ));
@@ -47,6 +51,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 steps,
                 findings,
             });
+            new_baseline.transcripts.insert(rollout.clone(), entries);
             continue;
         }
         let session = load(

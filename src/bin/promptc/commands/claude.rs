@@ -168,11 +168,20 @@ pub fn run_diff(
 /// A finding of `check`, with the turn and step it is about.
 pub type Located = (promptc::check::Finding, Option<(usize, usize)>);
 
-/// `check`'s findings for one Claude Code transcript, and its requests.
-pub fn check_file(path: &Path) -> anyhow::Result<(usize, Vec<Located>)> {
+/// `check`'s findings for one Claude Code transcript (held to `baseline` when one is given),
+/// its requests, and its baseline entries.
+pub fn check_file(
+    path: &Path,
+    baseline: Option<&[promptc::agents::claude::fingerprint::BaselineStep]>,
+) -> anyhow::Result<(
+    usize,
+    Vec<Located>,
+    Vec<promptc::agents::claude::fingerprint::BaselineStep>,
+)> {
+    use promptc::agents::claude::fingerprint::{BaselineStep, compare_baseline, fingerprint};
     let (t, c) = load_file(path)?;
     let (requests, failures) = promptc::agents::claude::compare::check(&t, &c);
-    let findings = failures
+    let mut findings: Vec<Located> = failures
         .into_iter()
         .map(|f| {
             (
@@ -185,7 +194,27 @@ pub fn check_file(path: &Path) -> anyhow::Result<(usize, Vec<Located>)> {
             )
         })
         .collect();
-    Ok((requests, findings))
+    let rows: Vec<Step> = steps(&t, &c, &c.shown_thread())
+        .into_iter()
+        .filter(|s| s.kind == promptc::agents::claude::thread::RequestKind::Sampling && !s.copied)
+        .collect();
+    let entries: Vec<BaselineStep> = rows
+        .iter()
+        .map(|s| {
+            let compiled = compile(&t, &c, &c.requests[s.request], &Given::default());
+            BaselineStep::new(s.turn, s.step, &fingerprint(&compiled))
+        })
+        .collect();
+    if let Some(expected) = baseline {
+        for finding in compare_baseline(expected, &entries) {
+            let at = finding
+                .step
+                .and_then(|k| rows.get(k))
+                .map(|s| (s.turn, s.step));
+            findings.push((finding, at));
+        }
+    }
+    Ok((requests, findings, entries))
 }
 
 pub fn run_fingerprint(
