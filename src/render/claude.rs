@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::{RenderOptions, Tone, paint, write_json};
 use crate::agents::claude::cache::{Step, Verdict};
 use crate::agents::claude::load::Transcript;
+use crate::agents::claude::load::Usage;
 use crate::agents::claude::thread::{Conversation, RequestKind, ThreadKey};
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
@@ -167,13 +168,14 @@ fn summary(steps: &[Step]) -> Summary {
         .filter(|s| !s.copied)
         .filter_map(|s| s.usage)
         .collect();
-    let prompt: u64 = used.iter().map(|u| u.prompt_tokens()).sum();
-    let read: u64 = used.iter().map(|u| u.cache_read_input_tokens).sum();
+    let total = |f: fn(&Usage) -> u64| used.iter().map(f).fold(0u64, u64::saturating_add);
+    let prompt = total(Usage::prompt_tokens);
+    let read = total(|u| u.cache_read_input_tokens);
     Summary {
         requests: steps.iter().filter(|s| !s.copied).count(),
         prompt_tokens: prompt,
         cache_read_input_tokens: read,
-        cache_creation_input_tokens: used.iter().map(|u| u.cache_creation_input_tokens).sum(),
+        cache_creation_input_tokens: total(|u| u.cache_creation_input_tokens),
         hit_rate: (prompt > 0).then(|| round3(read as f64 / prompt as f64)),
     }
 }

@@ -350,5 +350,10 @@ pub fn write_view(
             )?;
         }
     }
+    // What the messages may hold beyond these (1.0.x `claude -p`'s repeated tool turn).
+    for u in compiled.unknown.iter().filter(|u| u.part == "messages") {
+        let line = format!("?        {}", escape_line(&u.reason));
+        writeln!(out, "{}", paint(options, Tone::Warning, &line))?;
+    }
     Ok(())
 }

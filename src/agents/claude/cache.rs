@@ -39,6 +39,12 @@ pub enum Verdict {
     ProviderMiss,
     /// The backend reports no cache counts: nothing can be said of its cache.
     NoCacheFields,
+    /// The response records no usage (or none that could be read): nothing to judge.
+    NoUsage,
+    /// 1.0.x under `claude -p` sends the previous request's last tool turn twice, and this
+    /// request once: the prefix breaks at the first copy (recorded in 1.0.30's cases). The
+    /// transcript does not say the session was run that way; the read says it.
+    RepeatedToolTurn,
     /// The thread's first request in this file, its history written by requests another file
     /// records (a resume copied it, or a fork): the prefix they wrote should be read, its size
     /// is not in this file.
@@ -58,6 +64,8 @@ impl Verdict {
             Verdict::UnrecordedChange { .. } => "unrecorded_change",
             Verdict::ProviderMiss => "provider_miss",
             Verdict::NoCacheFields => "no_cache_fields",
+            Verdict::NoUsage => "no_usage",
+            Verdict::RepeatedToolTurn => "repeated_tool_turn",
             Verdict::EarlierFile => "earlier_file",
         }
     }
@@ -95,6 +103,8 @@ impl Verdict {
             ),
             Verdict::ProviderMiss => "read less than the prefix predicts, every part of it recorded".into(),
             Verdict::NoCacheFields => "the backend reports no cache counts".into(),
+            Verdict::NoUsage => "the response records no usage".into(),
+            Verdict::RepeatedToolTurn => "read less than the previous request wrote: 1.0.x run as `claude -p` sends the last tool turn twice, then once, which breaks the prefix at the first copy".into(),
             Verdict::EarlierFile => "the history was sent before by requests another file records: their prefix should be read".into(),
         }
     }
@@ -137,9 +147,10 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
     let mut memo = LineBlocks::default();
     let mut out: Vec<Step> = Vec::new();
     // The previous sampling request: its blocks, model, usage and time.
-    let mut previous: Option<(Vec<Block>, String, Option<Usage>, i64)> = None;
+    let mut previous: Option<Previous> = None;
     let mut compacted = false;
     let (mut turn, mut step) = (0, 0);
+    let mut last_time = 0;
     // The first response of the thread: a request after it has history another request sent.
     let first_response = c
         .responses
@@ -192,10 +203,12 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
         }
         let response = &c.responses[request.response.expect("a sampling request has a response")];
         let model = response.model.as_deref().unwrap_or("").to_string();
+        // A line without a time is taken at the previous one's (never at the epoch).
         let now = timestamp
             .as_deref()
             .and_then(crate::core::lines::unix_seconds)
-            .unwrap_or(0);
+            .unwrap_or(last_time);
+        last_time = now;
         let lookup = sim.request(&model, &blocks, now);
         let usage = response.usage;
         let history_before =
@@ -229,7 +242,14 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
             verdict: Some(verdict),
             copied: false,
         });
-        previous = Some((blocks, model, usage, now));
+        previous = Some(Previous {
+            blocks,
+            model,
+            usage,
+            time: now,
+            // 1.0.x under `claude -p` may have sent this request's last tool turn twice.
+            repeat_possible: build == Build::V1_0_30 && !c.answers_prompt(t, request),
+        });
         compacted = false;
     }
     out
@@ -278,10 +298,12 @@ pub fn compiled_blocks(compiled: &Compiled) -> Vec<Block> {
     blocks
 }
 
-/// Each line's content blocks, hashed once (with the role of the line).
+/// Each line's content blocks, hashed once (with the role of the line), and 2.1.100's
+/// newline-ended block before a line, once per line.
 #[derive(Default)]
 pub struct LineBlocks {
     lines: foldhash::HashMap<usize, Vec<Hash>>,
+    newline: foldhash::HashMap<(usize, usize), Option<Hash>>,
 }
 
 impl LineBlocks {
@@ -327,7 +349,10 @@ pub fn rule_blocks(
                 && n > 0
                 && !line.is_empty()
                 && let Some(last) = blocks.last_mut()
-                && let Some(fixed) = newline_fixed(t, &m.lines[..n], i)
+                && let Some(fixed) = *memo
+                    .newline
+                    .entry((m.lines[n - 1], i))
+                    .or_insert_with(|| newline_fixed(t, &m.lines[..n], i))
             {
                 *last = fixed;
             }
@@ -341,16 +366,6 @@ pub fn rule_blocks(
                 |&i| matches!(&t.lines[i].kind, LineKind::Attachment(a) if a.rendered.is_none()),
             );
         messages.push((blocks, user, context));
-    }
-    if build == Build::V1_0_30 && messages.len() >= 2 {
-        let (call, result) = (&messages[messages.len() - 2], &messages[messages.len() - 1]);
-        if !call.1 && result.1 && ends_tool_turn(t, &history) {
-            let repeat = [
-                (call.0.clone(), false, false),
-                (result.0.clone(), true, false),
-            ];
-            messages.extend(repeat);
-        }
     }
     let marked = if build >= Build::V2_1_100 { 1 } else { 2 };
     let first_marked = messages.len().saturating_sub(marked);
@@ -424,7 +439,7 @@ fn newline_fixed(t: &Transcript, before: &[usize], i: usize) -> Option<Hash> {
 }
 
 /// The history ends with a call's results (the request after a tool turn).
-fn ends_tool_turn(t: &Transcript, history: &super::thread::History) -> bool {
+pub fn ends_tool_turn(t: &Transcript, history: &super::thread::History) -> bool {
     let [.., call, result] = history.messages.as_slice() else {
         return false;
     };
@@ -463,6 +478,29 @@ fn first_prompt_of(t: &Transcript, history: &super::thread::History) -> String {
     String::new()
 }
 
+/// A read short of the prediction: a part the build does not record before where the read
+/// should have gone changed, or, every part recorded, the provider missed.
+fn unexplained(blocks: &[Block], lookup: Lookup) -> Verdict {
+    let upto = lookup.read_block.unwrap_or(0);
+    let mut parts: Vec<String> = Vec::new();
+    for b in blocks.iter().take(upto + 1).filter(|b| !b.known) {
+        // One name per part: `messages[0].content` for its blocks.
+        let part = b
+            .part
+            .name()
+            .split_once("].content[")
+            .map_or(b.part.name(), |(m, _)| format!("{m}].content"));
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    }
+    if parts.is_empty() {
+        Verdict::ProviderMiss
+    } else {
+        Verdict::UnrecordedChange { parts }
+    }
+}
+
 /// The first text of the first message that is not injected context, trimmed.
 fn first_prompt(body: &Value) -> String {
     let first = &body["messages"][0]["content"];
@@ -479,6 +517,15 @@ fn first_prompt(body: &Value) -> String {
         .to_string()
 }
 
+/// The request before, as the next one is judged against it.
+struct Previous {
+    blocks: Vec<Block>,
+    model: String,
+    usage: Option<Usage>,
+    time: i64,
+    repeat_possible: bool,
+}
+
 /// A read within this many tokens of the prediction is the prediction (the provider counts in
 /// its own tokenizer; the prediction is its own earlier count).
 const SLACK: u64 = 8;
@@ -489,23 +536,43 @@ fn judge(
     usage: Option<Usage>,
     now: i64,
     lookup: Lookup,
-    previous: Option<&(Vec<Block>, String, Option<Usage>, i64)>,
+    previous: Option<&Previous>,
     compacted: bool,
 ) -> (Option<u64>, Verdict) {
-    if usage.is_some_and(|u| !u.has_cache_fields) {
+    let Some(this) = usage else {
+        return (None, Verdict::NoUsage);
+    };
+    if !this.has_cache_fields {
         return (None, Verdict::NoCacheFields);
     }
-    let Some((prev_blocks, prev_model, prev_usage, prev_time)) = previous else {
+    let Some(Previous {
+        blocks: prev_blocks,
+        model: prev_model,
+        usage: prev_usage,
+        time: prev_time,
+        repeat_possible,
+    }) = previous
+    else {
         return (Some(0), Verdict::ColdStart);
     };
-    let read = usage.map_or(0, |u| u.cache_read_input_tokens);
+    let unexplained = |blocks: &[Block], lookup: Lookup| {
+        if *repeat_possible {
+            Verdict::RepeatedToolTurn
+        } else {
+            unexplained(blocks, lookup)
+        }
+    };
+    let read = this.cache_read_input_tokens;
     let shared = blocks
         .iter()
         .zip(prev_blocks)
         .take_while(|(a, b)| a.hash == b.hash)
         .count();
     let prev_last_bp = prev_blocks.iter().rposition(|b| b.breakpoint.is_some());
-    let full = prev_usage.map(|u| u.cache_read_input_tokens + u.cache_creation_input_tokens);
+    let full = prev_usage.map(|u| {
+        u.cache_read_input_tokens
+            .saturating_add(u.cache_creation_input_tokens)
+    });
     let whole_prefix = prev_last_bp.is_some_and(|p| lookup.read_block.is_some_and(|r| r >= p));
     let predicted = match lookup.read_block {
         None => Some(0),
@@ -555,26 +622,12 @@ fn judge(
         return (predicted, Verdict::PrefixBroken { part });
     }
     match predicted {
-        Some(p) if read + SLACK < p => {
-            let upto = lookup.read_block.unwrap_or(0);
-            let mut parts: Vec<String> = Vec::new();
-            for b in blocks.iter().take(upto + 1).filter(|b| !b.known) {
-                // One name per part: `messages[0].content` for its blocks.
-                let part = b
-                    .part
-                    .name()
-                    .split_once("].content[")
-                    .map_or(b.part.name(), |(m, _)| format!("{m}].content"));
-                if !parts.contains(&part) {
-                    parts.push(part);
-                }
-            }
-            if parts.is_empty() {
-                (predicted, Verdict::ProviderMiss)
-            } else {
-                (predicted, Verdict::UnrecordedChange { parts })
-            }
+        // Less than predicted; with no tokens to predict (the previous request had no usage),
+        // nothing at all where the whole prefix should be read.
+        Some(p) if read.saturating_add(SLACK) < p || (read == 0 && p > 0) => {
+            (predicted, unexplained(blocks, lookup))
         }
+        None if read == 0 => (predicted, unexplained(blocks, lookup)),
         _ => (predicted, Verdict::Hit),
     }
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::cache::{Step, steps};
 use super::load::Transcript;
 use super::thread::{Conversation, RequestKind};
-use super::wire::{Build, Compiled, Given, compile};
+use super::wire::{Compiled, Given, compile};
 
 /// One thing that differs between two requests, and what it does to the cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,9 +96,10 @@ pub fn diff(ta: &Transcript, ca: &Conversation, tb: &Transcript, cb: &Conversati
         });
     }
     out.drifts.extend(request_drift(&a_body, &b_body));
-    let a_cached = a_last
-        .usage
-        .map(|u| u.cache_read_input_tokens + u.cache_creation_input_tokens);
+    let a_cached = a_last.usage.map(|u| {
+        u.cache_read_input_tokens
+            .saturating_add(u.cache_creation_input_tokens)
+    });
     let b_read = b_first.usage.map(|u| u.cache_read_input_tokens);
     if let (Some(cached), Some(read)) = (a_cached, b_read) {
         out.read = Some((read, cached));
@@ -115,6 +116,11 @@ pub fn diff(ta: &Transcript, ca: &Conversation, tb: &Transcript, cb: &Conversati
                     .iter()
                     .any(|u| u.part == "messages[0].content")
                     .then_some("the context injected into messages[0] (CLAUDE.md, git status)"),
+                a_body
+                    .unknown
+                    .iter()
+                    .any(|u| u.reason == super::wire::REPEAT_POSSIBLE)
+                    .then_some("A's last tool turn, sent twice by 1.0.x run as `claude -p`"),
             ]
             .into_iter()
             .flatten()
@@ -337,13 +343,6 @@ pub fn request_drift(a: &Compiled, b: &Compiled) -> Vec<Drift> {
                 format!(
                     "the context Claude Code put into message {k} changed: {}",
                     what_changed(&lines)
-                ),
-            )
-        } else if a.build == Build::V1_0_30 {
-            (
-                "history_rewritten",
-                format!(
-                    "message {k} is not what A sent there: 1.0.30 sends the last tool turn twice, and once in the request after"
                 ),
             )
         } else {

@@ -169,7 +169,9 @@ pub struct Usage {
 impl Usage {
     /// The whole prompt: uncached, written and read input.
     pub fn prompt_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 }
 

@@ -514,7 +514,29 @@ fn older_builds_send_the_messages_their_rules_say() {
                 case.display()
             );
             assert_eq!(compiled.body["model"], sent["model"], "{}", case.display());
-            let (a, b) = (norm(&sent_messages), norm(&mine));
+            let (mut a, mut b) = (norm(&sent_messages), norm(&mine));
+            // 1.0.30 under `-p` sends the last tool turn twice where promptc names that possible
+            // (the breakpoints then sit on the copies): compared without the copies and the
+            // breakpoints.
+            if compiled
+                .unknown
+                .iter()
+                .any(|u| u.part == "messages" && u.reason == super::wire::REPEAT_POSSIBLE)
+                && a.len() == b.len() + 2
+            {
+                a.truncate(b.len());
+                let unmark = |ms: &mut Vec<(Value, Vec<Value>)>| {
+                    for (_, blocks) in ms.iter_mut() {
+                        for block in blocks.iter_mut() {
+                            if let Value::Object(map) = block {
+                                map.remove("cache_control");
+                            }
+                        }
+                    }
+                };
+                unmark(&mut a);
+                unmark(&mut b);
+            }
             // 1.0.30 compacts under `-p` without writing a line of it (CONFORMANCE.md): the one
             // request after that compaction is not in the transcript.
             let unrecorded_compaction = meta["version"] == "1.0.30"
@@ -622,7 +644,9 @@ fn steps_verdicts_agree_with_the_mock_cache() {
                 Verdict::UnrecordedChange { .. } => &["none", "part"],
                 // What another file's requests wrote is read, whole or in part.
                 Verdict::EarlierFile => &["whole", "part"],
-                Verdict::ProviderMiss | Verdict::NoCacheFields => &[],
+                // The repeat broke the prefix at its first copy.
+                Verdict::RepeatedToolTurn => &["part", "none"],
+                Verdict::ProviderMiss | Verdict::NoCacheFields | Verdict::NoUsage => &[],
             };
             let scenario = case
                 .strip_prefix(case.parent().unwrap().parent().unwrap())

@@ -19,6 +19,8 @@ use crate::exit::ExitStatus;
 
 /// Bytes of a file's head read to tell which agent wrote it.
 const HEAD: u64 = 64 << 10;
+/// How far a first line is read when it is longer than the head.
+const LONGEST_FIRST_LINE: u64 = 256 << 20;
 
 /// The path of `argument` when it is a Claude Code transcript (by its first lines).
 pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
@@ -33,7 +35,19 @@ pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
         return Ok(None);
     }
     let mut head = Vec::new();
-    file.take(HEAD).read_to_end(&mut head).ok();
+    let mut reader = std::io::BufReader::new(file);
+    (&mut reader).take(HEAD).read_to_end(&mut head).ok();
+    // A first line longer than the head (a long pasted prompt): read on to its end, bounded.
+    if !head.contains(&b'\n') && head.len() as u64 == HEAD {
+        let mut rest = Vec::new();
+        std::io::BufRead::read_until(
+            &mut (&mut reader).take(LONGEST_FIRST_LINE),
+            b'\n',
+            &mut rest,
+        )
+        .ok();
+        head.extend(rest);
+    }
     Ok((promptc::agents::claude::is_transcript(&head) == Some(true)).then_some(path))
 }
 
