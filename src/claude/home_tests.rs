@@ -290,7 +290,7 @@ fn sample_home() -> Option<Vec<(String, Vec<u8>)>> {
 }
 
 /// The plain loop: every assistant line of every file as JSON, one response per `message.id`
-/// (+ `requestId`, in one file) with its last line's usage; a prompt between two lines of one id makes a new
+/// (+ `requestId`, in one file) with each count at its largest over its lines; a prompt between two lines of one id makes a new
 /// response (reused ids); a line whose `uuid` came before is a copy; across files, the same id,
 /// usage is one response.
 fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
@@ -300,6 +300,7 @@ fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
     for (path, bytes) in files {
         let mut seen_uuid = BTreeSet::new();
         let mut order: Vec<(String, usize)> = Vec::new();
+        let mut listed = BTreeSet::new();
         let mut usage: HashMap<(String, usize), Tokens> = HashMap::new();
         let mut open: HashMap<String, (usize, usize)> = HashMap::new();
         let mut prompts = 0usize;
@@ -340,11 +341,17 @@ fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
                         None => 0,
                     };
                     open.insert(id.clone(), (n, prompts));
-                    if !usage.contains_key(&(id.clone(), n)) {
+                    if listed.insert((id.clone(), n)) {
                         order.push((id.clone(), n));
                     }
                     if m["usage"].is_object() {
-                        usage.insert((id, n), usage_tokens(&m["usage"]));
+                        let line = usage_tokens(&m["usage"]);
+                        let t = usage.entry((id, n)).or_default();
+                        t.input = t.input.max(line.input);
+                        t.cache_write_5m = t.cache_write_5m.max(line.cache_write_5m);
+                        t.cache_write_1h = t.cache_write_1h.max(line.cache_write_1h);
+                        t.cache_read = t.cache_read.max(line.cache_read);
+                        t.output = t.output.max(line.output);
                     }
                 }
                 _ => {}
@@ -557,4 +564,44 @@ fn verdicts_are_those_of_steps() {
         assert_eq!(mine, theirs, "{path}");
         assert!(mine.iter().all(Option::is_some));
     }
+}
+
+/// A response of a backend behind `ANTHROPIC_BASE_URL` (no `requestId`): a first line of zero
+/// usage, or a last line with a placeholder input after a first line with the real prompt,
+/// counts each field at its largest over the lines, once.
+#[test]
+fn a_proxys_streamed_response_counts_its_largest_counts_once() {
+    let line = |id: &str, uuid: &str, parent: &str, input: u64, output: u64| {
+        format!(
+            r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","sessionId":"s1","timestamp":"2026-06-29T10:00:00.000Z","cwd":"/w","version":"2.1.140","message":{{"id":"{id}","role":"assistant","model":"qwen3:8b","content":[{{"type":"text","text":"x"}}],"usage":{{"input_tokens":{input},"output_tokens":{output}}}}}}}"#
+        )
+    };
+    let prompt = r#"{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s1","timestamp":"2026-06-29T10:00:00.000Z","cwd":"/w","version":"2.1.140","message":{"role":"user","content":"hi"}}"#;
+    let text = [
+        prompt.to_string(),
+        line("m1", "a1", "u0", 0, 0),
+        line("m1", "a2", "a1", 1200, 40),
+        line("m2", "a3", "a2", 29121, 0),
+        line("m2", "a4", "a3", 2050, 420),
+    ]
+    .join("\n");
+    let files = vec![("-w/s1.jsonl".to_string(), text.into_bytes())];
+    let home = build(&files, false);
+    let got: Vec<(u64, u64)> = home
+        .requests
+        .iter()
+        .map(|r| (r.request.tokens.input, r.request.tokens.output))
+        .collect();
+    assert_eq!(got, vec![(1200, 40), (29121, 420)]);
+    assert_eq!(home_totals(&home), plain_totals(&files));
+    let prices = AnthropicPrices::builtin();
+    let mut t = Totals::default();
+    for r in &home.requests {
+        t.add(&r.request, &prices);
+    }
+    assert_eq!(
+        (t.unpriced_requests, t.cost),
+        (2, 0.0),
+        "a local model is not priced"
+    );
 }

@@ -2,9 +2,10 @@
 //!
 //! - One request per response ([`super::thread`]): the lines of a streamed message share its
 //!   `message.id` and `requestId` and repeat its usage, the last line holding the final output
-//!   count, so the response's usage is its last line's, never a sum over lines. Files from other
-//!   backends behind `ANTHROPIC_BASE_URL` may lack `requestId` (the `message.id` alone names the
-//!   response), start with a line of all-zero usage (the last line's usage counts), or reuse one
+//!   count, so a response counts each field at its largest over its lines (the last line's, with
+//!   Anthropic), never a sum over lines. Files from other backends behind `ANTHROPIC_BASE_URL`
+//!   may lack `requestId` (the `message.id` alone names the response), start with a line of
+//!   all-zero usage or end with a placeholder input count (the largest counts), or reuse one
 //!   `message.id` for several responses (a new prompt in between starts a new response: each is
 //!   counted).
 //! - Across files (a resume's copy of the old lines, a fork) a response is the same when its
@@ -109,6 +110,7 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
         let Some(usage) = response.usage else {
             continue;
         };
+        let tokens = largest(t, &response.lines);
         let purpose = match &response.thread {
             k if side.contains(k) => Purpose::Side,
             ThreadKey::Main => Purpose::Conversation,
@@ -122,11 +124,33 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
             request_id: response.request_id.as_deref().map(str::to_string),
             thread: response.thread.clone(),
             purpose,
-            tokens: Tokens::of(&usage),
+            tokens,
             has_cache_fields: usage.has_cache_fields,
             verdict: verdict_of.remove(&r),
             line: first.number,
         });
+    }
+    out
+}
+
+/// Each count at its largest over a response's lines. With Anthropic that is the last line's
+/// (the input counts repeat, output only grows); some backends write a first line of zero usage,
+/// or a last line whose input is a constant placeholder (a local Qwen proxy: 2050 on every final
+/// line after a first line of the real, growing prompt): no line reports more than the response
+/// used, so the largest is the count.
+fn largest(t: &Transcript, lines: &[usize]) -> Tokens {
+    let mut out = Tokens::default();
+    for &i in lines {
+        if let LineKind::Assistant(a) = &t.lines[i].kind
+            && let Some(u) = &a.usage
+        {
+            let one = Tokens::of(u);
+            out.input = out.input.max(one.input);
+            out.cache_write_5m = out.cache_write_5m.max(one.cache_write_5m);
+            out.cache_write_1h = out.cache_write_1h.max(one.cache_write_1h);
+            out.cache_read = out.cache_read.max(one.cache_read);
+            out.output = out.output.max(one.output);
+        }
     }
     out
 }
