@@ -5,6 +5,7 @@
 //! `cargo run --release --example claude_totals -- DIR [--verdicts]`, DIR holding `projects/`.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use promptc::claude::home::HomeBuilder;
@@ -31,7 +32,11 @@ fn main() -> anyhow::Result<()> {
         // One file in memory at a time.
         let bytes = std::fs::read(path)?;
         if let Err(e) = builder.add_bytes(&rel, &bytes) {
-            eprintln!("{}", promptc::sanitize::escape_line(&e.to_string()));
+            writeln!(
+                std::io::stderr(),
+                "{}",
+                promptc::sanitize::escape_line(&e.to_string())
+            )?;
         }
     }
     let home = builder.finish();
@@ -83,7 +88,7 @@ fn main() -> anyhow::Result<()> {
         "daily": daily.iter().map(|(d, t)| with("date", d, t)).collect::<Vec<_>>(),
         "session": sessions.iter().map(|(s, t)| with("session", s, t)).collect::<Vec<_>>(),
     });
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&out)?)?;
     Ok(())
 }
 
