@@ -233,11 +233,13 @@ impl HomeBuilder {
     }
 
     pub fn finish(mut self) -> Home {
-        // The earliest file counts a response its copies repeat.
+        // The earliest file counts a response its copies repeat; a copy that kept the old
+        // timestamps starts when its original does but ends later (it goes on from there).
         self.files.sort_by(|a, b| {
-            (a.first.is_none(), &a.first, !a.main, &a.path).cmp(&(
+            (a.first.is_none(), &a.first, &a.last, !a.main, &a.path).cmp(&(
                 b.first.is_none(),
                 &b.first,
+                &b.last,
                 !b.main,
                 &b.path,
             ))

@@ -605,3 +605,50 @@ fn a_proxys_streamed_response_counts_its_largest_counts_once() {
         "a local model is not priced"
     );
 }
+
+/// A resume's copy that kept the old lines' timestamps (and sorts first by name): the original
+/// session keeps its request, the copy's session names it.
+#[test]
+fn a_copy_with_the_old_timestamps_leaves_the_request_to_the_original() {
+    let user = |uuid: &str, session: &str, ts: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","parentUuid":null,"sessionId":"{session}","timestamp":"{ts}","cwd":"/w","version":"1.0.30","message":{{"role":"user","content":"hi"}}}}"#
+        )
+    };
+    let answer = |uuid: &str, parent: &str, session: &str, id: &str, ts: &str| {
+        format!(
+            r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","sessionId":"{session}","timestamp":"{ts}","cwd":"/w","version":"1.0.30","message":{{"id":"{id}","role":"assistant","model":"claude-sonnet-4-20250514","content":[{{"type":"text","text":"x"}}],"usage":{{"input_tokens":3,"cache_creation_input_tokens":100,"cache_read_input_tokens":0,"output_tokens":7}}}}}}"#
+        )
+    };
+    let (t0, t1, t2) = (
+        "2025-07-01T10:00:00.000Z",
+        "2025-07-01T10:00:05.000Z",
+        "2025-07-01T11:00:00.000Z",
+    );
+    let original = [
+        user("u1", "bbbb", t0),
+        answer("a1", "u1", "bbbb", "msg_1", t1),
+    ]
+    .join("\n");
+    let copy = [
+        user("u1", "aaaa", t0),
+        answer("a1", "u1", "aaaa", "msg_1", t1),
+        user("u2", "aaaa", t2),
+        answer("a2", "u2", "aaaa", "msg_2", t2),
+    ]
+    .join("\n");
+    let files = vec![
+        ("-w/aaaa.jsonl".to_string(), copy.into_bytes()),
+        ("-w/bbbb.jsonl".to_string(), original.into_bytes()),
+    ];
+    let home = build(&files, false);
+    let by_id = |id: &str| home.find(id)[0].clone();
+    assert_eq!(by_id("bbbb").conversation_requests, 1);
+    assert_eq!(by_id("aaaa").conversation_requests, 1);
+    assert_eq!(
+        by_id("aaaa").copied_from,
+        BTreeSet::from(["bbbb".to_string()])
+    );
+    assert_eq!(home.copies, 1);
+    assert_eq!(home_totals(&home), plain_totals(&files));
+}
