@@ -50,7 +50,7 @@ def main():
 
     projects = [f"-home-dev-proj{p:02d}" for p in range(40)]
     base = 1_767_225_600  # 2026-01-01T00:00:00Z
-    previous = {}  # project -> (session id, lines) of a 1.0.x-style session, for resumes
+    previous = {}  # project -> (session id, lines, end) of a 1.0.x-style session, for resumes
     for s in range(args.sessions):
         project = rnd.choice(projects)
         cwd = "/" + project[1:].replace("-", "/")
@@ -67,7 +67,9 @@ def main():
 
         # A resume of an earlier 1.0.x session of this project: its lines copied first.
         if style == "1.0" and project in previous and rnd.random() < 0.5:
-            old_id, old_lines = previous.pop(project)
+            old_id, old_lines, old_end = previous.pop(project)
+            # A resume comes after the session it resumes.
+            now = max(now, old_end + rnd.randrange(60, 3 * 86400))
             for line in old_lines:
                 copy = dict(line)
                 copy["sessionId"] = session
@@ -151,7 +153,7 @@ def main():
                 for line in sub:
                     f.write(json.dumps(line, separators=(",", ":")) + "\n")
         if style == "1.0":
-            previous[project] = (session, lines)
+            previous[project] = (session, lines, now)
     truth["daily"] = dict(sorted(truth["daily"].items()))
     with open(os.path.join(args.out, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1, sort_keys=True)
