@@ -11,7 +11,7 @@
 //! - a 1.0.x resume writes a new file that starts with copies of the old lines: the copied
 //!   responses count in the older file, and the new session names it in `copied_from`.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::load::{LineKind, Transcript};
 use super::thread::conversation;
@@ -244,7 +244,7 @@ impl HomeBuilder {
                 &b.path,
             ))
         });
-        let mut counted: std::collections::HashMap<_, String> = std::collections::HashMap::new();
+        let mut counted: HashMap<_, String> = HashMap::new();
         let mut sessions: BTreeMap<(String, String), SessionInfo> = BTreeMap::new();
         let mut requests = Vec::new();
         let mut copies = 0;
@@ -268,23 +268,19 @@ impl HomeBuilder {
             s.versions.extend(f.versions);
             s.compactions += f.compactions;
             s.skipped_lines += f.skipped;
-            // Within a file the responses are already one each; reused ids there are apart.
-            let mut own = HashSet::new();
+            // A response met again, in this file or another, is a copy: a resume's (1.0.x's
+            // new file; 2.0.31 rewrote the old lines into the same file under new uuids), a
+            // fork's. A backend's reused id with new usage is a response of its own.
             for r in f.requests {
                 if let Some(key) = r.key() {
-                    match counted.get(&key) {
-                        Some(owner) if !own.contains(&key) => {
-                            copies += 1;
-                            if *owner != f.session {
-                                s.copied_from.insert(owner.clone());
-                            }
-                            continue;
+                    if let Some(owner) = counted.get(&key) {
+                        copies += 1;
+                        if *owner != f.session {
+                            s.copied_from.insert(owner.clone());
                         }
-                        _ => {
-                            counted.insert(key.clone(), f.session.clone());
-                            own.insert(key);
-                        }
+                        continue;
                     }
+                    counted.insert(key, f.session.clone());
                 }
                 match r.purpose {
                     Purpose::Conversation => s.conversation_requests += 1,

@@ -291,8 +291,8 @@ fn sample_home() -> Option<Vec<(String, Vec<u8>)>> {
 
 /// The plain loop: every assistant line of every file as JSON, one response per `message.id`
 /// (+ `requestId`, in one file) with each count at its largest over its lines; a prompt between two lines of one id makes a new
-/// response (reused ids); a line whose `uuid` came before is a copy; across files, the same id,
-/// usage is one response.
+/// response (reused ids); a line whose `uuid` came before is a copy; in a file or across files,
+/// the same id and usage is one response (a copy under new uuids).
 fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
     // (first timestamp, not a main file, path, responses): the order files are counted in.
     type File = (Option<String>, bool, String, Vec<(String, Tokens)>);
@@ -375,16 +375,11 @@ fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
     let mut counted: BTreeSet<(String, Tokens)> = BTreeSet::new();
     let (mut n, mut total) = (0, Tokens::default());
     for (_, _, _, responses) in per_file {
-        let mut own = BTreeSet::new();
         for (id, t) in responses {
-            let key = (id, t);
-            if counted.contains(&key) && !own.contains(&key) {
-                continue;
+            if counted.insert((id, t)) {
+                n += 1;
+                total.add(&t);
             }
-            counted.insert(key.clone());
-            own.insert(key);
-            n += 1;
-            total.add(&t);
         }
     }
     (n, total)
@@ -604,6 +599,30 @@ fn a_proxys_streamed_response_counts_its_largest_counts_once() {
         (2, 0.0),
         "a local model is not priced"
     );
+
+    // 2.0.31 (LilLeapo 907c37e4) rewrote earlier lines into the same file under new uuids: the
+    // same id and usage again is a copy; the same id with new usage after a prompt is a backend
+    // reusing ids (`msg_<time to the second>`), a response of its own.
+    let again = prompt.replace("\"u0\"", "\"u9\"");
+    let text = [
+        prompt.to_string(),
+        line("m1", "a1", "u0", 1200, 40),
+        again.clone(),
+        line("m1", "b1", "u9", 1200, 40),
+        again.replace("\"u9\"", "\"u8\""),
+        line("m1", "c1", "u8", 1500, 60),
+    ]
+    .join("\n");
+    let files = vec![("-w/s1.jsonl".to_string(), text.into_bytes())];
+    let home = build(&files, false);
+    let got: Vec<(u64, u64)> = home
+        .requests
+        .iter()
+        .map(|r| (r.request.tokens.input, r.request.tokens.output))
+        .collect();
+    assert_eq!(got, vec![(1200, 40), (1500, 60)]);
+    assert_eq!(home.copies, 1);
+    assert_eq!(home_totals(&home), plain_totals(&files));
 }
 
 /// A resume's copy that kept the old lines' timestamps (and sorts first by name): the original

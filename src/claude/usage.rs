@@ -8,7 +8,8 @@
 //!   all-zero usage or end with a placeholder input count (the largest counts), or reuse one
 //!   `message.id` for several responses (a new prompt in between starts a new response: each is
 //!   counted).
-//! - Across files (a resume's copy of the old lines, a fork) a response is the same when its
+//! - In a file or across files (a resume's copy of the old lines: 1.0.x's new file, 2.0.31's
+//!   rewrite into the same file under new uuids; a fork) a response is the same when its
 //!   `message.id` and usage are (1.0.x's copies drop the `requestId`): the first file by time counts it, and the others
 //!   are linked to it ([`super::home`]).
 //! - 2.1.x `progress` lines embed a subagent's messages with their usage; the subagent's own file
