@@ -100,7 +100,7 @@ def main():
         for k in differ:
             a, ac = theirs.get(k, zero)
             b, bc = ours.get(k, zero)
-            print(f"| {k[:8]} | {a['input']} | {b['input']} | {a['cache_creation']} | {b['cache_creation']} | {a['cache_read']} | {b['cache_read']} | {a['output']} | {b['output']} | {ac:.2f} | {bc:.2f} |")
+            print(f"| {k if name == 'day' else k[:8]} | {a['input']} | {b['input']} | {a['cache_creation']} | {b['cache_creation']} | {a['cache_read']} | {b['cache_read']} | {a['output']} | {b['output']} | {ac:.2f} | {bc:.2f} |")
         print()
 
 
