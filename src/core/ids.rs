@@ -19,6 +19,16 @@ pub fn unique_prefix_len<'a>(ids: impl IntoIterator<Item = &'a str>, min: usize)
     len.min(longest.max(min))
 }
 
+/// True when `query` could name a session: a non-empty run of hexadecimal digits and dashes.
+pub fn is_id_query(query: &str) -> bool {
+    !query.is_empty() && query.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+}
+
+/// True when `query` is `id` or a prefix of it (case-insensitive).
+pub fn id_matches(query: &str, id: &str) -> bool {
+    id.len() >= query.len() && id.as_bytes()[..query.len()].eq_ignore_ascii_case(query.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::unique_prefix_len;

@@ -9,11 +9,16 @@
 pub mod cache;
 pub mod compare;
 pub mod fingerprint;
+pub mod home;
 pub mod load;
+pub mod prices;
 pub mod replay;
 pub mod thread;
+pub mod usage;
 pub mod wire;
 
+#[cfg(test)]
+mod home_tests;
 #[cfg(test)]
 mod tests;
 

@@ -91,15 +91,7 @@ pub fn newest_first(
     .then_with(|| a.1.cmp(b.1))
 }
 
-/// True when `query` could name a session: a non-empty run of hexadecimal digits and dashes.
-pub fn is_id_query(query: &str) -> bool {
-    !query.is_empty() && query.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
-}
-
-/// True when `query` is `id` or a prefix of it (case-insensitive).
-pub fn id_matches(query: &str, id: &str) -> bool {
-    id.len() >= query.len() && id.as_bytes()[..query.len()].eq_ignore_ascii_case(query.as_bytes())
-}
+pub use crate::core::ids::{id_matches, is_id_query};
 
 /// What `promptc sessions` shows for one rollout.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

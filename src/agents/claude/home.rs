@@ -1,0 +1,339 @@
+//! A Claude Code home (`~/.claude/projects/`, or `$CLAUDE_CONFIG_DIR/projects/`), without
+//! touching the file system: which file is whose, the sessions they make up, and every billed
+//! request of the home counted once ([`super::usage`]).
+//!
+//! The binary walks `projects/` and hands each `.jsonl` file's path (relative to `projects/`) and
+//! loaded transcript to [`HomeBuilder::add`]; [`HomeBuilder::finish`] decides the rest:
+//! - `<project>/<session>.jsonl`: a session's main file;
+//! - `<project>/agent-<id>.jsonl` (2.0.x): a subagent, of the session its lines' `sessionId` names;
+//! - `<project>/<session>/subagents/agent-<id>.jsonl` (2.1.x, also under `workflows/wf_*/`):
+//!   a subagent of `<session>`;
+//! - a 1.0.x resume writes a new file that starts with copies of the old lines: the copied
+//!   responses count in the older file, and the new session names it in `copied_from`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::load::{LineKind, Transcript};
+use super::thread::conversation;
+use super::usage::{BilledRequest, Purpose, billed_requests, compactions};
+
+/// What a file's place in `projects/` says it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileRole {
+    /// `<project>/<session>.jsonl`.
+    Main { project: String, session: String },
+    /// `<project>/agent-<id>.jsonl` (2.0.x): the session is in its lines.
+    SiblingAgent { project: String, agent: String },
+    /// `<project>/<session>/…/agent-<id>.jsonl` (2.1.x).
+    NestedAgent {
+        project: String,
+        session: String,
+        agent: String,
+    },
+}
+
+impl FileRole {
+    pub fn project(&self) -> &str {
+        match self {
+            FileRole::Main { project, .. }
+            | FileRole::SiblingAgent { project, .. }
+            | FileRole::NestedAgent { project, .. } => project,
+        }
+    }
+}
+
+/// The role of a file by its path relative to `projects/` (`/` or `\` separated); `None` for
+/// anything that is no transcript of Claude Code's layout.
+pub fn file_role(path: &str) -> Option<FileRole> {
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let (name, dirs) = parts.split_last()?;
+    let stem = name.strip_suffix(".jsonl")?;
+    let project = (*dirs.first()?).to_string();
+    match (dirs.len(), stem.strip_prefix("agent-")) {
+        (1, Some(agent)) => Some(FileRole::SiblingAgent {
+            project,
+            agent: agent.to_string(),
+        }),
+        (1, None) => Some(FileRole::Main {
+            project,
+            session: stem.to_string(),
+        }),
+        (n, Some(agent)) if n >= 3 => Some(FileRole::NestedAgent {
+            project,
+            session: dirs[1].to_string(),
+            agent: agent.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// One session: its main file and subagent files.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionInfo {
+    pub id: String,
+    /// The folder under `projects/` (the cwd with `/` and `.` as `-`).
+    pub project: String,
+    /// The first `cwd` its lines name.
+    pub cwd: Option<String>,
+    /// Paths relative to `projects/`, the main file first (when there is one).
+    pub files: Vec<String>,
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+    /// Claude Code builds that wrote its lines.
+    pub versions: BTreeSet<String>,
+    /// Models of its counted requests.
+    pub models: BTreeSet<String>,
+    /// Counted requests (copies of another session's excluded), by purpose.
+    pub conversation_requests: usize,
+    pub subagent_requests: usize,
+    pub side_requests: usize,
+    /// Compactions it made: billed, with no usage in any line.
+    pub compactions: usize,
+    /// Sessions whose responses this one's files copied (a 1.0.x resume, a fork).
+    pub copied_from: BTreeSet<String>,
+    /// Lines no reader could take.
+    pub skipped_lines: usize,
+}
+
+/// A counted request with where it belongs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HomeRequest {
+    pub session: String,
+    pub project: String,
+    pub cwd: Option<String>,
+    /// Path relative to `projects/`.
+    pub file: String,
+    pub request: BilledRequest,
+}
+
+/// The sessions of a home and its counted requests.
+#[derive(Debug, Clone, Default)]
+pub struct Home {
+    /// Newest first (by last timestamp, then id).
+    pub sessions: Vec<SessionInfo>,
+    /// Every billed request counted once, by time (then file and line).
+    pub requests: Vec<HomeRequest>,
+    /// Responses left out as copies of one counted in an earlier file.
+    pub copies: usize,
+    /// Files that are no transcript of Claude Code's layout, or whose session is unknown.
+    pub ignored: Vec<String>,
+    /// Files with no conversational line: empty (2.0.x leaves some at start), or only a 1.0.x
+    /// `summary` (a title side request's result written to a file of its own).
+    pub empty: Vec<String>,
+}
+
+impl Home {
+    /// The sessions whose id is `query` or starts with it (case-insensitive).
+    pub fn find(&self, query: &str) -> Vec<&SessionInfo> {
+        self.sessions
+            .iter()
+            .filter(|s| crate::core::ids::id_matches(query, &s.id))
+            .collect()
+    }
+
+    /// The newest session.
+    pub fn latest(&self) -> Option<&SessionInfo> {
+        self.sessions.first()
+    }
+}
+
+struct FileEntry {
+    path: String,
+    session: String,
+    project: String,
+    main: bool,
+    cwd: Option<String>,
+    first: Option<String>,
+    last: Option<String>,
+    versions: BTreeSet<String>,
+    requests: Vec<BilledRequest>,
+    compactions: usize,
+    skipped: usize,
+}
+
+/// Collects a home file by file (a file's transcript is dropped once read).
+#[derive(Default)]
+pub struct HomeBuilder {
+    verdicts: bool,
+    files: Vec<FileEntry>,
+    ignored: Vec<String>,
+    empty: Vec<String>,
+}
+
+impl HomeBuilder {
+    /// With `verdicts`, each request gets its `steps` verdict (a compile of each: slower).
+    pub fn new(verdicts: bool) -> HomeBuilder {
+        HomeBuilder {
+            verdicts,
+            ..HomeBuilder::default()
+        }
+    }
+
+    /// Add the file at `path` (relative to `projects/`).
+    pub fn add(&mut self, path: &str, t: &Transcript) {
+        let Some(role) = file_role(path) else {
+            self.ignored.push(path.to_string());
+            return;
+        };
+        if t.lines.iter().all(|l| l.uuid.is_none()) {
+            self.empty.push(path.to_string());
+            return;
+        }
+        let lines = t.lines.iter().filter(|l| l.duplicate_of.is_none());
+        let session = match &role {
+            FileRole::Main { session, .. } | FileRole::NestedAgent { session, .. } => {
+                Some(session.clone())
+            }
+            FileRole::SiblingAgent { .. } => t
+                .lines
+                .iter()
+                .find_map(|l| l.session_id.as_deref().map(str::to_string)),
+        };
+        let Some(session) = session else {
+            self.ignored.push(path.to_string());
+            return;
+        };
+        let mut timestamps = lines
+            .clone()
+            .filter(|l| !matches!(l.kind, LineKind::Summary { .. }))
+            .filter_map(|l| l.timestamp.as_deref());
+        let first = timestamps.next().map(str::to_string);
+        let last = timestamps
+            .next_back()
+            .map(str::to_string)
+            .or_else(|| first.clone());
+        let c = conversation(t);
+        self.files.push(FileEntry {
+            path: path.to_string(),
+            session,
+            project: role.project().to_string(),
+            main: matches!(role, FileRole::Main { .. }),
+            cwd: lines
+                .clone()
+                .find_map(|l| l.cwd.as_deref().map(str::to_string)),
+            first,
+            last,
+            versions: lines
+                .filter_map(|l| l.version.as_deref().map(str::to_string))
+                .collect(),
+            requests: billed_requests(t, &c, self.verdicts),
+            compactions: compactions(&c),
+            skipped: t.skipped.len(),
+        });
+    }
+
+    /// Load `bytes` as the file at `path` and add it (an empty file is [`Home::empty`]).
+    pub fn add_bytes(&mut self, path: &str, bytes: &[u8]) -> Result<(), super::load::LoadError> {
+        match super::load::load(path, bytes) {
+            Ok(t) => self.add(path, &t),
+            Err(super::load::LoadError::Empty { .. }) => self.empty.push(path.to_string()),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Home {
+        // The earliest file counts a response its copies repeat; a copy that kept the old
+        // timestamps starts when its original does but ends later (it goes on from there).
+        self.files.sort_by(|a, b| {
+            (a.first.is_none(), &a.first, &a.last, !a.main, &a.path).cmp(&(
+                b.first.is_none(),
+                &b.first,
+                &b.last,
+                !b.main,
+                &b.path,
+            ))
+        });
+        let mut counted: HashMap<_, String> = HashMap::new();
+        let mut sessions: BTreeMap<(String, String), SessionInfo> = BTreeMap::new();
+        let mut requests = Vec::new();
+        let mut copies = 0;
+        for f in self.files {
+            let s = sessions
+                .entry((f.project.clone(), f.session.clone()))
+                .or_insert_with(|| SessionInfo {
+                    id: f.session.clone(),
+                    project: f.project.clone(),
+                    ..SessionInfo::default()
+                });
+            if f.main {
+                s.files.insert(0, f.path.clone());
+                s.cwd = f.cwd.clone().or(s.cwd.take());
+            } else {
+                s.files.push(f.path.clone());
+                s.cwd = s.cwd.take().or(f.cwd.clone());
+            }
+            s.first_timestamp = min_opt(s.first_timestamp.take(), f.first.clone());
+            s.last_timestamp = max_opt(s.last_timestamp.take(), f.last.clone());
+            s.versions.extend(f.versions);
+            s.compactions += f.compactions;
+            s.skipped_lines += f.skipped;
+            // A response met again, in this file or another, is a copy: a resume's (1.0.x's
+            // new file; 2.0.31 rewrote the old lines into the same file under new uuids), a
+            // fork's. A backend's reused id with new usage is a response of its own.
+            for r in f.requests {
+                if let Some(key) = r.key() {
+                    if let Some(owner) = counted.get(&key) {
+                        copies += 1;
+                        if *owner != f.session {
+                            s.copied_from.insert(owner.clone());
+                        }
+                        continue;
+                    }
+                    counted.insert(key, f.session.clone());
+                }
+                match r.purpose {
+                    Purpose::Conversation => s.conversation_requests += 1,
+                    Purpose::Subagent => s.subagent_requests += 1,
+                    Purpose::Side => s.side_requests += 1,
+                }
+                if let Some(m) = &r.model {
+                    s.models.insert(m.clone());
+                }
+                requests.push(HomeRequest {
+                    session: f.session.clone(),
+                    project: f.project.clone(),
+                    cwd: f.cwd.clone(),
+                    file: f.path.clone(),
+                    request: r,
+                });
+            }
+        }
+        let mut sessions: Vec<SessionInfo> = sessions.into_values().collect();
+        sessions.sort_by(|a, b| {
+            (b.last_timestamp.is_some(), &b.last_timestamp)
+                .cmp(&(a.last_timestamp.is_some(), &a.last_timestamp))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        requests.sort_by(|a, b| {
+            (&a.request.timestamp, &a.file, a.request.line).cmp(&(
+                &b.request.timestamp,
+                &b.file,
+                b.request.line,
+            ))
+        });
+        self.ignored.sort();
+        self.empty.sort();
+        Home {
+            sessions,
+            requests,
+            copies,
+            ignored: self.ignored,
+            empty: self.empty,
+        }
+    }
+}
+
+fn min_opt(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn max_opt(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
