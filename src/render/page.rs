@@ -18,10 +18,11 @@ mod html;
 
 pub use html::{write_diff_page, write_page};
 
-/// Bytes of one item's text embedded in the page; the rest is named, `compile` prints it.
-pub const ITEM_BYTES: usize = 16 << 10;
+/// Bytes of one item's text embedded in the page (as `compile` folds a string); the rest is
+/// counted, `compile` prints it. Larger cuts made a 10 000-step page 114 MB.
+pub const ITEM_BYTES: usize = 400;
 /// Whole request bodies embedded: the last step's and the first breaks'.
-pub const BODIES: usize = 8;
+pub const BODIES: usize = 3;
 /// Bytes of text diffed character by character on a break; longer texts are diffed by lines.
 const CHAR_DIFF_BYTES: usize = 8 << 10;
 
@@ -152,6 +153,44 @@ pub fn esc(text: &str) -> String {
     out
 }
 
+/// Text from the session inside an element (`<pre>`, `<p>`): as [`esc`], but quotes stay, as
+/// they are safe outside attributes and JSON is full of them (a sixth of a page's size).
+pub fn esc_text(text: &str) -> String {
+    let visible = escape_block(text);
+    let mut out = String::with_capacity(visible.len());
+    for c in visible.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Bytes of a request body embedded: its head and tail, the middle counted. The last request
+/// of a 10 000-step session is 18 MB as `compile` prints it.
+pub const BODY_BYTES: usize = 256 << 10;
+
+/// `text` with its middle left out when longer than `BODY_BYTES`.
+pub fn fold_middle(text: &str) -> String {
+    if text.len() <= BODY_BYTES {
+        return text.to_string();
+    }
+    let head = floor_boundary(text, BODY_BYTES / 2);
+    let mut tail = text.len() - BODY_BYTES / 2;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n… {} bytes left out (compile prints them) …\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
 /// `old` and `new` side by side, the characters that differ marked (`<del>`, `<ins>`). The
 /// common head and tail are cut first, so a long text with a small change costs its length.
 pub fn side_by_side(old: &str, new: &str) -> (String, String) {
@@ -173,14 +212,14 @@ pub fn side_by_side(old: &str, new: &str) -> (String, String) {
         &old_rest[..old_rest.len() - tail],
         &new_rest[..new_rest.len() - tail],
     );
-    let mut left = esc(&old[..head]);
+    let mut left = esc_text(&old[..head]);
     let mut right = left.clone();
     if old_mid.len() + new_mid.len() <= CHAR_DIFF_BYTES {
         let diff = similar::TextDiff::configure()
             .timeout(std::time::Duration::from_millis(50))
             .diff_chars(old_mid, new_mid);
         for change in diff.iter_all_changes() {
-            let text = esc(change.value());
+            let text = esc_text(change.value());
             match change.tag() {
                 similar::ChangeTag::Equal => {
                     left.push_str(&text);
@@ -195,10 +234,10 @@ pub fn side_by_side(old: &str, new: &str) -> (String, String) {
             }
         }
     } else {
-        let _ = write!(left, "<del>{}</del>", esc(old_mid));
-        let _ = write!(right, "<ins>{}</ins>", esc(new_mid));
+        let _ = write!(left, "<del>{}</del>", esc_text(old_mid));
+        let _ = write!(right, "<ins>{}</ins>", esc_text(new_mid));
     }
-    let rest = esc(&old_rest[old_rest.len() - tail..]);
+    let rest = esc_text(&old_rest[old_rest.len() - tail..]);
     left.push_str(&rest);
     right.push_str(&rest);
     (left, right)

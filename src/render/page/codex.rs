@@ -21,7 +21,7 @@ fn title(session: &Session, entry: &ViewEntry) -> String {
         ("message", Some(role)) => format!("message/{role}"),
         (other, _) => other.to_string(),
     };
-    let mut text: String = preview(item, json).chars().take(100).collect();
+    let mut text: String = preview(item, json).chars().take(80).collect();
     if let Origin::Synthetic { .. } = entry.origin {
         text.insert_str(0, "(synthetic) ");
     }

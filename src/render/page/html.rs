@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{HistoryRow, Page, PageStep, Piece, Tone, emit, esc, side_by_side};
+use super::{
+    HistoryRow, Page, PageStep, Piece, Tone, emit, esc, esc_text, fold_middle, side_by_side,
+};
 
 const STYLE: &str = r#"
 :root{--good:#2f7d4f;--bad:#c0392b;--neutral:#7a7f87;--line:#d9dce1;--bg:#fff;--fg:#1d2127;--dim:#6b7280}
@@ -215,8 +217,8 @@ fn piece(page: &mut String, p: &Piece, open: bool) {
         page,
         "<details class=\"item\"{}><summary>{}</summary><pre>{}",
         if open { " open" } else { "" },
-        esc(&p.title),
-        esc(&p.text)
+        esc_text(&p.title),
+        esc_text(&p.text)
     );
     if p.cut > 0 {
         let _ = write!(
@@ -292,7 +294,8 @@ fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break:
     // The difference from the previous request.
     let _ = write!(
         page,
-        "<p class=\"prefix\" data-shared=\"{}\" data-appended=\"{}\">{} items: {} shared with the previous request",
+        "<p class=\"prefix\" data-items=\"{}\" data-shared=\"{}\" data-appended=\"{}\">{} items: {} shared with the previous request",
+        s.items,
         s.shared,
         s.items - s.shared.min(s.items),
         s.items,
@@ -364,7 +367,7 @@ fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break:
         let _ = write!(
             page,
             "<details class=\"body\"><summary>the request (as <code>compile</code> prints it)</summary><pre>{}</pre></details>",
-            esc(body)
+            esc_text(&fold_middle(body))
         );
     }
     page.push_str("</section>");
