@@ -160,11 +160,13 @@ fn session_text_is_escaped() {
                 Some(_) => &mut value["payload"],
                 None => &mut value,
             };
-            if !replaced && payload["type"] == "message" && payload["role"] == "user" {
-                if let Some(text) = payload["content"][0].get_mut("text") {
-                    *text = Value::String(serde_json::from_str(&format!("\"{hostile}\"")).unwrap());
-                    replaced = true;
-                }
+            if !replaced
+                && payload["type"] == "message"
+                && payload["role"] == "user"
+                && let Some(text) = payload["content"][0].get_mut("text")
+            {
+                *text = Value::String(serde_json::from_str(&format!("\"{hostile}\"")).unwrap());
+                replaced = true;
             }
             value.to_string()
         })
