@@ -373,3 +373,46 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The report's hit-rate chart puts request numbers across: each session's points are evenly
+/// spaced whatever the gaps between its requests (on a time axis a day-long session squeezed
+/// the rest into a sliver).
+#[test]
+fn report_hit_rate_chart_is_by_request_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.html");
+    let output = run(&[
+        "report",
+        "fixtures/report",
+        "--timezone",
+        "UTC",
+        "--format",
+        "html",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = std::fs::read_to_string(&file).unwrap();
+    let lines = attributes(
+        &html,
+        "<polyline class=\"session\"",
+        &["points", "data-points"],
+    );
+    assert!(!lines.is_empty());
+    for line in &lines {
+        let xs: Vec<f64> = line[0]
+            .split(' ')
+            .map(|p| p.split_once(',').unwrap().0.parse().unwrap())
+            .collect();
+        assert_eq!(xs.len().to_string(), line[1]);
+        for pair in xs.windows(3) {
+            let (a, b) = (pair[1] - pair[0], pair[2] - pair[1]);
+            assert!(a > 0.0 && (a - b).abs() < 0.02, "evenly spaced: {xs:?}");
+        }
+    }
+}

@@ -31,6 +31,7 @@ section.first-break{background:#fff5f4}
 .bar i{display:block;height:100%}
 .r{background:var(--good)}.w{background:#e0a526}.u{background:#d4574a}.o{background:#6b7280}
 .explain{margin:2px 0;color:var(--dim)}
+section.step p{margin:2px 0}section.step details{margin:2px 0}
 .mark{display:inline-block;font-size:12px;padding:0 6px;border-radius:8px;background:#eef0f3}
 .mark.gap{background:#fdf0d5}.mark.compaction{background:#e8defa}.mark.break{background:#fbe0dc}
 details>summary{cursor:pointer;color:var(--dim)}
@@ -186,7 +187,7 @@ fn timeline(page: &mut String, p: &Page, prefix: &str) {
     page.push_str("</svg></div>");
     page.push_str("<p class=\"legend\">");
     if p.writes {
-        page.push_str("<span><i class=\"r\"></i>read</span><span><i class=\"w\"></i>written</span><span><i class=\"u\"></i>uncached</span>");
+        page.push_str("<span><i class=\"r\"></i>read</span><span><i class=\"w\"></i>written</span><span><i class=\"u\"></i>uncached (in the timeline: the verdict's colour, pale)</span>");
     } else {
         page.push_str(
             "<span><i class=\"r\"></i>cached</span><span><i class=\"u\"></i>uncached</span>",
