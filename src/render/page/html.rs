@@ -190,7 +190,7 @@ fn timeline(page: &mut String, p: &Page, prefix: &str) {
         page.push_str("<span><i class=\"r\"></i>read</span><span><i class=\"w\"></i>written</span><span><i class=\"u\"></i>uncached (in the timeline: the verdict's colour, pale)</span>");
     } else {
         page.push_str(
-            "<span><i class=\"r\"></i>cached</span><span><i class=\"u\"></i>uncached</span>",
+            "<span><i class=\"r\"></i>cached</span><span><i class=\"u\"></i>uncached (timeline: the verdict's colour, pale)</span>",
         );
     }
     page.push_str("<span><i class=\"o\"></i>output (below)</span><span>colour: verdict (green hit, red miss, grey neither)</span><span>dashed: idle ≥ 5 min (amber), compaction (violet)</span><span>keys: j / k next / previous step, e expand all</span></p>");
