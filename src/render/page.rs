@@ -76,6 +76,8 @@ pub struct PageStep {
     pub read: Option<u64>,
     pub written: Option<u64>,
     pub output: Option<u64>,
+    /// promptc's estimate of the input, drawn as an outline where no usage is recorded.
+    pub estimated: Option<u64>,
     /// Seconds since the previous request.
     pub gap_seconds: Option<i64>,
     pub compaction: bool,

@@ -151,6 +151,7 @@ pub fn page(t: &Transcript, c: &Conversation, rows: &[Step]) -> Page {
             read: usage.map(|u| u.cache_read_input_tokens),
             written: usage.map(|u| u.cache_creation_input_tokens),
             output: usage.map(|u| u.output_tokens),
+            estimated: None,
             gap_seconds,
             compaction,
             items: messages.len(),

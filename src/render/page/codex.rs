@@ -119,6 +119,7 @@ pub fn page(session: &Session, plan: &Plan, rows: &[StepCache]) -> Page {
             read: r.observed_cached,
             written: r.observed_cache_write,
             output: s.usage.as_ref().map(|o| o.usage.output_tokens),
+            estimated: plan.estimate_tokens.then_some(r.estimated_input as u64),
             gap_seconds,
             compaction,
             items,

@@ -105,7 +105,7 @@ fn timeline(page: &mut String, p: &Page, prefix: &str) {
     let max_in = p
         .steps
         .iter()
-        .filter_map(|s| s.input)
+        .filter_map(|s| s.input.or(s.estimated))
         .max()
         .unwrap_or(1)
         .max(1);
@@ -172,6 +172,16 @@ fn timeline(page: &mut String, p: &Page, prefix: &str) {
                 );
             }
         }
+        if let (None, Some(estimate)) = (s.input, s.estimated) {
+            let h = scale(estimate, max_in, up);
+            if h > 0 {
+                let _ = write!(
+                    page,
+                    "<rect x=\"{x}\" y=\"{}\" width=\"{width_each}\" height=\"{h}\" fill=\"none\" stroke=\"#7a7f87\" stroke-width=\"0.8\"/>",
+                    up - h
+                );
+            }
+        }
         if let Some(output) = s.output {
             let h = scale(output, max_out, down);
             if h > 0 {
@@ -193,7 +203,7 @@ fn timeline(page: &mut String, p: &Page, prefix: &str) {
             "<span><i class=\"r\"></i>cached</span><span><i class=\"u\"></i>uncached (timeline: the verdict's colour, pale)</span>",
         );
     }
-    page.push_str("<span><i class=\"o\"></i>output (below)</span><span>colour: verdict (green hit, red miss, grey neither)</span><span>dashed: idle ≥ 5 min (amber), compaction (violet)</span><span>keys: j / k next / previous step, e expand all</span></p>");
+    page.push_str("<span><i class=\"o\"></i>output (below)</span><span>colour: verdict (green hit, red miss, grey neither)</span><span>outline: estimated input, no usage recorded</span><span>dashed: idle ≥ 5 min (amber), compaction (violet)</span><span>keys: j / k next / previous step, e expand all</span></p>");
 }
 
 fn bar(page: &mut String, s: &PageStep, max_in: u64) {
