@@ -305,11 +305,12 @@ fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break:
     // The difference from the previous request.
     let _ = write!(
         page,
-        "<p class=\"prefix\" data-items=\"{}\" data-shared=\"{}\" data-appended=\"{}\">{} items: {} shared with the previous request",
+        "<p class=\"prefix\" data-items=\"{}\" data-shared=\"{}\" data-appended=\"{}\">{} item{}: {} shared with the previous request",
         s.items,
         s.shared,
         s.items - s.shared.min(s.items),
         s.items,
+        if s.items == 1 { "" } else { "s" },
         s.shared
     );
     if s.shared < s.previous_items {
