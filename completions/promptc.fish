@@ -46,7 +46,9 @@ complete -c promptc -n "__fish_promptc_needs_command" -f -a "help" -d 'Print thi
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l format -d 'Output format' -r -f -a "text\t''
-json\t''"
+json\t''
+html\t'One self-contained page: every request, its cache bar and its difference from the one before'"
+complete -c promptc -n "__fish_promptc_using_subcommand view" -s o -l output -d 'Write the page to FILE instead of standard output (`--format html`)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -54,7 +56,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand view" -l width -d 'Outpu
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l strict -d 'Fail on the first line that cannot be read, instead of skipping it with a warning'
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
-complete -c promptc -n "__fish_promptc_using_subcommand view" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand view" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l step -d 'A step (sampling request) within the turn, from 1' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
@@ -107,7 +109,9 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -l tools -d 'A JSO
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l format -d 'Output format' -r -f -a "text\t''
-json\t''"
+json\t''
+html\t'One self-contained page: every request, its cache bar and its difference from the one before'"
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -s o -l output -d 'Write the page to FILE instead of standard output (`--format html`)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -116,7 +120,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -l strict -d 'Fail
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-tokens -d 'Skip token estimation (faster; the common prefix is given in items only)'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
-complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F

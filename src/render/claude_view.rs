@@ -16,7 +16,7 @@ use crate::core::sanitize::escape_line;
 
 /// What kind of line, in a few words: `user/prompt`, `user/tool_result`, `assistant/tool_use`,
 /// `attachment/date`, `system/compact_boundary`.
-fn kind(t: &Transcript, i: usize) -> Option<String> {
+pub(crate) fn kind(t: &Transcript, i: usize) -> Option<String> {
     let line = &t.lines[i];
     Some(match &line.kind {
         LineKind::User(u) if !u.tool_results.is_empty() => "user/tool_result".into(),
@@ -43,7 +43,7 @@ fn kind(t: &Transcript, i: usize) -> Option<String> {
 }
 
 /// The start of a line's text, for a preview.
-fn preview(t: &Transcript, i: usize) -> String {
+pub(crate) fn preview(t: &Transcript, i: usize) -> String {
     let text = match &t.lines[i].kind {
         LineKind::User(u) => &u.content,
         LineKind::Assistant(a) => &a.content,

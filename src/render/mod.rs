@@ -7,6 +7,7 @@ pub mod claude;
 pub mod claude_view;
 pub mod diff;
 pub mod header;
+pub mod page;
 pub mod report;
 pub mod report_html;
 pub mod request;

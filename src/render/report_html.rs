@@ -370,39 +370,33 @@ fn cause_chart(page: &mut String, total: &Group) {
     page.push_str("</svg>\n");
 }
 
-/// Each top session's requests: time since the session's first request across (sessions run
-/// minutes to hours, weeks apart: on one calendar axis each would be a vertical line), hit rate
-/// up.
+/// Each top session's requests by request number across (one session can span a day with
+/// hours idle: on a time axis the rest squeezed into a sliver and a line crossed the gap), hit
+/// rate up.
 fn hit_rate_chart(page: &mut String, top: &[SessionRow]) {
-    fn elapsed(row: &SessionRow) -> impl Iterator<Item = (i64, f64)> + '_ {
-        let start = row.hit_rates.iter().map(|p| p.0).min().unwrap_or(0);
-        row.hit_rates
-            .iter()
-            .map(move |&(time, rate)| (time - start, rate))
+    // The n-th request of a session (from 0) and its hit rate.
+    fn numbered(row: &SessionRow) -> impl Iterator<Item = (usize, f64)> + '_ {
+        row.hit_rates.iter().map(|p| p.1).enumerate()
     }
-    let longest = top
-        .iter()
-        .flat_map(|row| elapsed(row).map(|p| p.0))
-        .max()
-        .unwrap_or(0);
-    // Minutes across: a round span whose quarters are round too.
-    let minutes = longest as f64 / 60.0;
-    let span = [10.0, 20.0, 40.0, 60.0, 120.0, 240.0, 480.0, 720.0, 1440.0]
-        .into_iter()
-        .find(|&m| m >= minutes)
-        .unwrap_or_else(|| (minutes / 1440.0).ceil() * 1440.0);
-    let x = |seconds: i64| LEFT + PLOT_WIDTH * (seconds as f64 / 60.0) / span;
+    let longest = top.iter().map(|row| row.hit_rates.len()).max().unwrap_or(0);
+    // Requests across: a round span whose quarters are round too.
+    let span = [
+        4usize, 8, 20, 40, 100, 200, 400, 1000, 2000, 4000, 10_000, 20_000, 40_000,
+    ]
+    .into_iter()
+    .find(|&m| m >= longest)
+    .unwrap_or_else(|| longest.div_ceil(100_000) * 100_000);
+    let x = |k: usize| LEFT + PLOT_WIDTH * (k + 1) as f64 / span as f64;
     let y = |rate: f64| TOP + PLOT_HEIGHT * (1.0 - rate.clamp(0.0, 1.0));
     let _ = writeln!(
         page,
-        "<svg id=\"chart-hit-rate\" viewBox=\"0 0 {} {}\" data-minutes=\"{span}\" role=\"img\" \
-         aria-label=\"Cache hit rate per request, by time since the session's start\">",
+        "<svg id=\"chart-hit-rate\" viewBox=\"0 0 {} {}\" data-requests=\"{span}\" role=\"img\" \
+         aria-label=\"Cache hit rate per request, by request number in the session\">",
         n(CHART_WIDTH),
         n(CHART_HEIGHT)
     );
     for tick in 0..=4 {
         let rate = f64::from(tick) / 4.0;
-        let minutes = span * rate;
         let _ = writeln!(
             page,
             "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/><text x=\"{}\" y=\"{}\" \
@@ -416,17 +410,17 @@ fn hit_rate_chart(page: &mut String, top: &[SessionRow]) {
             tick * 25,
             n(LEFT + PLOT_WIDTH * rate),
             n(TOP + PLOT_HEIGHT + 18.0),
-            if span >= 120.0 {
-                format!("{} h", minutes / 60.0)
+            if tick == 0 {
+                "request".to_string()
             } else {
-                format!("{minutes} min")
+                (span * tick as usize / 4).to_string()
             }
         );
     }
     for (k, row) in top.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];
-        let points: Vec<String> = elapsed(row)
-            .map(|(t, r)| format!("{},{}", n(x(t)), n(y(r))))
+        let points: Vec<String> = numbered(row)
+            .map(|(k, r)| format!("{},{}", n(x(k)), n(y(r))))
             .collect();
         let _ = writeln!(
             page,

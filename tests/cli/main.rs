@@ -15,6 +15,7 @@ mod fuzz_bodies;
 mod hostile;
 mod install;
 mod interrupted;
+mod page;
 mod readme;
 mod real_samples;
 mod report;

@@ -123,7 +123,48 @@ pub struct ViewArgs {
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub format: PageFormatArgs,
+}
+
+/// `view --format` and `diff --format`: text, JSON, or a self-contained HTML page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PageFormat {
+    #[default]
+    Text,
+    Json,
+    /// One self-contained page: every request, its cache bar and its difference from the
+    /// one before.
+    Html,
+}
+
+/// `--format`, `--json` and `-o` of `view` and `diff`.
+#[derive(Debug, Args)]
+pub struct PageFormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PageFormat::Text)]
+    pub format: PageFormat,
+
+    /// Short for `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+
+    /// Write the page to FILE instead of standard output (`--format html`).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+impl PageFormatArgs {
+    /// Text or JSON (the page is dispatched before, see [`PageFormatArgs::html`]).
+    pub fn format(&self) -> Format {
+        match (self.json, self.format) {
+            (true, _) | (false, PageFormat::Json) => Format::Json,
+            _ => Format::Text,
+        }
+    }
+
+    pub fn html(&self) -> bool {
+        !self.json && self.format == PageFormat::Html
+    }
 }
 
 #[derive(Debug, Args)]
@@ -319,7 +360,7 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub plan: PlanArgs,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub format: PageFormatArgs,
     /// Skip token estimation (faster; the common prefix is given in items only).
     #[arg(long)]
     pub no_tokens: bool,

@@ -6,6 +6,10 @@ use crate::exit::ExitStatus;
 use promptc::render::diff::{write_diff_json, write_diff_text};
 
 pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    if args.format.html() {
+        return crate::commands::page::run_diff(&args, context);
+    }
+    crate::commands::page::refuse_output(args.format.output.as_deref())?;
     let claude = (
         crate::commands::claude::detect(&args.a)?,
         crate::commands::claude::detect(&args.b)?,

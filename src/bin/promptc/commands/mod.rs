@@ -6,6 +6,7 @@ mod compile;
 mod completions;
 mod diff;
 mod fingerprint;
+mod page;
 mod report;
 mod sessions;
 mod steps;

@@ -6,6 +6,10 @@ use crate::exit::ExitStatus;
 use promptc::render::view::{scope, write_json_view, write_text_view};
 
 pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
+    if args.format.html() {
+        return crate::commands::page::run_view(&args, context);
+    }
+    crate::commands::page::refuse_output(args.format.output.as_deref())?;
     if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
         return crate::commands::claude::run_view(&path, &args, context);
     }

@@ -1,0 +1,418 @@
+//! `view --format html` and `diff --format html`: the page's steps are `steps`' rows, each
+//! step's difference is the plan's (`steps --json`'s shared prefix, `compile`'s input), session
+//! text is inert, and the pages load in headless Chromium.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{code, json, root, run};
+
+/// Write `args`' page (`--format html -o FILE`) and return its text.
+fn page(args: &[&str], dir: &Path, name: &str) -> String {
+    let file = dir.join(name);
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--format", "html", "-o", file.to_str().unwrap()]);
+    let output = run(&all);
+    assert!(
+        matches!(code(&output), 0 | 1),
+        "promptc {all:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "-o FILE leaves standard output empty"
+    );
+    std::fs::read_to_string(&file).unwrap()
+}
+
+/// The values of `names` on every element that opens with `<tag class="class…"`, in order.
+fn attributes(html: &str, open: &str, names: &[&str]) -> Vec<Vec<String>> {
+    html.match_indices(open)
+        .map(|(at, _)| {
+            let end = html[at..].find('>').expect("a closed tag") + at;
+            let element = &html[at..end];
+            names
+                .iter()
+                .map(|name| {
+                    let key = format!(" {name}=\"");
+                    let start = element
+                        .find(&key)
+                        .unwrap_or_else(|| panic!("{name} in {element}"))
+                        + key.len();
+                    let len = element[start..].find('"').expect("a closed value");
+                    element[start..start + len].to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn steps_of(html: &str) -> Vec<Vec<String>> {
+    attributes(
+        html,
+        "<section class=\"step",
+        &["data-turn", "data-step", "data-verdict"],
+    )
+}
+
+/// `steps --json`'s (turn, step, verdict) rows.
+fn expected_steps(file: &str) -> Vec<Vec<String>> {
+    json(&["steps", file, "--json"])["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            vec![
+                s["turn"].to_string(),
+                s["step"].to_string(),
+                s["verdict"].as_str().unwrap().to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn claude_fixtures() -> Vec<String> {
+    crate::support::fixtures("claude")
+}
+
+/// Every Codex and Claude Code fixture: one section per `steps` row, same numbers, same verdict.
+#[test]
+fn one_section_per_step_with_its_numbers_and_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = crate::support::fixtures("rollouts");
+    files.extend(claude_fixtures());
+    for file in &files {
+        let html = page(&["view", file], dir.path(), "page.html");
+        assert_eq!(steps_of(&html), expected_steps(file), "{file}");
+        assert!(html.starts_with("<!DOCTYPE html>"), "{file}");
+        // Self-contained: nothing is fetched.
+        for fetch in ["src=\"http", "href=\"http", "<link", "src=\"//", "@import"] {
+            assert!(!html.contains(fetch), "{file}: {fetch}");
+        }
+    }
+}
+
+/// A Codex step's difference is the plan's: as many items as `compile` sends, as many shared as
+/// `steps` finds, the rest appended, one fold each.
+#[test]
+fn each_codex_step_shows_what_it_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in crate::support::fixtures("rollouts") {
+        let html = page(&["view", &file], dir.path(), "page.html");
+        let rows = json(&["steps", &file, "--json"]);
+        let prefixes = attributes(
+            &html,
+            "<p class=\"prefix\"",
+            &["data-items", "data-shared", "data-appended"],
+        );
+        let rows = rows["steps"].as_array().unwrap();
+        assert_eq!(prefixes.len(), rows.len(), "{file}");
+        for (row, prefix) in rows.iter().zip(&prefixes) {
+            let (turn, step) = (row["turn"].to_string(), row["step"].to_string());
+            let compiled = json(&["compile", &file, "--turn", &turn, "--step", &step, "--json"]);
+            let items = compiled["input_items"].as_array().unwrap().len();
+            assert_eq!(prefix[0], items.to_string(), "{file} {turn}.{step}: items");
+            if row["verdict"] != "first" {
+                assert_eq!(
+                    prefix[1],
+                    row["shared_prefix_items"].to_string(),
+                    "{file} {turn}.{step}: shared"
+                );
+            }
+        }
+        // One fold per appended item (at most 64 a step, then a count), where the request
+        // extends the one before; a break shows its items side by side instead.
+        let sections: Vec<&str> = html.split("<section class=\"step").skip(1).collect();
+        assert_eq!(sections.len(), prefixes.len(), "{file}");
+        for (section, prefix) in sections.iter().zip(&prefixes) {
+            let appended = prefix[2].parse::<usize>().unwrap();
+            if section.contains("<div class=\"break\">") {
+                assert!(
+                    appended > 0 || section.contains("<del>"),
+                    "{file}: a break shows a change"
+                );
+                continue;
+            }
+            assert_eq!(
+                section.matches("<details class=\"item\"").count(),
+                appended.min(65),
+                "{file}: one fold per appended item"
+            );
+        }
+    }
+}
+
+/// A transcript line's hostile text (markup, a bidi override, a control) is text on the page.
+#[test]
+fn session_text_is_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let source =
+        std::fs::read_to_string(root().join("fixtures/rollouts/plain_items.jsonl")).unwrap();
+    let hostile = r#"<script>alert(1)</script><img src=x onerror=alert(2)>\u202eevil\u0007 & 'q'"#;
+    let mut replaced = false;
+    let lines: Vec<String> = source
+        .lines()
+        .map(|line| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            // Era A's lines are the items themselves; later eras wrap them in a payload.
+            let payload = match value.get("payload") {
+                Some(_) => &mut value["payload"],
+                None => &mut value,
+            };
+            if !replaced
+                && payload["type"] == "message"
+                && payload["role"] == "user"
+                && let Some(text) = payload["content"][0].get_mut("text")
+            {
+                *text = Value::String(serde_json::from_str(&format!("\"{hostile}\"")).unwrap());
+                replaced = true;
+            }
+            value.to_string()
+        })
+        .collect();
+    assert!(replaced, "the fixture has a user message");
+    let file = dir.path().join("hostile.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let html = page(&["view", file.to_str().unwrap()], dir.path(), "page.html");
+    assert!(!html.contains("<script>alert"), "markup is escaped");
+    assert!(!html.contains("<img"), "markup is escaped");
+    assert!(
+        !html.contains('\u{202e}'),
+        "a bidi override is shown, not applied"
+    );
+    assert!(!html.contains('\u{7}'), "a control is shown, not written");
+    assert!(html.contains("&lt;script&gt;alert(1)"), "the text is there");
+    assert!(html.contains("\\u{202e}evil"), "the override is visible");
+    // The page's own script is the only one.
+    assert_eq!(html.matches("<script>").count(), 1);
+}
+
+/// `diff --format html`: both sides' steps, aligned as `diff` aligns them, the first difference
+/// marked at the pair `diff --json` names.
+#[test]
+fn diff_page_marks_the_first_break() {
+    let dir = tempfile::tempdir().unwrap();
+    for case in crate::support::diff_cases() {
+        let (a, b) = crate::support::diff_pair(&case);
+        let html = page(&["diff", &a, &b], dir.path(), "diff.html");
+        let d = json(&["diff", &a, &b, "--json"]);
+        let a_steps =
+            html.matches("<section class=\"step").count() - html.matches("id=\"b-s-").count();
+        let expected = d["aligned_steps"].as_u64().unwrap() as usize
+            + d["a_only_steps"].as_array().unwrap().len();
+        assert_eq!(a_steps, expected, "{case}: A's steps");
+        let first: Vec<_> = html.match_indices("data-first-break=\"true\"").collect();
+        match d["common_prefix"].as_object() {
+            None => assert!(first.is_empty(), "{case}: no break, none marked"),
+            Some(prefix) => {
+                assert_eq!(first.len(), 1, "{case}: one first break");
+                let pair = &html[first[0].0..];
+                let section =
+                    attributes(pair, "<section class=\"step", &["data-turn", "data-step"]);
+                assert_eq!(
+                    section[0],
+                    vec![prefix["turn"].to_string(), prefix["step"].to_string()],
+                    "{case}: the break is at A's step diff names"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn output_file_is_only_for_the_page() {
+    let output = run(&[
+        "view",
+        "fixtures/rollouts/plain_items.jsonl",
+        "-o",
+        "/nonexistent/x",
+    ]);
+    assert_eq!(code(&output), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--format html"));
+}
+
+/// A Chromium on PATH (`$CHROMIUM` first), or `None`.
+fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser", "google-chrome"].map(|n| dir.join(n)))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Load `page` in headless Chromium: its DOM, after asserting no console message.
+fn browse(browser: &Path, page: &Path, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            "--window-size=1400,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        output.status.success(),
+        "chromium failed on {}",
+        page.display()
+    );
+    let log = String::from_utf8_lossy(&output.stderr);
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(
+        console.is_empty(),
+        "{}: console messages: {console:#?}",
+        page.display()
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Pages of fixtures, a real sample of each agent, a recorded conformance case of each and a
+/// diff load without a console message, with every step in the DOM; a screenshot of one is
+/// written to `target/page-screenshot.png` for the person reviewing.
+#[test]
+fn pages_in_a_browser() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "Chromium is needed for the HTML test under CI (.ci/run installs it)"
+        );
+        crate::support::skip("no chromium on PATH: the session page is not tested in a browser");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<String> = vec![
+        "fixtures/rollouts/compaction_replacement.jsonl".into(),
+        "fixtures/rollouts/missing_output_with_id.jsonl".into(),
+        "fixtures/claude/tool_call_2.1.100.jsonl".into(),
+        "tests/conformance/0.171.0/tool_calls/home".into(),
+        "tests/conformance/claude/2.0.77/resume/home/.claude/projects/-tmp-promptc-claude-work/6932427d-3c6e-4826-8b04-acf9d1b3b4d3.jsonl".into(),
+    ];
+    // The conformance case's rollout: the one file under its home.
+    let home = root().join(&files[3]);
+    files[3] = walk(&home)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a rollout in the conformance case")
+        .to_string_lossy()
+        .into_owned();
+    match crate::support::samples() {
+        Some(samples) => {
+            files.push(
+                samples
+                    .join("AcidicSoil__codex-session-view__rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl")
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+            let claude = samples.parent().unwrap().join("claude-code-samples");
+            if let Some(first) = walk(&claude)
+                .into_iter()
+                .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            {
+                files.push(first.to_string_lossy().into_owned());
+            }
+        }
+        None => crate::support::skip("no real samples: pages of real sessions are not tested"),
+    }
+    for (k, file) in files.iter().enumerate() {
+        let name = format!("page-{k}.html");
+        page(&["view", file], dir.path(), &name);
+        let dom = browse(&browser, &dir.path().join(&name), &["--dump-dom"]);
+        assert_eq!(
+            steps_of(&dom),
+            expected_steps(file),
+            "{file}: the DOM's steps"
+        );
+    }
+    let (a, b) = crate::support::diff_pair("history_rewritten");
+    page(&["diff", &a, &b], dir.path(), "diff.html");
+    let dom = browse(&browser, &dir.path().join("diff.html"), &["--dump-dom"]);
+    assert_eq!(dom.matches("data-first-break=\"true\"").count(), 1);
+    assert!(
+        dom.contains("<del>") && dom.contains("<ins>"),
+        "the break's characters are marked"
+    );
+    let shot = root().join("target/page-screenshot.png");
+    browse(
+        &browser,
+        &dir.path().join("page-0.html"),
+        &[&format!("--screenshot={}", shot.display())],
+    );
+    assert!(
+        std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000),
+        "a screenshot"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The report's hit-rate chart puts request numbers across: each session's points are evenly
+/// spaced whatever the gaps between its requests (on a time axis a day-long session squeezed
+/// the rest into a sliver).
+#[test]
+fn report_hit_rate_chart_is_by_request_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.html");
+    let output = run(&[
+        "report",
+        "fixtures/report",
+        "--timezone",
+        "UTC",
+        "--format",
+        "html",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = std::fs::read_to_string(&file).unwrap();
+    let lines = attributes(
+        &html,
+        "<polyline class=\"session\"",
+        &["points", "data-points"],
+    );
+    assert!(!lines.is_empty());
+    for line in &lines {
+        let xs: Vec<f64> = line[0]
+            .split(' ')
+            .map(|p| p.split_once(',').unwrap().0.parse().unwrap())
+            .collect();
+        assert_eq!(xs.len().to_string(), line[1]);
+        for pair in xs.windows(3) {
+            let (a, b) = (pair[1] - pair[0], pair[2] - pair[1]);
+            assert!(a > 0.0 && (a - b).abs() < 0.02, "evenly spaced: {xs:?}");
+        }
+    }
+}
