@@ -56,6 +56,10 @@ pub trait AgentSession {
     /// Which part of the request a setting feeds, in words: why its change can break the prefix.
     fn setting_effect(&self, setting: &str) -> &'static str;
 
+    /// Estimated tokens a compaction request at step `step` shares with the requests before
+    /// it: what precedes the tools, which it is sent without.
+    fn compaction_request_prefix(&self, plan: &Plan, step: usize) -> usize;
+
     /// With the parts before the input unchanged and the previous input intact, why step `k`
     /// could still not go out incrementally (the previous response's id plus the new items), if
     /// it could not.

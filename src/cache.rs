@@ -258,6 +258,13 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     } else {
         Verdict::NoUsage
     };
+    // A compaction request is sent without the tools: only what precedes them can be read,
+    // whatever the input shares (the prediction follows the verdict).
+    let predicted_cached = if verdict == Verdict::CompactionRequest {
+        provider.cacheable(session.compaction_request_prefix(plan, k))
+    } else {
+        predicted_cached
+    };
     let lost_tokens = match (floor, observed_cached) {
         (Some(floor), Some(cached)) => floor.saturating_sub(cached),
         _ => 0,

@@ -282,11 +282,7 @@ pub fn diff(
             drifts.push(d);
         } else if a_only.is_empty() && first_b_only.step > last_b.step {
             // B resumes A: its first request after A's end should extend A's last request.
-            drifts.extend(continuation::continuation(
-                last_a,
-                first_b_only,
-                "B's first request after A's end",
-            ));
+            drifts.extend(continuation::resumed(last_a, first_b_only));
         }
     }
     PromptDiff {

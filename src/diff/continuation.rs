@@ -80,6 +80,46 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     out
 }
 
+/// What breaks the prefix between A's last request `a` and B's first request `b` after A's end
+/// (B resumes A). When that request is a compaction request (Codex compacts before the resumed
+/// turn, as 0.152+ do when the resumed model is another one: `0.171.0/model_switch`), it is
+/// named as the expected reset it is, and the turn's request after it is held to A's last for
+/// what else the resume changed (the model, the settings).
+pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
+    let mut out = continuation(a, b, "B's first request after A's end");
+    let steps = &b.session.replay.steps;
+    if !steps[b.step].compaction {
+        return out;
+    }
+    out.push(drift(
+        DriftClass::Compaction,
+        "input",
+        &a,
+        &b,
+        "B's first request after A's end is a compaction request (sent without the tools, the \
+         history then replaced by its summary): an expected reset"
+            .into(),
+    ));
+    let Some(next) = (b.step + 1 < steps.len()).then(|| b.at(b.step + 1)) else {
+        return out;
+    };
+    // The history after the compaction is the summary: only the parts before the input (and
+    // the settings feeding them) say what the resume changed. The compaction itself is named.
+    let after: Vec<Drift> = continuation(a, next, "B's first request after the compaction")
+        .into_iter()
+        .filter(|d| d.component != "input" && d.class != DriftClass::Compaction)
+        .collect();
+    for d in after {
+        if !out
+            .iter()
+            .any(|o| o.class == d.class && o.component == d.component)
+        {
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// B continues A from its step `before` (paired with A's `a`) to `after` across a reset (a
 /// rollback or a compaction): its next request does not extend A's last one, as expected.
 pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Drift> {

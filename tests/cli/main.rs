@@ -18,6 +18,7 @@ mod interrupted;
 mod readme;
 mod real_samples;
 mod report;
+mod resumes;
 mod sessions;
 mod steps;
 mod support;

@@ -2,7 +2,7 @@
 
 use crate::agents::codex::compile::params;
 use crate::agents::codex::session::Session;
-use crate::agents::codex::{incremental, invariants, settings};
+use crate::agents::codex::{incremental, invariants, rules, settings};
 use crate::agents::{AgentSession, SettingChange};
 use crate::core::request::Part;
 use crate::fingerprint::Plan;
@@ -50,6 +50,18 @@ impl AgentSession for Session {
 
     fn setting_effect(&self, setting: &str) -> &'static str {
         settings::field_effect(setting)
+    }
+
+    /// The instructions when the build sends them in `instructions`, ahead of the tools
+    /// (`0.104.0/auto_compaction`: its compaction request had its instructions cached, 3072
+    /// tokens); nothing when they travel in the input, after the tools (0.162+, code mode:
+    /// `0.171.0/model_switch`, none cached).
+    fn compaction_request_prefix(&self, plan: &Plan, step: usize) -> usize {
+        if rules::instructions_before_tools(self, step) {
+            plan.instruction_tokens[step]
+        } else {
+            0
+        }
     }
 
     fn incremental_break(&self, plan: &Plan, previous: usize, k: usize) -> Option<String> {

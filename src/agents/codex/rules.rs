@@ -614,6 +614,23 @@ pub fn request_shape(session: &Session, step: usize) -> RequestShape {
     }
 }
 
+/// Whether a step's request carries the base instructions in its `instructions` field, ahead
+/// of the tools: not from 0.162 (a developer message leads the input: 0.162.1/tool_calls), nor
+/// for a code-mode model, which has no `instructions` key (0.152.1/model_switch). A turn no known
+/// build wrote is taken to, as the generic shape sends them.
+pub fn instructions_before_tools(session: &Session, step: usize) -> bool {
+    let Some(build) = request_shape(session, step).build else {
+        return true;
+    };
+    let code_mode = build >= Build::V0_152
+        && session
+            .step_context(step)
+            .and_then(|c| c.model.as_deref())
+            .and_then(|slug| model_rules_in(build, slug))
+            .is_some_and(|m| m.code_mode);
+    !build.instructions_as_message() && !code_mode
+}
+
 /// The id Codex gives an item it derives from the thread (0.152+): `uuid5(uuid5(OID, thread
 /// id), bytes)`. For the base-instructions message the bytes are its text (`msg_` ids in every
 /// 0.162.1 and 0.171.0 request), for a code-mode `additional_tools` item the tools' compact JSON
