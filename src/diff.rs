@@ -98,12 +98,15 @@ pub struct Drift {
     pub steps_affected: usize,
     /// What to show side by side: A's and B's version of the differing part.
     pub evidence: Option<(String, String)>,
+    /// Only possible: a setting changed that may change an unrecorded part, by rules that
+    /// cannot tell whether it did. Not asserted, so not unexpected.
+    pub possible: bool,
 }
 
 impl Drift {
-    /// See [`DriftClass::expected`].
+    /// See [`DriftClass::expected`]; a possible drift is not asserted, so not unexpected.
     pub fn expected(&self) -> bool {
-        self.class.expected()
+        self.possible || self.class.expected()
     }
 }
 
@@ -310,6 +313,7 @@ fn drift(
         detail,
         steps_affected: 1,
         evidence: None,
+        possible: false,
     }
 }
 

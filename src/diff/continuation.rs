@@ -20,24 +20,29 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     };
     out = out.into_iter().map(tag).collect();
     // Settings that feed parts of the request the session does not record: the agent says which.
+    // A part the agent's rules say stays the same is no drift; one they cannot tell about is a
+    // possible drift.
     for change in a.session.setting_changes(a.step, b.session, b.step) {
-        if let Some(part) = a.session.unrecorded_part(change.field) {
-            let mut d = drift(
-                DriftClass::changed(part),
-                part.name(),
-                &a,
-                &b,
-                format!(
-                    "{label}: {}: {} → {} ({})",
-                    change.field,
-                    change.before,
-                    change.after,
-                    a.session.setting_effect(change.field)
-                ),
-            );
-            d.evidence = Some((change.before, change.after));
-            out.push(d);
-        }
+        let Some(effect) = a
+            .session
+            .unrecorded_effect(a.step, b.session, b.step, &change)
+            .filter(|e| e.changes != Some(false))
+        else {
+            continue;
+        };
+        let mut d = drift(
+            DriftClass::changed(effect.part),
+            effect.part.name(),
+            &a,
+            &b,
+            format!(
+                "{label}: {}: {} → {} ({})",
+                change.field, change.before, change.after, effect.why
+            ),
+        );
+        d.possible = effect.changes.is_none();
+        d.evidence = Some((change.before, change.after));
+        out.push(d);
     }
     let prev_len = a.input_len();
     let lcp = shared_items(&a, &b);

@@ -157,3 +157,39 @@ fn a_compaction_request_is_predicted_what_precedes_the_tools() {
         assert_eq!(predicted == 0, most == 0, "{case}: predicted {predicted}");
     }
 }
+
+/// A sandbox change on resume names a tools drift only where the build's tools follow it.
+/// 0.58 and 0.77 sent one `tools` under all three policies (requests 0-3 of their
+/// sandbox_change cases): no drift. 0.104 changed web_search's `external_web_access` from
+/// danger-full-access to read-only (request 2's tools differ from request 1's): `tools_changed`
+/// as before; not from read-only to workspace-write (requests 2 and 3 share them): no drift.
+#[test]
+fn a_sandbox_change_names_a_tools_drift_only_where_the_build_changes_them() {
+    for (case, a, b, tools_changed) in [
+        ("0.58.0/sandbox_change", 14, 21, false),
+        ("0.58.0/sandbox_change", 21, 28, false),
+        ("0.77.0/sandbox_change", 15, 22, false),
+        ("0.77.0/sandbox_change", 22, 29, false),
+        ("0.104.0/sandbox_change", 18, 30, true),
+        ("0.104.0/sandbox_change", 30, 42, false),
+    ] {
+        let Some((document, exit)) = diff_cut(case, a, Some(b)) else {
+            return;
+        };
+        let found = drifts(&document);
+        let tools: Vec<_> = found.iter().filter(|d| d.0 == "tools_changed").collect();
+        if tools_changed {
+            assert_eq!(tools.len(), 1, "{case} {a}-{b}: {found:#?}");
+            assert!(!tools[0].1, "{case} {a}-{b}: unexpected");
+            assert!(
+                tools[0].2.contains("danger-full-access → read-only"),
+                "{case} {a}-{b}: {found:#?}"
+            );
+            assert_eq!(exit, 1, "{case} {a}-{b}");
+        } else {
+            assert!(tools.is_empty(), "{case} {a}-{b}: {found:#?}");
+            assert!(found.iter().all(|d| d.1), "{case} {a}-{b}: {found:#?}");
+            assert_eq!(exit, 0, "{case} {a}-{b}");
+        }
+    }
+}

@@ -3,8 +3,7 @@
 use crate::agents::codex::compile::params;
 use crate::agents::codex::session::Session;
 use crate::agents::codex::{incremental, invariants, rules, settings};
-use crate::agents::{AgentSession, SettingChange};
-use crate::core::request::Part;
+use crate::agents::{AgentSession, SettingChange, UnrecordedEffect};
 use crate::fingerprint::Plan;
 use crate::providers::CacheModel;
 use crate::providers::openai::AutomaticPrefixCache;
@@ -44,8 +43,14 @@ impl AgentSession for Session {
         settings::context_changes(self.step_context(step), other.step_context(other_step))
     }
 
-    fn unrecorded_part(&self, setting: &str) -> Option<Part> {
-        settings::unrecorded_part(setting)
+    fn unrecorded_effect(
+        &self,
+        step: usize,
+        other: &Self,
+        other_step: usize,
+        change: &SettingChange,
+    ) -> Option<UnrecordedEffect> {
+        settings::unrecorded_effect(self, step, other, other_step, change)
     }
 
     fn setting_effect(&self, setting: &str) -> &'static str {

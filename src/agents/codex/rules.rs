@@ -150,6 +150,21 @@ impl Build {
         self >= Build::V0_104
     }
 
+    /// Whether this build's tools differ between two sandbox policies, where the recordings
+    /// tell: 0.58-0.77 send the same tools under danger-full-access, read-only and
+    /// workspace-write (0.58.0/sandbox_change, 0.77.0/sandbox_change); 0.104+ differ in
+    /// web_search's `external_web_access` alone, true under danger-full-access only
+    /// (0.104.0/sandbox_change to 0.171.0/sandbox_change: read-only and workspace-write share
+    /// their tools). `None` for a policy no recording has.
+    pub fn tools_follow_sandbox(self, before: &str, after: &str) -> Option<bool> {
+        const RECORDED: [&str; 3] = ["danger-full-access", "read-only", "workspace-write"];
+        if !RECORDED.contains(&before) || !RECORDED.contains(&after) {
+            return None;
+        }
+        let full = |policy: &str| policy == "danger-full-access";
+        Some(self >= Build::V0_104 && full(before) != full(after))
+    }
+
     /// The checklist bullet these builds remove from the base instructions before sending them
     /// (0.152.1/tool_calls: `instructions` is `session_meta.base_instructions` without it, in
     /// every recorded request of 0.152.1, 0.162.1 and 0.171.0, none of which offers a plan tool).
