@@ -13,7 +13,10 @@ use crate::core::request::Part;
 /// Which part of the request a turn-context field feeds: why its change can break the prefix.
 pub fn field_effect(field: &str) -> &'static str {
     match field {
-        "sandbox_policy" | "approval_policy" => "tools depend on it, not recorded",
+        // Some builds' tools follow the sandbox (rules.rs, `Build::tools_follow_sandbox`); no
+        // recording shows whether any follow the approval policy.
+        "sandbox_policy" => "tools depend on it, not recorded",
+        "approval_policy" => "tools may depend on it, not recorded",
         "model" | "effort" | "summary" | "verbosity" => "request parameters depend on it",
         "base_instructions" => "instructions depend on it",
         "final_output_json_schema" => "text.format depends on it",
