@@ -19,6 +19,17 @@ pub struct SettingChange {
     pub after: String,
 }
 
+/// A setting's change seen through a part of the request its session does not record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnrecordedEffect {
+    pub part: Part,
+    /// Whether the part changes with it, by the agent's rules for the build that sent the
+    /// request: `Some(false)` it stays the same, `None` the rules cannot tell (it may change).
+    pub changes: Option<bool>,
+    /// In words, for output.
+    pub why: &'static str,
+}
+
 /// What the stages ask a session, whatever agent wrote it: the one interface an agent's session
 /// implements (as ripgrep's searcher asks a `Matcher`, whichever engine it is). Codex's is in
 /// `codex/agent.rs`.
@@ -49,12 +60,23 @@ pub trait AgentSession {
     /// either step has no recorded settings.
     fn setting_changes(&self, step: usize, other: &Self, other_step: usize) -> Vec<SettingChange>;
 
-    /// The part of the request a setting feeds when the session does not record that part
-    /// itself, so that the setting's change is the only sign of the part's.
-    fn unrecorded_part(&self, setting: &str) -> Option<Part>;
+    /// How a setting's change between this session's step `step` and `other`'s step
+    /// `other_step` shows in a part of the request the session does not record, so that the
+    /// change is the only sign of the part's: `None` when the setting feeds no such part.
+    fn unrecorded_effect(
+        &self,
+        step: usize,
+        other: &Self,
+        other_step: usize,
+        change: &SettingChange,
+    ) -> Option<UnrecordedEffect>;
 
     /// Which part of the request a setting feeds, in words: why its change can break the prefix.
     fn setting_effect(&self, setting: &str) -> &'static str;
+
+    /// Estimated tokens a compaction request at step `step` shares with the requests before
+    /// it: what precedes the tools, which it is sent without.
+    fn compaction_request_prefix(&self, plan: &Plan, step: usize) -> usize;
 
     /// With the parts before the input unchanged and the previous input intact, why step `k`
     /// could still not go out incrementally (the previous response's id plus the new items), if

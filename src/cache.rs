@@ -246,7 +246,16 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         match floor {
             // A recorded cause first: only when nothing recorded changed is it the provider's.
             Some(floor) if cached < floor => {
-                match (session.setting_changes(previous, session, k).first(), gap()) {
+                // A change the agent's rules say leaves its unrecorded part as it was is no cause.
+                let cause = session
+                    .setting_changes(previous, session, k)
+                    .into_iter()
+                    .find(|c| {
+                        session
+                            .unrecorded_effect(previous, session, k, c)
+                            .is_none_or(|e| e.changes != Some(false))
+                    });
+                match (cause, gap()) {
                     (Some(change), _) => Verdict::ContextChanged(change.field),
                     _ if replay.steps[k].compaction => Verdict::CompactionRequest,
                     (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
@@ -257,6 +266,13 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         }
     } else {
         Verdict::NoUsage
+    };
+    // A compaction request is sent without the tools: only what precedes them can be read,
+    // whatever the input shares (the prediction follows the verdict).
+    let predicted_cached = if verdict == Verdict::CompactionRequest {
+        provider.cacheable(session.compaction_request_prefix(plan, k))
+    } else {
+        predicted_cached
     };
     let lost_tokens = match (floor, observed_cached) {
         (Some(floor), Some(cached)) => floor.saturating_sub(cached),
@@ -359,12 +375,15 @@ mod tests {
     }
 
     /// A cache drop with the recorded prefix intact is put on a recorded turn-context change
-    /// (here the sandbox, which decides the tools) before it is called a provider miss.
+    /// (here the sandbox, which decides the tools of a 0.104+ turn: its `turn_id`) before it is
+    /// called a provider miss; not on a 0.58-0.77 turn (no `turn_id`), whose tools do not
+    /// depend on it (0.58.0/sandbox_change).
     #[test]
     fn a_drop_after_a_sandbox_change_is_attributed() {
-        let context = |sandbox: &str| {
+        let context = |sandbox: &str, turn_id: bool| {
+            let id = if turn_id { r#""turn_id":"t","# } else { "" };
             format!(
-                r#"{{"timestamp":"2025-11-20T14:00:00.000Z","type":"turn_context","payload":{{"cwd":"/w","model":"m","approval_policy":"never","sandbox_policy":{{"type":"{sandbox}"}},"summary":"auto"}}}}"#
+                r#"{{"timestamp":"2025-11-20T14:00:00.000Z","type":"turn_context","payload":{{{id}"cwd":"/w","model":"m","approval_policy":"never","sandbox_policy":{{"type":"{sandbox}"}},"summary":"auto"}}}}"#
             )
         };
         let usage = |input: u64, cached: u64| {
@@ -377,16 +396,17 @@ mod tests {
                 r#"{{"timestamp":"2025-11-20T14:00:01.000Z","type":"response_item","payload":{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"{text}"}}]}}}}"#
             )
         };
-        for (second, expected) in [
-            ("read-only", Verdict::ContextChanged("sandbox_policy")),
-            ("danger-full-access", Verdict::ProviderMiss),
+        for (second, turn_id, expected) in [
+            ("read-only", true, Verdict::ContextChanged("sandbox_policy")),
+            ("danger-full-access", true, Verdict::ProviderMiss),
+            ("read-only", false, Verdict::ProviderMiss),
         ] {
             let lines = [
-                context("danger-full-access"),
+                context("danger-full-access", turn_id),
                 message("user", "hi"),
                 message("assistant", "a"),
                 usage(5000, 0),
-                context(second),
+                context(second, turn_id),
                 message("user", "next"),
                 message("assistant", "b"),
                 usage(5200, 0),
@@ -395,7 +415,10 @@ mod tests {
             let s = crate::test_support::session(&lines);
             let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
             let cache = analyze(&s, &plan);
-            assert_eq!(cache[1].verdict, expected, "second sandbox {second}");
+            assert_eq!(
+                cache[1].verdict, expected,
+                "second sandbox {second}, turn id {turn_id}"
+            );
         }
         assert_eq!(
             Verdict::ContextChanged("sandbox_policy").explain(),

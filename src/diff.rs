@@ -98,12 +98,15 @@ pub struct Drift {
     pub steps_affected: usize,
     /// What to show side by side: A's and B's version of the differing part.
     pub evidence: Option<(String, String)>,
+    /// Only possible: a setting changed that may change an unrecorded part, by rules that
+    /// cannot tell whether it did. Not asserted, so not unexpected.
+    pub possible: bool,
 }
 
 impl Drift {
-    /// See [`DriftClass::expected`].
+    /// See [`DriftClass::expected`]; a possible drift is not asserted, so not unexpected.
     pub fn expected(&self) -> bool {
-        self.class.expected()
+        self.possible || self.class.expected()
     }
 }
 
@@ -282,11 +285,7 @@ pub fn diff(
             drifts.push(d);
         } else if a_only.is_empty() && first_b_only.step > last_b.step {
             // B resumes A: its first request after A's end should extend A's last request.
-            drifts.extend(continuation::continuation(
-                last_a,
-                first_b_only,
-                "B's first request after A's end",
-            ));
+            drifts.extend(continuation::resumed(last_a, first_b_only));
         }
     }
     PromptDiff {
@@ -314,6 +313,7 @@ fn drift(
         detail,
         steps_affected: 1,
         evidence: None,
+        possible: false,
     }
 }
 

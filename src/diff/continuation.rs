@@ -20,24 +20,29 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     };
     out = out.into_iter().map(tag).collect();
     // Settings that feed parts of the request the session does not record: the agent says which.
+    // A part the agent's rules say stays the same is no drift; one they cannot tell about is a
+    // possible drift.
     for change in a.session.setting_changes(a.step, b.session, b.step) {
-        if let Some(part) = a.session.unrecorded_part(change.field) {
-            let mut d = drift(
-                DriftClass::changed(part),
-                part.name(),
-                &a,
-                &b,
-                format!(
-                    "{label}: {}: {} → {} ({})",
-                    change.field,
-                    change.before,
-                    change.after,
-                    a.session.setting_effect(change.field)
-                ),
-            );
-            d.evidence = Some((change.before, change.after));
-            out.push(d);
-        }
+        let Some(effect) = a
+            .session
+            .unrecorded_effect(a.step, b.session, b.step, &change)
+            .filter(|e| e.changes != Some(false))
+        else {
+            continue;
+        };
+        let mut d = drift(
+            DriftClass::changed(effect.part),
+            effect.part.name(),
+            &a,
+            &b,
+            format!(
+                "{label}: {}: {} → {} ({})",
+                change.field, change.before, change.after, effect.why
+            ),
+        );
+        d.possible = effect.changes.is_none();
+        d.evidence = Some((change.before, change.after));
+        out.push(d);
     }
     let prev_len = a.input_len();
     let lcp = shared_items(&a, &b);
@@ -76,6 +81,46 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
         d.input_index = Some(start);
         d.evidence = Some((String::new(), pretty_items(b.session, view.slice(start..k))));
         out.push(d);
+    }
+    out
+}
+
+/// What breaks the prefix between A's last request `a` and B's first request `b` after A's end
+/// (B resumes A). When that request is a compaction request (Codex compacts before the resumed
+/// turn, as 0.152+ do when the resumed model is another one: `0.171.0/model_switch`), it is
+/// named as the expected reset it is, and the turn's request after it is held to A's last for
+/// what else the resume changed (the model, the settings).
+pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
+    let mut out = continuation(a, b, "B's first request after A's end");
+    let steps = &b.session.replay.steps;
+    if !steps[b.step].compaction {
+        return out;
+    }
+    out.push(drift(
+        DriftClass::Compaction,
+        "input",
+        &a,
+        &b,
+        "B's first request after A's end is a compaction request (sent without the tools, the \
+         history then replaced by its summary): an expected reset"
+            .into(),
+    ));
+    let Some(next) = (b.step + 1 < steps.len()).then(|| b.at(b.step + 1)) else {
+        return out;
+    };
+    // The history after the compaction is the summary: only the parts before the input (and
+    // the settings feeding them) say what the resume changed. The compaction itself is named.
+    let after: Vec<Drift> = continuation(a, next, "B's first request after the compaction")
+        .into_iter()
+        .filter(|d| d.component != "input" && d.class != DriftClass::Compaction)
+        .collect();
+    for d in after {
+        if !out
+            .iter()
+            .any(|o| o.class == d.class && o.component == d.component)
+        {
+            out.push(d);
+        }
     }
     out
 }

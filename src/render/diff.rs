@@ -51,6 +51,9 @@ struct DriftDocument<'a> {
     b_step: usize,
     input_index: Option<usize>,
     expected: bool,
+    /// Only possible (not asserted): present when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    possible: bool,
     detail: &'a str,
     steps_affected: usize,
 }
@@ -105,6 +108,7 @@ pub fn write_diff_json(
                     b_step: bt.step,
                     input_index: d.input_index,
                     expected: d.expected(),
+                    possible: d.possible,
                     detail: &d.detail,
                     steps_affected: d.steps_affected,
                 }
@@ -194,7 +198,9 @@ fn write_drift(
 ) -> io::Result<()> {
     let at = step_ref(a, drift.a_step);
     let bt = step_ref(b, drift.b_step);
-    let expected = if drift.expected() {
+    let expected = if drift.possible {
+        "possible"
+    } else if drift.expected() {
         "expected"
     } else {
         "UNEXPECTED"

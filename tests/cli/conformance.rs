@@ -720,18 +720,7 @@ fn conformance_table_is_current() {
 /// Cases recorded before promptc compiles them right, each with what it waits for. Their
 /// failures are counted in CONFORMANCE.md's table; the test below fails as soon as one of them
 /// passes, so that it leaves this list.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "0.58.0/model_switch_gpt-5.1",
-        "issue 36: compile.rs must take the generation's model rules (codex_rules::model_rules_in): \
-         0.58 sends gpt-5.1's default effort and verbosity and no parallel calls",
-    ),
-    (
-        "0.77.0/model_switch_gpt-5.2",
-        "issue 36: compile.rs must take the generation's model rules (codex_rules::model_rules_in): \
-         0.77 sends gpt-5.2's default effort and verbosity",
-    ),
-];
+const PENDING: &[(&str, &str)] = &[];
 
 /// Issue 23's requirement: every recorded request compiled as Codex sent it, up to named
 /// unknowns (CONFORMANCE.md's `failures` column is 0 in every row but the [`PENDING`] cases').

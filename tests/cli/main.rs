@@ -19,6 +19,7 @@ mod page;
 mod readme;
 mod real_samples;
 mod report;
+mod resumes;
 mod sessions;
 mod steps;
 mod support;

@@ -2,9 +2,8 @@
 
 use crate::agents::codex::compile::params;
 use crate::agents::codex::session::Session;
-use crate::agents::codex::{incremental, invariants, settings};
-use crate::agents::{AgentSession, SettingChange};
-use crate::core::request::Part;
+use crate::agents::codex::{incremental, invariants, rules, settings};
+use crate::agents::{AgentSession, SettingChange, UnrecordedEffect};
 use crate::fingerprint::Plan;
 use crate::providers::CacheModel;
 use crate::providers::openai::AutomaticPrefixCache;
@@ -44,12 +43,30 @@ impl AgentSession for Session {
         settings::context_changes(self.step_context(step), other.step_context(other_step))
     }
 
-    fn unrecorded_part(&self, setting: &str) -> Option<Part> {
-        settings::unrecorded_part(setting)
+    fn unrecorded_effect(
+        &self,
+        step: usize,
+        other: &Self,
+        other_step: usize,
+        change: &SettingChange,
+    ) -> Option<UnrecordedEffect> {
+        settings::unrecorded_effect(self, step, other, other_step, change)
     }
 
     fn setting_effect(&self, setting: &str) -> &'static str {
         settings::field_effect(setting)
+    }
+
+    /// The instructions when the build sends them in `instructions`, ahead of the tools
+    /// (`0.104.0/auto_compaction`: its compaction request had its instructions cached, 3072
+    /// tokens); nothing when they travel in the input, after the tools (0.162+, code mode:
+    /// `0.171.0/model_switch`, none cached).
+    fn compaction_request_prefix(&self, plan: &Plan, step: usize) -> usize {
+        if rules::instructions_before_tools(self, step) {
+            plan.instruction_tokens[step]
+        } else {
+            0
+        }
     }
 
     fn incremental_break(&self, plan: &Plan, previous: usize, k: usize) -> Option<String> {

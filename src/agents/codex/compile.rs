@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use crate::agents::codex::model::TurnContext;
 use crate::agents::codex::rules::{
     Build, COMPACTION_CASE, RequestShape, SHELL_OUTPUTS_CASE, compaction_prompt_item, derived_id,
-    format_shell_outputs, formats_shell_outputs, model_rules, offers_freeform_apply_patch,
+    format_shell_outputs, formats_shell_outputs, offers_freeform_apply_patch, table_build_of_tools,
+    turn_model_rules,
 };
 
 mod generic;
@@ -192,14 +193,26 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
     common_approximations(parts, &mut approximations);
     let context = parts.context;
     let model = context.and_then(|c| c.model.as_deref());
-    let model_rules = model.and_then(model_rules);
-    let code_mode = build >= Build::V0_152 && model_rules.is_some_and(|m| m.code_mode);
+    // Each setting known where the builds that may have written the turn agree on it.
+    // Given tools tell 0.58 from 0.77 (their shell tool) where the rollout does not.
+    let told = match (&parts.tools.tools, model) {
+        (Some(tools), Some(slug)) if parts.shape.table_build.is_none() => {
+            table_build_of_tools(build, slug, tools).map(|name| RequestShape {
+                table_build: Some(name),
+                ..parts.shape.clone()
+            })
+        }
+        _ => None,
+    };
+    let shape = told.as_ref().unwrap_or(parts.shape);
+    let model_rules = model.map_or_else(Default::default, |slug| turn_model_rules(shape, slug));
+    let code_mode = build >= Build::V0_152 && model_rules.code_mode == Some(true);
 
     // Shell outputs as this build renders them when the freeform apply_patch tool is offered.
     let formats_outputs = formats_shell_outputs(build)
         && match &parts.tools.tools {
             Some(tools) => offers_freeform_apply_patch(tools),
-            None => model_rules.is_some(),
+            None => model_rules.freeform_apply_patch == Some(true),
         };
     let formatted = formats_outputs
         .then(|| format_shell_outputs(parts.input))
@@ -293,15 +306,15 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
         approximations.push(("tools", NO_TOOLS));
     }
 
-    let parallel = match model_rules {
+    let parallel = match model_rules.parallel_tool_calls {
         _ if parts.compaction => Value::Bool(false),
-        Some(m) => {
+        Some(parallel) => {
             rules.push(Rule {
                 part: "parallel_tool_calls",
                 rule: "a setting of the model",
-                case: m.case,
+                case: model_rules.case,
             });
-            Value::Bool(m.parallel_tool_calls)
+            Value::Bool(parallel)
         }
         None => {
             approximations.push((
@@ -317,13 +330,16 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
         Some(effort) => {
             reasoning.insert("effort".into(), effort.into());
         }
-        None if build.sends_default_effort() => match model_rules.and_then(|m| m.default_effort) {
-            Some(effort) => {
+        // Every build sends the model's default when none is configured (0.104.0/tool_calls,
+        // 0.58.0/model_switch_gpt-5.1); gpt-5.1-codex has none (0.58.0/tool_calls).
+        None => match model_rules.default_effort {
+            Some(None) => {}
+            Some(Some(effort)) => {
                 reasoning.insert("effort".into(), effort.into());
                 rules.push(Rule {
                     part: "reasoning.effort",
                     rule: "none configured: the model's default",
-                    case: model_rules.map_or("", |m| m.case),
+                    case: model_rules.case,
                 });
             }
             None => {
@@ -334,7 +350,6 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
                 ));
             }
         },
-        None => {}
     }
     let recorded_summary = context.and_then(|c| c.summary.as_deref());
     let summary: Option<Value> = match build {
@@ -345,8 +360,8 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
                 "0.141 records `auto` whatever was configured: the model's default is assumed \
                  (tests/conformance/0.141.0/effort_change sent `detailed`)",
             ));
-            match model_rules {
-                Some(m) => m.summary_0_141.map(Value::from),
+            match model_rules.summary_0_141 {
+                Some(summary) => summary.map(Value::from),
                 None => Some(Value::Null),
             }
         }
@@ -374,18 +389,18 @@ fn compile_for(build: Build, parts: &RequestParts<'_>) -> CompiledRequest {
         });
     }
 
+    // text.verbosity: a model that supports it, in every build (0.58.0/model_switch_gpt-5.1).
     let mut text = Map::new();
-    if build >= Build::V0_104 {
-        match model_rules {
-            Some(m) => {
-                if let Some(verbosity) = m.verbosity {
-                    text.insert("verbosity".into(), verbosity.into());
-                    rules.push(Rule {
-                        part: "text.verbosity",
-                        rule: "a setting of the model",
-                        case: m.case,
-                    });
-                }
+    {
+        match model_rules.verbosity {
+            Some(None) => {}
+            Some(Some(verbosity)) => {
+                text.insert("verbosity".into(), verbosity.into());
+                rules.push(Rule {
+                    part: "text.verbosity",
+                    rule: "a setting of the model",
+                    case: model_rules.case,
+                });
             }
             None => {
                 text.insert("verbosity".into(), Value::Null);
@@ -570,6 +585,7 @@ mod tests {
             build,
             thread_summary: thread_summary.map(str::to_string),
             unrecorded_build: false,
+            table_build: None,
         };
         let tools = ToolPlan { tools };
         let compiled = compile(&RequestParts {

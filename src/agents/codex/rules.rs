@@ -86,17 +86,7 @@ impl Build {
     /// a newer one (resume), so a creating build past the shape's newest recorded build (0.80.0
     /// writes 0.58-0.77's `turn_context`) means the rules are applied unverified.
     pub fn unrecorded(self, cli_version: &str) -> bool {
-        let mut parts = cli_version
-            .split(['-', '+'])
-            .next()
-            .unwrap_or("")
-            .split('.')
-            .map(|p| p.parse::<u64>().ok());
-        let version = [parts.next(), parts.next(), parts.next()];
-        match version {
-            [Some(Some(a)), Some(Some(b)), Some(Some(c))] => [a, b, c] > self.newest_recorded(),
-            _ => false,
-        }
+        version_parts(cli_version).is_some_and(|v| v > self.newest_recorded())
     }
 
     /// Tell the generation from a `turn_context` payload's keys (newest evidence first).
@@ -144,10 +134,19 @@ impl Build {
         matches!(self, Build::V0_104 | Build::V0_122)
     }
 
-    /// A model's default effort is sent when none is configured (0.104.0/tool_calls); 0.58–0.77
-    /// send `effort` only when configured (0.58.0/tool_calls, 0.58.0/effort_change).
-    pub fn sends_default_effort(self) -> bool {
-        self >= Build::V0_104
+    /// Whether this build's tools differ between two sandbox policies, where the recordings
+    /// tell: 0.58-0.77 send the same tools under danger-full-access, read-only and
+    /// workspace-write (0.58.0/sandbox_change, 0.77.0/sandbox_change); 0.104+ differ in
+    /// web_search's `external_web_access` alone, true under danger-full-access only
+    /// (0.104.0/sandbox_change to 0.171.0/sandbox_change: read-only and workspace-write share
+    /// their tools). `None` for a policy no recording has.
+    pub fn tools_follow_sandbox(self, before: &str, after: &str) -> Option<bool> {
+        const RECORDED: [&str; 3] = ["danger-full-access", "read-only", "workspace-write"];
+        if !RECORDED.contains(&before) || !RECORDED.contains(&after) {
+            return None;
+        }
+        let full = |policy: &str| policy == "danger-full-access";
+        Some(self >= Build::V0_104 && full(before) != full(after))
     }
 
     /// The checklist bullet these builds remove from the base instructions before sending them
@@ -155,6 +154,20 @@ impl Build {
     /// every recorded request of 0.152.1, 0.162.1 and 0.171.0, none of which offers a plan tool).
     pub fn removed_instructions(self) -> Option<&'static str> {
         (self >= Build::V0_152).then_some(CHECKLIST_BULLET)
+    }
+}
+
+/// `major.minor.patch` of a version such as `0.77.0-alpha.1`.
+fn version_parts(version: &str) -> Option<[u64; 3]> {
+    let mut parts = version
+        .split(['-', '+'])
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .map(|p| p.parse::<u64>().ok());
+    match [parts.next(), parts.next(), parts.next()] {
+        [Some(Some(a)), Some(Some(b)), Some(Some(c))] => Some([a, b, c]),
+        _ => None,
     }
 }
 
@@ -320,6 +333,9 @@ pub struct ModelRules {
     pub freeform_apply_patch: bool,
     /// The model's context window, where its definitions give one.
     pub context_window: Option<u64>,
+    /// 0.58-0.77: the name of the model's shell tool (`shell_type` `default`: `shell`,
+    /// `shell_command`: `shell_command`), which tells the two builds apart.
+    pub shell_tool: Option<&'static str>,
     /// The case the rules are shown by, or the table when no recording has the model.
     pub case: &'static str,
 }
@@ -336,6 +352,8 @@ struct TableModel {
     supports_parallel_tool_calls: bool,
     supports_reasoning_summaries: bool,
     tool_mode: Option<String>,
+    #[serde(default)]
+    shell_type: Option<String>,
     #[serde(default)]
     prefixes: Vec<String>,
 }
@@ -438,6 +456,12 @@ fn rules_of(slug: &str, model: &TableModel, summary: Option<&TableModel>) -> Mod
         code_mode,
         freeform_apply_patch: model.apply_patch_tool_type.as_deref() == Some("freeform"),
         context_window: model.context_window,
+        shell_tool: match model.shell_type.as_deref() {
+            _ if model.prefixes.is_empty() => None,
+            Some("default") => Some("shell"),
+            Some("shell_command") => Some("shell_command"),
+            _ => None,
+        },
         case: MODEL_CASES
             .iter()
             .find(|(s, _)| *s == slug)
@@ -451,6 +475,7 @@ fn same_rules(a: &ModelRules, b: &ModelRules) -> bool {
     let bare = |r: &ModelRules| ModelRules {
         case: "",
         context_window: None,
+        shell_tool: None,
         ..*r
     };
     bare(a) == bare(b)
@@ -469,6 +494,8 @@ fn merge(known: ModelRules, other: &ModelRules) -> Option<ModelRules> {
 struct Models {
     /// Per generation: the rules of every slug its recorded builds agree on.
     by_build: Vec<(Build, Vec<ModelRules>)>,
+    /// Per recorded build of the table: the rules of every slug it defines.
+    by_table: Vec<(&'static str, Vec<ModelRules>)>,
     /// The rules every catalog generation that has the slug agrees on.
     any_build: Vec<ModelRules>,
 }
@@ -512,6 +539,28 @@ fn load_models() -> Models {
             })
             .collect()
     };
+    let by_table: Vec<(&'static str, Vec<ModelRules>)> = [Build::V0_58]
+        .into_iter()
+        .chain(CATALOG_GENERATIONS)
+        .flat_map(|b| table_builds(b).iter().copied())
+        .map(|name| {
+            let build = &table.builds[name];
+            let mut slugs: Vec<&String> = table
+                .builds
+                .values()
+                .flat_map(|b| b.models.keys())
+                .collect();
+            slugs.sort();
+            slugs.dedup();
+            let rules = slugs
+                .into_iter()
+                .filter_map(|slug| {
+                    entry(build, slug).map(|m| rules_of(slug, m, entry(summary_build, slug)))
+                })
+                .collect();
+            (name, rules)
+        })
+        .collect();
     let by_build: Vec<(Build, Vec<ModelRules>)> = [Build::V0_58]
         .into_iter()
         .chain(CATALOG_GENERATIONS)
@@ -536,6 +585,7 @@ fn load_models() -> Models {
     any_build.retain(|r| !conflicting.contains(&r.slug) && r.freeform_apply_patch);
     Models {
         by_build,
+        by_table,
         any_build,
     }
 }
@@ -561,6 +611,98 @@ pub fn model_rules_in(build: Build, slug: &str) -> Option<&'static ModelRules> {
         .and_then(|(_, models)| models.iter().find(|m| m.slug == slug))
 }
 
+/// A model's request settings for one turn, each known (`Some`) where the recorded builds that
+/// may have written the turn define the model alike: 0.58 and 0.77 agree on gpt-5.1's effort and
+/// verbosity, not on its parallel calls (0.58.0/model_switch_gpt-5.1 sent `false`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnRules {
+    pub parallel_tool_calls: Option<bool>,
+    /// `Some(None)`: the model has no default effort.
+    pub default_effort: Option<Option<&'static str>>,
+    /// `Some(None)`: the model does not support verbosity.
+    pub verbosity: Option<Option<&'static str>>,
+    pub summary_0_141: Option<Option<&'static str>>,
+    pub code_mode: Option<bool>,
+    pub freeform_apply_patch: Option<bool>,
+    /// The case the settings are shown by, or the table.
+    pub case: &'static str,
+}
+
+/// The settings of a model slug for the turn whose shape is `shape`: the recorded build that
+/// wrote it when the rollout tells ([`RequestShape::table_build`]), else each setting its
+/// generation's recorded builds agree on. Nothing known when one of them lacks the model.
+pub fn turn_model_rules(shape: &RequestShape, slug: &str) -> TurnRules {
+    let Some(build) = shape.build else {
+        return TurnRules::default();
+    };
+    let table = shape.table_build.map(|name| [name]);
+    let names: &[&str] = match &table {
+        Some(one) => one,
+        None => table_builds(build),
+    };
+    let found: Vec<&ModelRules> = names
+        .iter()
+        .filter_map(|name| {
+            MODELS
+                .by_table
+                .iter()
+                .find(|(b, _)| b == name)
+                .and_then(|(_, models)| models.iter().find(|m| m.slug == slug))
+        })
+        .collect();
+    if found.is_empty() || found.len() != names.len() {
+        return TurnRules::default();
+    }
+    fn agree<T: PartialEq + Copy>(
+        found: &[&ModelRules],
+        f: impl Fn(&ModelRules) -> T,
+    ) -> Option<T> {
+        let first = f(found[0]);
+        found.iter().all(|r| f(r) == first).then_some(first)
+    }
+    TurnRules {
+        parallel_tool_calls: agree(&found, |r| r.parallel_tool_calls),
+        default_effort: agree(&found, |r| r.default_effort),
+        verbosity: agree(&found, |r| r.verbosity),
+        summary_0_141: agree(&found, |r| r.summary_0_141),
+        code_mode: agree(&found, |r| r.code_mode),
+        freeform_apply_patch: agree(&found, |r| r.freeform_apply_patch),
+        case: found[0].case,
+    }
+}
+
+/// Which recorded build of 0.58-0.77 sent a request, from the tools it was sent with: the one
+/// whose definitions give the model the shell tool offered, when only one does
+/// (0.58.0/model_switch_gpt-5.1: gpt-5.1's `shell` is 0.58's, 0.77 offers it `shell_command`;
+/// tests/cli/codex_models.rs holds `shell_type` to every recorded request).
+pub fn table_build_of_tools(build: Build, slug: &str, tools: &[String]) -> Option<&'static str> {
+    if build != Build::V0_58 {
+        return None;
+    }
+    let offered = |name: &str| {
+        tools
+            .iter()
+            .any(|t| crate::core::request::tool_name(t) == name)
+    };
+    let matching: Vec<&'static str> = table_builds(build)
+        .iter()
+        .copied()
+        .filter(|name| {
+            MODELS
+                .by_table
+                .iter()
+                .find(|(b, _)| b == name)
+                .and_then(|(_, models)| models.iter().find(|m| m.slug == slug))
+                .and_then(|m| m.shell_tool)
+                .is_some_and(offered)
+        })
+        .collect();
+    match matching[..] {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
 /// What decides the shape of one step's request, read from the rollout.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RequestShape {
@@ -571,6 +713,11 @@ pub struct RequestShape {
     /// The session was created by a build newer than the recorded ones of this shape
     /// ([`Build::unrecorded`]).
     pub unrecorded_build: bool,
+    /// The recorded build (as the model table names it) whose definitions apply, where the
+    /// generation's builds define models differently and the rollout tells which wrote the turn:
+    /// a 0.58-0.77 turn of a session 0.77 or newer created (a turn is written by the creating
+    /// build or a newer one) is 0.77's. 0.58's and 0.77's `turn_context` keys are the same.
+    pub table_build: Option<&'static str>,
 }
 
 /// Read the shape of a step's request from its `turn_context` line and the events before it.
@@ -600,18 +747,37 @@ pub fn request_shape(session: &Session, step: usize) -> RequestShape {
             })
             .flatten();
     }
-    let unrecorded_build = match (build, rollout.meta.as_ref()) {
-        (Some(build), Some(meta)) => meta
-            .cli_version
-            .as_deref()
-            .is_some_and(|version| build.unrecorded(version)),
+    let cli_version = rollout.meta.as_ref().and_then(|m| m.cli_version.as_deref());
+    let unrecorded_build = match (build, cli_version) {
+        (Some(build), Some(version)) => build.unrecorded(version),
         _ => false,
     };
+    let table_build = (build == Some(Build::V0_58)
+        && cli_version.and_then(version_parts) >= Some([0, 77, 0]))
+    .then_some("0.77.0");
     RequestShape {
         build,
         thread_summary,
         unrecorded_build,
+        table_build,
     }
+}
+
+/// Whether a step's request carries the base instructions in its `instructions` field, ahead
+/// of the tools: not from 0.162 (a developer message leads the input: 0.162.1/tool_calls), nor
+/// for a code-mode model, which has no `instructions` key (0.152.1/model_switch). A turn no known
+/// build wrote is taken to, as the generic shape sends them.
+pub fn instructions_before_tools(session: &Session, step: usize) -> bool {
+    let Some(build) = request_shape(session, step).build else {
+        return true;
+    };
+    let code_mode = build >= Build::V0_152
+        && session
+            .step_context(step)
+            .and_then(|c| c.model.as_deref())
+            .and_then(|slug| model_rules_in(build, slug))
+            .is_some_and(|m| m.code_mode);
+    !build.instructions_as_message() && !code_mode
 }
 
 /// The id Codex gives an item it derives from the thread (0.152+): `uuid5(uuid5(OID, thread
