@@ -158,20 +158,24 @@ pub fn unknown(part: Part, breakpoint: Option<i64>) -> Block {
     }
 }
 
-pub fn canonical_without_cache_control(value: &Value) -> String {
-    fn strip(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .filter(|(k, _)| *k != "cache_control")
-                    .map(|(k, v)| (k.clone(), strip(v)))
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-            other => other.clone(),
-        }
+/// A value with every `cache_control` left out: a breakpoint marks a block, it is not part of
+/// what the cache compares.
+pub fn without_cache_control(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_cache_control(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_cache_control).collect()),
+        other => other.clone(),
     }
-    serde_json::to_string(&strip(value)).expect("a JSON value serializes")
+}
+
+/// The compact JSON of a value without its `cache_control`s.
+pub fn canonical_without_cache_control(value: &Value) -> String {
+    serde_json::to_string(&without_cache_control(value)).expect("a JSON value serializes")
 }
 
 /// The provider's cache as the session's requests fill it.

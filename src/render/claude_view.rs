@@ -1,6 +1,7 @@
 //! `view` of a Claude Code transcript: the main thread's lines as the file records them, beside
 //! the messages one request was sent with (the last, or `--turn`/`--step`'s).
 
+use crate::providers::anthropic::without_cache_control;
 use std::collections::HashSet;
 use std::io::{self, Write};
 
@@ -88,23 +89,10 @@ fn block_preview(value: &Value) -> String {
     out
 }
 
-fn strip(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| *k != "cache_control")
-                .map(|(k, v)| (k.clone(), strip(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-        other => other.clone(),
-    }
-}
-
 fn blocks_of(message: &Value) -> Vec<Value> {
     match &message["content"] {
         Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
-        Value::Array(items) => items.iter().map(strip).collect(),
+        Value::Array(items) => items.iter().map(without_cache_control).collect(),
         _ => Vec::new(),
     }
 }
@@ -180,7 +168,9 @@ pub fn write_view(
                     _ => continue,
                 };
                 match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Array(items)) => blocks.extend(items.iter().map(strip)),
+                    Ok(Value::Array(items)) => {
+                        blocks.extend(items.iter().map(without_cache_control))
+                    }
                     Ok(Value::String(s)) => {
                         blocks.push(serde_json::json!({"type": "text", "text": s}))
                     }

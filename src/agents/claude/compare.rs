@@ -2,6 +2,7 @@
 //! a cache-friendly session keeps (`check`), in Claude's terms: B's first request of its own
 //! against A's last, and each request against the one before it.
 
+use crate::providers::anthropic::without_cache_control;
 use serde_json::Value;
 
 use super::cache::{Step, steps};
@@ -144,24 +145,11 @@ pub fn diff(ta: &Transcript, ca: &Conversation, tb: &Transcript, cb: &Conversati
     out
 }
 
-fn strip(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| *k != "cache_control")
-                .map(|(k, v)| (k.clone(), strip(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-        other => other.clone(),
-    }
-}
-
 /// A message's blocks, string content as one text block, breakpoints left out.
 fn blocks(message: &Value) -> Vec<Value> {
     match &message["content"] {
         Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
-        Value::Array(items) => items.iter().map(strip).collect(),
+        Value::Array(items) => items.iter().map(without_cache_control).collect(),
         _ => Vec::new(),
     }
 }
@@ -237,8 +225,11 @@ pub fn request_drift(a: &Compiled, b: &Compiled) -> Vec<Drift> {
             .iter()
             .filter(|n| nb.contains(n))
             .filter(|n| {
-                let find =
-                    |ts: &[Value]| ts.iter().find(|t| t["name"].as_str() == Some(n)).map(strip);
+                let find = |ts: &[Value]| {
+                    ts.iter()
+                        .find(|t| t["name"].as_str() == Some(n))
+                        .map(without_cache_control)
+                };
                 find(ta) != find(tb)
             })
             .collect();
@@ -265,7 +256,10 @@ pub fn request_drift(a: &Compiled, b: &Compiled) -> Vec<Drift> {
     }
     if let (Value::Array(sa), Value::Array(sb)) = (&ab["system"], &bb["system"]) {
         for i in 0..sa.len().max(sb.len()) {
-            let (x, y) = (sa.get(i).map(strip), sb.get(i).map(strip));
+            let (x, y) = (
+                sa.get(i).map(without_cache_control),
+                sb.get(i).map(without_cache_control),
+            );
             if x == y || (x == Some(Value::Null) && y == Some(Value::Null)) {
                 continue;
             }
@@ -456,7 +450,9 @@ fn before_first_breakpoint(body: &Value) -> Option<String> {
                 continue;
             }
             if item.get("cache_control").is_some() {
-                text.push_str(&serde_json::to_string(&strip(item)).unwrap_or_default());
+                text.push_str(
+                    &serde_json::to_string(&without_cache_control(item)).unwrap_or_default(),
+                );
                 return Some(text);
             }
             text.push_str(&serde_json::to_string(item).unwrap_or_default());

@@ -10,6 +10,7 @@
 //! `metadata`, `stream` and the billing header block, with `params.betas` as `betas`).
 //! Checked on every recorded 2.1.332 request (CONFORMANCE.md, "Layout of a Claude case").
 
+use crate::providers::anthropic::without_cache_control;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -314,19 +315,6 @@ fn body_digest(body: &Map<String, Value>, betas: Option<&Value>) -> String {
         hashed.insert("betas".into(), betas.clone());
     }
     sha256_hex(&canonical(&Value::Object(hashed)))
-}
-
-fn without_cache_control(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| *k != "cache_control")
-                .map(|(k, v)| (k.clone(), without_cache_control(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_cache_control).collect()),
-        other => other.clone(),
-    }
 }
 
 /// Keys sorted at every level, no spaces: the form every 2.1.3xx hash is taken of.
