@@ -4,6 +4,7 @@
 mod cells;
 pub mod check;
 pub mod claude;
+pub mod claude_diff;
 pub mod claude_view;
 pub mod diff;
 pub mod header;

@@ -12,6 +12,7 @@ pub mod fingerprint;
 pub mod home;
 pub mod load;
 pub mod prices;
+pub mod record;
 pub mod replay;
 pub mod thread;
 pub mod usage;

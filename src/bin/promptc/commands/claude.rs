@@ -9,7 +9,8 @@ use promptc::agents::claude::conversation;
 use promptc::agents::claude::load::Transcript;
 use promptc::agents::claude::thread::Conversation;
 use promptc::agents::claude::wire::{Given, compile};
-use promptc::render::claude::{write_compile, write_diff, write_fingerprints, write_steps};
+use promptc::render::claude::{write_compile, write_fingerprints, write_steps};
+use promptc::render::claude_diff::write_diff;
 
 use crate::cli::{
     CompileArgs, DiffArgs, FingerprintArgs, Format, PlanArgs, SelectArgs, StepsArgs, ViewArgs,

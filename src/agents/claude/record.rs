@@ -1,0 +1,208 @@
+//! What a Claude Code transcript's lines say, as the loader ([`super::load`]) records them: the
+//! fields every conversational line carries and one kind per line type.
+
+use crate::core::lines::SkippedLine;
+
+/// A transcript as its lines say it.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    pub name: String,
+    /// Records in file order.
+    pub lines: Vec<Line>,
+    pub skipped: Vec<SkippedLine>,
+    /// What was kept but not understood (unknown line types, usage of another shape).
+    pub notes: Vec<String>,
+    /// Non-blank lines read: `lines.len() + skipped.len()`.
+    pub non_blank_lines: usize,
+}
+
+/// One line's record: the fields every conversational line carries, and its kind.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// 1-based line number in the file.
+    pub number: usize,
+    pub kind: LineKind,
+    pub uuid: Option<Box<str>>,
+    pub parent: Option<Box<str>>,
+    /// A compaction boundary's link to the history it replaced (`logicalParentUuid`).
+    pub logical_parent: Option<Box<str>>,
+    pub session_id: Option<Box<str>>,
+    /// A subagent's id (`agentId`, 2.0.x+); lines of a sidechain carry `isSidechain`.
+    pub agent_id: Option<Box<str>>,
+    pub sidechain: bool,
+    pub timestamp: Option<Box<str>>,
+    /// The Claude Code build that wrote the line.
+    pub version: Option<Box<str>>,
+    pub cwd: Option<Box<str>>,
+    /// An earlier line of this file has the same `uuid` (a resume's copy, a rewritten line):
+    /// the index of that line in [`Transcript::lines`]. The first one counts.
+    pub duplicate_of: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub enum LineKind {
+    User(User),
+    Assistant(Assistant),
+    System(System),
+    /// 1.0.x: a session title from a side request.
+    Summary {
+        summary: Box<str>,
+        leaf: Option<Box<str>>,
+    },
+    Attachment(Attachment),
+    /// 2.1.x: the leaf the session was at (`leafUuid`).
+    LastPrompt {
+        leaf: Option<Box<str>>,
+    },
+    /// 2.1.x: a subagent's progress, embedding its messages (with usage) as the subagent's own
+    /// file records them too.
+    Progress,
+    ApiRequest(ApiRequest),
+    /// 2.1.3xx: a message of a replayed request, by the sha256 of its canonical JSON.
+    ApiRequestBlob {
+        hash: Box<str>,
+        message: Box<str>,
+    },
+    /// 2.1.3xx: a request's system blocks and tools, by the sha256 of their canonical JSON.
+    ApiRequestShape {
+        hash: Box<str>,
+        shape: Box<str>,
+    },
+    /// A line type that carries nothing promptc reads (the name as written).
+    Bookkeeping(&'static str),
+    /// A line type promptc does not know: kept, and named in the notes.
+    Unknown(Box<str>),
+}
+
+impl LineKind {
+    /// The line's `type`.
+    pub fn type_name(&self) -> &str {
+        match self {
+            LineKind::User(_) => "user",
+            LineKind::Assistant(_) => "assistant",
+            LineKind::System(_) => "system",
+            LineKind::Summary { .. } => "summary",
+            LineKind::Attachment(_) => "attachment",
+            LineKind::LastPrompt { .. } => "last-prompt",
+            LineKind::Progress => "progress",
+            LineKind::ApiRequest(_) => "api-request",
+            LineKind::ApiRequestBlob { .. } => "api-request-blob",
+            LineKind::ApiRequestShape { .. } => "api-request-shape",
+            LineKind::Bookkeeping(name) => name,
+            LineKind::Unknown(name) => name,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct User {
+    /// `message.content` as written: a JSON string or array.
+    pub content: Box<str>,
+    /// The `tool_use_id` of each `tool_result` block, in order.
+    pub tool_results: Vec<Box<str>>,
+    /// `isMeta`: a local command's caveat or echo, sent to the model.
+    pub meta: bool,
+    /// `isCompactSummary`: the summary a compaction left.
+    pub compact_summary: bool,
+    /// `isVisibleInTranscriptOnly`: shown to the user, never sent.
+    pub transcript_only: bool,
+}
+
+/// One line of a streamed response: 1.0.x-2.1.x write one line per content block, each with
+/// the whole message's `id`, `requestId` and usage.
+#[derive(Debug, Clone)]
+pub struct Assistant {
+    pub message_id: Option<Box<str>>,
+    pub request_id: Option<Box<str>>,
+    pub model: Option<Box<str>>,
+    /// `message.content` as written (a JSON array).
+    pub content: Box<str>,
+    /// The `id` of each `tool_use` block, in order.
+    pub tool_uses: Vec<Box<str>>,
+    /// A `thinking` or `redacted_thinking` block is among its blocks.
+    pub thinking: bool,
+    pub usage: Option<Usage>,
+    pub stop_reason: Option<Box<str>>,
+    /// `isApiErrorMessage`: an error Claude Code wrote itself (model `<synthetic>`).
+    pub api_error: bool,
+    /// 2.1.3xx: the `api-request` record of the request this answered (`requestRef`).
+    pub request_ref: Option<Box<str>>,
+    /// `usage` was written but is not Anthropic's shape: counted as none, with a note.
+    pub unreadable_usage: bool,
+}
+
+impl Assistant {
+    /// Written by Claude Code, not the model: no request was answered by it.
+    pub fn synthetic(&self) -> bool {
+        self.api_error || self.model.as_deref() == Some("<synthetic>")
+    }
+}
+
+/// Anthropic's usage of one response (`input_tokens` is what came after the last breakpoint:
+/// the whole prompt is the sum of the three input counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    /// `cache_creation.ephemeral_5m_input_tokens` / `_1h_` (1.0.x+); `None` when not written.
+    pub cache_creation_5m: Option<u64>,
+    pub cache_creation_1h: Option<u64>,
+    pub output_tokens: u64,
+    /// The cache counts are written at all (other backends behind `ANTHROPIC_BASE_URL` often
+    /// leave them out: nothing can be said of their cache).
+    pub has_cache_fields: bool,
+}
+
+impl Usage {
+    /// The whole prompt: uncached, written and read input.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct System {
+    pub subtype: Option<Box<str>>,
+    /// `compactMetadata.trigger` (`manual`, `auto`) of a `compact_boundary`.
+    pub compact_trigger: Option<Box<str>>,
+    /// `compactMetadata.preTokens`.
+    pub compact_pre_tokens: Option<u64>,
+}
+
+impl System {
+    pub fn is_compact_boundary(&self) -> bool {
+        self.subtype.as_deref() == Some("compact_boundary")
+    }
+}
+
+/// 2.1.x: context Claude Code attached (2.1.332: with the exact text sent).
+#[derive(Debug, Clone)]
+pub struct Attachment {
+    /// `attachment.type`: `environment`, `date`, `instructions`, `skill_listing`, ...
+    pub attachment_type: Option<Box<str>>,
+    /// `rendered` as written (JSON), when the build records what it sent.
+    pub rendered: Option<Box<str>>,
+    /// `renderedRole`: `system` or `user`.
+    pub rendered_role: Option<Box<str>>,
+}
+
+/// 2.1.3xx: a replay record of one sampling request.
+#[derive(Debug, Clone)]
+pub struct ApiRequest {
+    pub id: Box<str>,
+    /// The request whose first `keep` messages this one starts with.
+    pub base: Option<Box<str>>,
+    pub keep: usize,
+    /// The hashes of the messages after those.
+    pub tail: Vec<Box<str>>,
+    /// `params` as written (model, betas, max_tokens, thinking, ...).
+    pub params: Box<str>,
+    /// `cacheControl` as written: JSON paths and values.
+    pub cache_control: Box<str>,
+    pub shape_hash: Option<Box<str>>,
+    pub request_digest: Option<Box<str>>,
+    pub query_source: Option<Box<str>>,
+}
