@@ -58,11 +58,13 @@ fn response_id(c: &Conversation, s: &Step) -> Option<String> {
 pub fn diff(ta: &Transcript, ca: &Conversation, tb: &Transcript, cb: &Conversation) -> Comparison {
     let sa = main_steps(ta, ca);
     let sb = main_steps(tb, cb);
-    let a_ids: Vec<Option<String>> = sa.iter().map(|s| response_id(ca, s)).collect();
+    // A's response ids, to find B's requests that are A's (a set: B may be long).
+    let a_ids: std::collections::BTreeSet<String> =
+        sa.iter().filter_map(|s| response_id(ca, s)).collect();
     let sampling = |s: &&Step| s.kind == RequestKind::Sampling && !s.copied;
     let shared = sb
         .iter()
-        .filter(|s| response_id(cb, s).is_some_and(|id| a_ids.contains(&Some(id))))
+        .filter(|s| response_id(cb, s).is_some_and(|id| a_ids.contains(&id)))
         .count();
     let mut out = Comparison {
         a_requests: sa.iter().filter(sampling).count(),
@@ -74,9 +76,9 @@ pub fn diff(ta: &Transcript, ca: &Conversation, tb: &Transcript, cb: &Conversati
     };
     let a_last = sa.iter().rfind(|s| sampling(s));
     // B's first request that is not A's; a compaction before it is part of what happened.
-    let b_index = sb.iter().position(|s| {
-        sampling(&s) && !response_id(cb, s).is_some_and(|id| a_ids.contains(&Some(id)))
-    });
+    let b_index = sb
+        .iter()
+        .position(|s| sampling(&s) && !response_id(cb, s).is_some_and(|id| a_ids.contains(&id)));
     let (Some(a_last), Some(b_index)) = (a_last, b_index) else {
         return out;
     };
@@ -377,7 +379,7 @@ pub fn check(t: &Transcript, c: &Conversation) -> (usize, Vec<Failure>) {
     let rows = main_steps(t, c);
     let mut failures = Vec::new();
     let mut previous: Option<Compiled> = None;
-    let mut seen_ids: Vec<String> = Vec::new();
+    let mut seen_ids: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for s in &rows {
         if s.copied {
             continue;
@@ -415,15 +417,13 @@ pub fn check(t: &Transcript, c: &Conversation) -> (usize, Vec<Failure>) {
         }
         if let Some(r) = c.requests[s.request].response {
             for id in &c.responses[r].tool_uses {
-                if seen_ids.iter().any(|x| x == id.as_ref()) {
+                if !seen_ids.insert(id.to_string()) {
                     failures.push(Failure {
                         invariant: "unique_tool_ids",
                         turn: s.turn,
                         step: s.step,
                         detail: format!("tool id {id} was used by an earlier call"),
                     });
-                } else {
-                    seen_ids.push(id.to_string());
                 }
             }
         }
