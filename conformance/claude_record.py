@@ -30,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claude_mock import ClaudeMock, compact, LOOKBACK_BLOCKS, MIN_CACHEABLE, TTL_SECONDS  # noqa: E402
+# The Codex recorder's blob store, its size rule and its pruning: one layout for both agents.
+from record import Blobs, big, prune_blobs  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 VERSIONS = ["1.0.30", "1.0.128", "2.0.77", "2.1.100", "2.1.332"]
@@ -39,7 +41,6 @@ HOME = ROOT
 WORK = ROOT / "work"
 PROJECT = HOME / ".claude" / "projects" / "-tmp-promptc-claude-work"
 RUN_TIMEOUT = 120
-BLOB_MIN = 2048
 
 CLAUDE_MD = "# Project notes\n\nAnswer in one short sentence.\n"
 CLAUDE_MD_EDITED = "# Project notes\n\nAnswer in one short sentence.\nPrefer `echo` over `printf`.\n"
@@ -231,20 +232,6 @@ def fresh_tree(files: dict, uid: int, gid: int) -> None:
         subprocess.run(cmd, cwd=WORK, env=claude_env(9, "0.0.0"), preexec_fn=as_user(uid, gid), check=True)
 
 
-def children(pid: int) -> list[int]:
-    out = []
-    for p in Path("/proc").iterdir():
-        if not p.name.isdigit():
-            continue
-        try:
-            stat = (p / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            out.append(int(p.name))
-    return out
-
-
 def run_claude(argv: list[str], env: dict, uid: int, gid: int, interrupt: str | None, log: dict) -> str:
     proc = subprocess.Popen(argv, cwd=WORK, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, preexec_fn=as_user(uid, gid))
@@ -277,33 +264,6 @@ def run_claude(argv: list[str], env: dict, uid: int, gid: int, interrupt: str | 
     stdout = out.decode("utf-8", "replace")
     log["stdout_tail"] = [line[:2000] for line in stdout.splitlines()[-3:]]
     return stdout
-
-
-class Blobs:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
-
-    def put(self, value) -> dict:
-        data = compact(value).encode("utf-8")
-        h = hashlib.sha256(data).hexdigest()
-        p = self.root / f"{h}.json"
-        if not p.exists():
-            p.write_bytes(data)
-        return {"$blob": h}
-
-    def expand(self, value):
-        if isinstance(value, dict):
-            if len(value) == 1 and "$blob" in value:
-                return json.loads((self.root / f"{value['$blob']}.json").read_bytes().decode("utf-8"))
-            return {k: self.expand(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.expand(v) for v in value]
-        return value
-
-
-def big(value) -> bool:
-    return len(compact(value).encode("utf-8")) > BLOB_MIN
 
 
 def shrink_blocks(blocks, blobs: Blobs):
@@ -496,15 +456,6 @@ def record_case(version: str, exe: list[str], name: str, spec: dict, out_root: P
     (case_dir / "case.json").write_text(json.dumps(case, indent=2, ensure_ascii=False) + "\n")
     shutil.rmtree(ROOT, ignore_errors=True)
     return case
-
-
-def prune_blobs(out_root: Path) -> None:
-    used = set()
-    for f in out_root.glob("*/*/requests.jsonl"):
-        used.update(re.findall(r'"\$blob":"([0-9a-f]{64})"', f.read_text(encoding="utf-8")))
-    for b in (out_root / "blobs").glob("*.json"):
-        if b.stem not in used:
-            b.unlink()
 
 
 def print_table(out_root: Path) -> None:
