@@ -1,6 +1,7 @@
-//! `promptc report`: where the prompt-cache money goes, across many rollouts.
+//! `promptc report`: where the prompt-cache money goes, across many rollouts and transcripts.
 //!
-//! Each rollout gives a [`SessionUsage`] (its agent reads it: `agents::codex::usage`): one
+//! Each session gives a [`SessionUsage`] (its agent reads it: `agents::codex::usage`,
+//! `agents::claude::usage`). A Codex rollout gives one
 //! [`Request`] per distinct cumulative
 //! `total_token_usage` counter (a `token_count` that repeats the previous counters is the same
 //! request, re-emitted), whose tokens are the counters' growth since the previous one. Summed,
@@ -10,7 +11,10 @@
 //! (a request whose counters before it are zero starts a new run). The cache loss of a request
 //! and its cause come from the step analysis `promptc steps` shows ([`crate::cache`]), matched
 //! by the `token_count` line. [`resolve`] then removes what forks copied from their parent, and
-//! [`build`] filters by date, groups and prices ([`crate::pricing`]).
+//! [`build`] filters by date, groups and prices ([`crate::pricing`], Anthropic's list for
+//! Claude Code requests). A Claude Code home's requests come counted once already (one per
+//! response, copies left out: `agents::claude::home`), in the same [`Tokens`]: a prompt's input
+//! is all of it, reads and writes included, as OpenAI counts it.
 //! No I/O: the binary reads the files and the time zone.
 
 use std::sync::Arc;
@@ -20,9 +24,35 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
+use crate::agents::claude::prices::AnthropicPrices;
 use crate::cache::Verdict;
 use crate::core::usage::Usage;
 use crate::pricing::PriceTable;
+
+/// The agent whose log a session is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Agent {
+    #[default]
+    Codex,
+    Claude,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 2] = [Agent::Codex, Agent::Claude];
+
+    /// Stable name used in output and on the command line (`--agent`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Codex => "codex",
+            Agent::Claude => "claude",
+        }
+    }
+
+    /// The one named `name` (as [`Agent::name`] writes it).
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
 
 /// Token counts of one request or a sum of them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -34,8 +64,11 @@ pub struct Tokens {
     pub output: u64,
     pub reasoning: u64,
     /// Uncached input tokens written to the cache (`cache_write_input_tokens`, GPT-5.6 and
-    /// later); 0 where the rollout does not say.
+    /// later; Anthropic's `cache_creation_input_tokens`); 0 where the log does not say.
     pub cache_write: u64,
+    /// Of `cache_write`, written for an hour (Anthropic's 1-hour TTL); the rest was written for
+    /// the short retention (Anthropic's 5 minutes; OpenAI's writes are all of this kind).
+    pub cache_write_1h: u64,
 }
 
 impl Tokens {
@@ -46,6 +79,7 @@ impl Tokens {
             output: usage.output_tokens,
             reasoning: usage.reasoning_output_tokens,
             cache_write: usage.cache_write_input_tokens.unwrap_or(0),
+            cache_write_1h: 0,
         }
     }
 
@@ -55,6 +89,7 @@ impl Tokens {
         self.output = self.output.saturating_add(other.output);
         self.reasoning = self.reasoning.saturating_add(other.reasoning);
         self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.cache_write_1h = self.cache_write_1h.saturating_add(other.cache_write_1h);
     }
 
     /// `self - before`, or `None` when a counter went down (the counters restarted).
@@ -66,6 +101,7 @@ impl Tokens {
             reasoning: self.reasoning.checked_sub(before.reasoning)?,
             // Not a restart when it goes down: a build that does not write it resumed the file.
             cache_write: self.cache_write.saturating_sub(before.cache_write),
+            cache_write_1h: self.cache_write_1h.saturating_sub(before.cache_write_1h),
         })
     }
 
@@ -77,11 +113,22 @@ impl Tokens {
             output: self.output.min(other.output),
             reasoning: self.reasoning.min(other.reasoning),
             cache_write: self.cache_write.min(other.cache_write),
+            cache_write_1h: self.cache_write_1h.min(other.cache_write_1h),
         }
     }
 
     pub fn uncached(&self) -> u64 {
         self.input.saturating_sub(self.cached)
+    }
+
+    /// Input neither read from the cache nor written to it (Anthropic's `input_tokens`).
+    pub fn unwritten(&self) -> u64 {
+        self.uncached().saturating_sub(self.cache_write)
+    }
+
+    /// Written for the short retention (Anthropic's 5 minutes).
+    pub fn cache_write_5m(&self) -> u64 {
+        self.cache_write.saturating_sub(self.cache_write_1h)
     }
 
     /// `cached / input`; `None` without input.
@@ -99,8 +146,19 @@ pub enum Cause {
     Rollback,
     /// A component before the input changed (`instructions`, `tools`, `params`,
     /// `prompt_cache_key`), `history` when the input itself was rewritten, or the recorded
-    /// turn-context field that changed (`sandbox_policy`, …).
+    /// turn-context field that changed (`sandbox_policy`, …); for Claude Code the part where the
+    /// prefix broke (`tools`, `system`, `params`, `history`).
     PrefixBroken(&'static str),
+    /// Claude Code: the model changed (a cache is per model).
+    ModelSwitch,
+    /// Claude Code: idle longer than the TTL of what the previous request wrote.
+    TtlExpired,
+    /// Claude Code: the previous entry was more than 20 blocks before every breakpoint.
+    LookbackExceeded,
+    /// Claude Code: a part the build does not record must have changed.
+    UnrecordedChange,
+    /// Claude Code 1.0.x run as `claude -p`: the last tool turn sent twice.
+    RepeatedToolTurn,
     /// The session's first request: nothing to reuse. Its uncached input is counted apart and
     /// is not a loss.
     ColdStart,
@@ -132,6 +190,11 @@ impl Cause {
             Cause::Compaction => "compaction".into(),
             Cause::Rollback => "rollback".into(),
             Cause::PrefixBroken(part) => format!("prefix_broken:{part}"),
+            Cause::ModelSwitch => "model_switch".into(),
+            Cause::TtlExpired => "ttl_expired".into(),
+            Cause::LookbackExceeded => "lookback_exceeded".into(),
+            Cause::UnrecordedChange => "unrecorded_change".into(),
+            Cause::RepeatedToolTurn => "repeated_tool_turn".into(),
             Cause::ColdStart => "cold_start".into(),
         }
     }
@@ -144,6 +207,11 @@ impl Cause {
             Cause::Compaction => "compaction".into(),
             Cause::Rollback => "rollback".into(),
             Cause::PrefixBroken(part) => format!("prefix broken: {part}"),
+            Cause::ModelSwitch => "model switch".into(),
+            Cause::TtlExpired => "ttl expired".into(),
+            Cause::LookbackExceeded => "lookback exceeded".into(),
+            Cause::UnrecordedChange => "unrecorded change".into(),
+            Cause::RepeatedToolTurn => "repeated tool turn".into(),
             Cause::ColdStart => "cold start (not a loss)".into(),
         }
     }
@@ -169,6 +237,8 @@ pub struct Request {
     pub cause: Option<Cause>,
     /// Copied from the parent by a fork: not this session's.
     pub inherited: bool,
+    /// A side request (Claude Code 2.0.x's subagent warmups): counted, and shown apart.
+    pub side: bool,
 }
 
 /// How a fork's share of its parent's counters was treated. A fork's counters go on from its
@@ -192,6 +262,7 @@ pub enum Fork {
 /// What a rollout says about its usage.
 #[derive(Debug, Clone)]
 pub struct SessionUsage {
+    pub agent: Agent,
     pub path: String,
     /// The session id: from the file name, else the first `session_meta`.
     pub id: Option<String>,
@@ -221,10 +292,11 @@ pub enum GroupBy {
     Session,
     Cwd,
     Cause,
+    Agent,
 }
 
 impl GroupBy {
-    pub const ALL: [GroupBy; 7] = [
+    pub const ALL: [GroupBy; 8] = [
         GroupBy::Day,
         GroupBy::Week,
         GroupBy::Month,
@@ -232,6 +304,7 @@ impl GroupBy {
         GroupBy::Session,
         GroupBy::Cwd,
         GroupBy::Cause,
+        GroupBy::Agent,
     ];
 
     /// The one named `name` (as [`GroupBy::name`] writes it).
@@ -248,6 +321,7 @@ impl GroupBy {
             GroupBy::Session => "session",
             GroupBy::Cwd => "cwd",
             GroupBy::Cause => "cause",
+            GroupBy::Agent => "agent",
         }
     }
 }
@@ -264,6 +338,22 @@ pub struct ReportOptions {
     /// Sessions listed in the top table.
     pub top: usize,
     pub prices: PriceTable,
+    /// Claude Code requests: Anthropic's list prices.
+    pub claude_prices: AnthropicPrices,
+    /// Claude Code requests: prices given for their models (`--pricing`), before Anthropic's.
+    pub claude_overrides: Option<PriceTable>,
+}
+
+impl ReportOptions {
+    /// Why the price tables leave `model` unpriced on purpose, when they say.
+    pub fn unpriced_reason(&self, model: &str) -> Option<&str> {
+        self.prices
+            .unpriced_reason(model)
+            .or_else(|| match self.claude_prices.price(model, None) {
+                crate::agents::claude::prices::Priced::Unpriced(reason) => Some(reason),
+                _ => None,
+            })
+    }
 }
 
 /// A date that a request without a time takes: it is counted only without `--since`/`--until`.
@@ -296,6 +386,7 @@ pub(crate) fn group_key(
         GroupBy::Session => session.id.clone().unwrap_or_else(|| session.path.clone()),
         GroupBy::Cwd => request.cwd.as_deref().unwrap_or(UNKNOWN).to_string(),
         GroupBy::Cause => request.cause.map_or_else(|| "none".into(), |c| c.name()),
+        GroupBy::Agent => session.agent.name().to_string(),
     }
 }
 
@@ -304,7 +395,7 @@ mod resolve;
 /// A session's agent reads its usage; Codex is the only agent so far.
 pub use crate::agents::codex::usage::session_usage;
 pub use build::{CauseSum, Group, Report, SessionRow, build};
-pub use resolve::{Duplicate, Notes, PartlyRead, Skipped, resolve};
+pub use resolve::{ClaudeNotes, Duplicate, Notes, PartlyRead, Skipped, resolve};
 
 #[cfg(test)]
 mod tests {

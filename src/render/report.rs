@@ -7,7 +7,40 @@ use serde::Serialize;
 
 use super::{RenderOptions, Tone, paint, write_json};
 use crate::core::sanitize::{escape_line, truncate};
-use crate::report::{Cause, Fork, Group, Notes, Report, SessionRow};
+use crate::report::{Agent, Cause, Fork, Group, Notes, Report, SessionRow};
+
+/// Which columns a report's tables have: Codex's alone as they always were, or, when a Claude
+/// Code session was read, the prompt split as Anthropic bills it (README, "report").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Anthropic's columns: uncached, written for 5 minutes and for an hour, read.
+    pub claude: bool,
+    /// The reasoning column (Codex rollouts report reasoning tokens).
+    pub reasoning: bool,
+}
+
+impl Layout {
+    pub(crate) fn of(report: &Report) -> Layout {
+        let claude = report.agents.contains(&Agent::Claude);
+        Layout {
+            claude,
+            reasoning: !claude || report.agents.contains(&Agent::Codex),
+        }
+    }
+
+    /// The headers of the token columns, after the key and REQUESTS.
+    pub(crate) fn token_headers(self) -> Vec<&'static str> {
+        let mut headers = if self.claude {
+            vec!["UNCACHED", "WRITE 5M", "WRITE 1H", "READ", "OUTPUT"]
+        } else {
+            vec!["INPUT", "CACHED", "UNCACHED", "OUTPUT"]
+        };
+        if self.reasoning {
+            headers.push("REASONING");
+        }
+        headers
+    }
+}
 
 /// Round a dollar amount to a millionth, so JSON does not carry float noise.
 fn usd(value: f64) -> f64 {
@@ -42,6 +75,14 @@ struct GroupDocument<'a> {
     /// Paid more than had every lost token been cached.
     miss_cost_usd: f64,
     unpriced_requests: u64,
+    /// With Claude Code sessions: the uncached input written for 5 minutes (OpenAI's writes
+    /// too), for an hour, and neither read nor written (Anthropic's `input_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_write_5m_input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_write_1h_input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unwritten_input_tokens: Option<u64>,
 }
 
 /// A model without a price, and the price table's reason when it leaves it unpriced on purpose.
@@ -54,7 +95,8 @@ struct UnpricedDocument<'a> {
 }
 
 impl<'a> GroupDocument<'a> {
-    fn new(group: &'a Group) -> GroupDocument<'a> {
+    fn new(group: &'a Group, layout: Layout) -> GroupDocument<'a> {
+        let claude = |n: u64| layout.claude.then_some(n);
         GroupDocument {
             key: &group.key,
             requests: group.requests,
@@ -83,6 +125,9 @@ impl<'a> GroupDocument<'a> {
             cost_usd: usd(group.cost),
             miss_cost_usd: usd(group.miss_cost()),
             unpriced_requests: group.unpriced_requests,
+            cache_write_5m_input_tokens: claude(group.tokens.cache_write_5m()),
+            cache_write_1h_input_tokens: claude(group.tokens.cache_write_1h),
+            unwritten_input_tokens: claude(group.tokens.unwritten()),
         }
     }
 }
@@ -99,6 +144,8 @@ struct ForkDocument<'a> {
 
 #[derive(Serialize)]
 struct SessionDocument<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'static str>,
     id: Option<&'a str>,
     path: &'a str,
     date: Option<String>,
@@ -123,6 +170,11 @@ struct ReportDocument<'a> {
     until: Option<String>,
     by: &'static str,
     pricing: PricingDocument<'a>,
+    /// With Claude Code sessions: the agents whose sessions were read, and Anthropic's prices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agents: Option<Vec<&'static str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claude_pricing: Option<PricingDocument<'a>>,
     files: usize,
     sessions: usize,
     first_day: Option<String>,
@@ -132,6 +184,9 @@ struct ReportDocument<'a> {
     top_sessions: Vec<SessionDocument<'a>>,
     /// Models without a price: their tokens are counted, their cost is not.
     unpriced_models: Vec<UnpricedDocument<'a>>,
+    /// With Claude Code sessions: the side requests among the counted ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    side_requests: Option<GroupDocument<'a>>,
     notes: &'a Notes,
 }
 
@@ -174,6 +229,8 @@ fn fork_document(fork: &Fork) -> Option<ForkDocument<'_>> {
 /// `report --format json`.
 pub fn write_report_json(out: &mut dyn Write, report: &Report) -> io::Result<()> {
     let prices = &report.options.prices;
+    let layout = Layout::of(report);
+    let claude_prices = &report.options.claude_prices;
     let document = ReportDocument {
         schema_version: crate::SCHEMA_VERSION,
         time_zone: zone_name(report),
@@ -184,33 +241,48 @@ pub fn write_report_json(out: &mut dyn Write, report: &Report) -> io::Result<()>
             as_of: prices.as_of.as_deref(),
             source: prices.source.as_deref(),
         },
+        agents: layout
+            .claude
+            .then(|| report.agents.iter().map(|a| a.name()).collect()),
+        claude_pricing: layout.claude.then_some(PricingDocument {
+            as_of: Some(&claude_prices.as_of),
+            source: Some(&claude_prices.source),
+        }),
         files: report.files,
         sessions: report.sessions,
         first_day: report.first_day.map(|d| d.to_string()),
         last_day: report.last_day.map(|d| d.to_string()),
-        total: GroupDocument::new(&report.total),
-        groups: report.groups.iter().map(GroupDocument::new).collect(),
+        total: GroupDocument::new(&report.total, layout),
+        groups: report
+            .groups
+            .iter()
+            .map(|g| GroupDocument::new(g, layout))
+            .collect(),
         top_sessions: report
             .top
             .iter()
             .map(|row| SessionDocument {
+                agent: layout.claude.then_some(row.agent.name()),
                 id: row.id.as_deref(),
                 path: &row.path,
                 date: row.date.map(|d| d.to_string()),
                 top_cause: row.sums.top_cause().map(|c| c.name()),
                 command: row.command(),
                 fork: fork_document(&row.fork),
-                sums: GroupDocument::new(&row.sums),
+                sums: GroupDocument::new(&row.sums, layout),
             })
             .collect(),
         unpriced_models: report
             .unpriced
             .iter()
             .map(|group| UnpricedDocument {
-                sums: GroupDocument::new(group),
-                reason: report.options.prices.unpriced_reason(&group.key),
+                sums: GroupDocument::new(group, layout),
+                reason: report.options.unpriced_reason(&group.key),
             })
             .collect(),
+        side_requests: layout
+            .claude
+            .then(|| GroupDocument::new(&report.side, layout)),
         notes: &report.notes,
     };
     write_json(out, &document)
@@ -292,23 +364,38 @@ fn write_table(
     Ok(())
 }
 
-/// The cells of a group's row, text and HTML alike: key, requests, the token columns, hit rate,
-/// lost, cost, misses.
-pub(crate) fn group_cells(group: &Group, key: String) -> Vec<String> {
+/// The cells of a group's row, text and HTML alike: key, requests, the token columns of
+/// `layout`, hit rate, lost, cost, misses.
+pub(crate) fn group_cells(group: &Group, key: String, layout: Layout) -> Vec<String> {
     let priced = group.unpriced_requests < group.requests;
-    vec![
-        key,
-        group.requests.to_string(),
-        tokens(group.tokens.input),
-        tokens(group.tokens.cached),
-        tokens(group.tokens.uncached()),
-        tokens(group.tokens.output),
-        tokens(group.tokens.reasoning),
-        percent(group.tokens.hit_rate()),
+    let t = &group.tokens;
+    let mut cells = vec![key, group.requests.to_string()];
+    if layout.claude {
+        cells.extend([
+            tokens(t.unwritten()),
+            tokens(t.cache_write_5m()),
+            tokens(t.cache_write_1h),
+            tokens(t.cached),
+            tokens(t.output),
+        ]);
+    } else {
+        cells.extend([
+            tokens(t.input),
+            tokens(t.cached),
+            tokens(t.uncached()),
+            tokens(t.output),
+        ]);
+    }
+    if layout.reasoning {
+        cells.push(tokens(t.reasoning));
+    }
+    cells.extend([
+        percent(t.hit_rate()),
         tokens(group.lost()),
         dollars(group.cost, priced),
         dollars(group.miss_cost(), priced),
-    ]
+    ]);
+    cells
 }
 
 /// `report` as text.
@@ -336,36 +423,50 @@ pub fn write_report_text(
         )
     )?;
     let prices = &report.options.prices;
-    writeln!(
-        out,
-        "Prices: USD per million tokens as of {}, {}",
-        prices.as_of.as_deref().unwrap_or("an unknown date"),
-        escape_line(prices.source.as_deref().unwrap_or("no source given"))
-    )?;
+    let layout = Layout::of(report);
+    if layout.reasoning {
+        writeln!(
+            out,
+            "Prices: USD per million tokens as of {}, {}",
+            prices.as_of.as_deref().unwrap_or("an unknown date"),
+            escape_line(prices.source.as_deref().unwrap_or("no source given"))
+        )?;
+    }
+    if layout.claude {
+        let claude = &report.options.claude_prices;
+        writeln!(
+            out,
+            "Prices of Claude Code's requests: USD per million tokens as of {}, {}",
+            escape_line(&claude.as_of),
+            escape_line(&claude.source)
+        )?;
+    }
     writeln!(out)?;
     let by = report.options.by.name().to_ascii_uppercase();
-    let header = [
-        by.as_str(),
-        "REQUESTS",
-        "INPUT",
-        "CACHED",
-        "UNCACHED",
-        "OUTPUT",
-        "REASONING",
-        "HIT",
-        "LOST",
-        "COST",
-        "MISSES",
-    ];
+    let mut header = vec![by.as_str(), "REQUESTS"];
+    header.extend(layout.token_headers());
+    header.extend(["HIT", "LOST", "COST", "MISSES"]);
     let mut rows: Vec<Vec<String>> = report
         .groups
         .iter()
-        .map(|g| group_cells(g, truncate(&escape_line(&g.key), 40).into_owned()))
+        .map(|g| group_cells(g, truncate(&escape_line(&g.key), 40).into_owned(), layout))
         .collect();
-    rows.push(group_cells(&report.total, "TOTAL".into()));
+    rows.push(group_cells(&report.total, "TOTAL".into(), layout));
     write_table(out, &header, &rows, &[], options)?;
     writeln!(out)?;
     write_causes(out, &report.total, options)?;
+    let side = &report.side;
+    if side.requests > 0 {
+        writeln!(
+            out,
+            "\nSide requests (Claude Code 2.0.x's subagent warmups), in the sums above: {} \
+             requests, {} input, {} output, {}.",
+            side.requests,
+            tokens(side.tokens.input),
+            tokens(side.tokens.output),
+            dollars(side.cost, side.unpriced_requests < side.requests)
+        )?;
+    }
     let total = &report.total;
     if total.requests > total.unpriced_requests {
         writeln!(
@@ -482,7 +583,6 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
         // The table's reason for leaving a model unpriced, when it names the model.
         let why = report
             .options
-            .prices
             .unpriced_reason(&group.key)
             .map_or(String::new(), |reason| format!(": {}", escape_line(reason)));
         writeln!(
@@ -560,6 +660,36 @@ fn write_notes(out: &mut dyn Write, report: &Report, options: &RenderOptions) ->
             "{} without usage counters",
             count(notes.no_usage.len(), "rollout")
         )?;
+    }
+    if let Some(claude) = &notes.claude {
+        for path in &claude.ignored_files {
+            gap(out)?;
+            writeln!(
+                out,
+                "ignored: {}: not a transcript of a session in Claude Code's layout",
+                escape_line(path)
+            )?;
+        }
+        gap(out)?;
+        writeln!(
+            out,
+            "Claude Code: {} counted once per response ({} lines repeating a response's usage \
+             not counted again; {} without a requestId, named by message.id; {} with a reused \
+             id), {} left out ({} progress lines of subagents counted from their own files)",
+            count(claude.requests, "request"),
+            claude.repeated_usage_lines,
+            claude.without_request_id,
+            claude.reused_message_id,
+            count(claude.copies, "copied response"),
+            claude.progress_lines,
+        )?;
+        if claude.compactions > 0 {
+            writeln!(
+                out,
+                "{} made a request no line records: not counted",
+                count(claude.compactions, "compaction")
+            )?;
+        }
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::report::{dollars, group_cells, percent, tokens, zone_name};
+use super::report::{Layout, dollars, group_cells, percent, tokens, zone_name};
 use crate::report::{Cause, Group, Report, SessionRow};
 
 /// Chart sizes, in SVG user units (the page scales them to its width).
@@ -25,6 +25,7 @@ const CAUSE_ROW: f64 = 30.0;
 
 const CACHED: &str = "#2a9d8f";
 const UNCACHED: &str = "#e76f51";
+const WRITTEN: &str = "#f4a261";
 const PALETTE: [&str; 10] = [
     "#264653", "#e76f51", "#2a9d8f", "#8e5ea2", "#f4a261", "#3a86ff", "#d62828", "#6a994e",
     "#b5838d", "#457b9d",
@@ -106,15 +107,39 @@ pub fn write_report_html(out: &mut dyn Write, report: &Report) -> io::Result<()>
     page.push_str("<title>promptc report: where the prompt-cache money goes</title>\n<style>");
     page.push_str(STYLE);
     page.push_str("</style>\n</head>\n<body>\n<main>\n");
+    let layout = Layout::of(report);
     header(&mut page, report);
     cards(&mut page, &report.total);
-    page.push_str("<section>\n<h2>Input per day: cached and uncached</h2>\n");
-    day_chart(&mut page, &report.days);
-    let _ = writeln!(
-        page,
-        "<div class=\"legend\"><span style=\"--swatch:{CACHED}\">cached input</span>\
-         <span style=\"--swatch:{UNCACHED}\">uncached input</span></div>\n</section>"
-    );
+    if layout.claude {
+        page.push_str(
+            "<section>\n<h2>Input per day: read from the cache, written to it, neither</h2>\n",
+        );
+        day_chart(&mut page, &report.days, layout);
+        let _ = writeln!(
+            page,
+            "<div class=\"legend\"><span style=\"--swatch:{CACHED}\">read (cached input)</span>\
+             <span style=\"--swatch:{WRITTEN}\">written to the cache</span>\
+             <span style=\"--swatch:{UNCACHED}\">uncached, not written</span></div>\n</section>"
+        );
+        page.push_str("<section>\n<h2>By agent</h2>\n");
+        groups_table(
+            &mut page,
+            "agents",
+            "agent",
+            &report.by_agent,
+            &report.total,
+            layout,
+        );
+        page.push_str("</section>\n");
+    } else {
+        page.push_str("<section>\n<h2>Input per day: cached and uncached</h2>\n");
+        day_chart(&mut page, &report.days, layout);
+        let _ = writeln!(
+            page,
+            "<div class=\"legend\"><span style=\"--swatch:{CACHED}\">cached input</span>\
+             <span style=\"--swatch:{UNCACHED}\">uncached input</span></div>\n</section>"
+        );
+    }
     page.push_str("<section>\n<h2>Uncached input by cause</h2>\n");
     cause_chart(&mut page, &report.total);
     page.push_str("</section>\n");
@@ -122,7 +147,7 @@ pub fn write_report_html(out: &mut dyn Write, report: &Report) -> io::Result<()>
         page.push_str("<section>\n<h2>Cache hit rate per request over each session, sessions that lost the most</h2>\n");
         hit_rate_chart(&mut page, &report.top);
         page.push_str("</section>\n<section>\n<h2>Sessions that lost the most</h2>\n");
-        top_table(&mut page, &report.top);
+        top_table(&mut page, &report.top, layout);
         page.push_str("</section>\n");
     }
     let _ = writeln!(
@@ -130,14 +155,31 @@ pub fn write_report_html(out: &mut dyn Write, report: &Report) -> io::Result<()>
         "<section>\n<h2>By {}</h2>",
         esc(report.options.by.name())
     );
-    groups_table(&mut page, report);
+    groups_table(
+        &mut page,
+        "groups",
+        report.options.by.name(),
+        &report.groups,
+        &report.total,
+        layout,
+    );
     page.push_str("</section>\n");
     notes(&mut page, report);
     let prices = &report.options.prices;
+    let claude = &report.options.claude_prices;
+    let claude_prices = if layout.claude {
+        format!(
+            "; Claude Code's requests at Anthropic's, as of {}: {}",
+            esc(&claude.as_of),
+            esc(&claude.source)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         page,
-        "<footer>Prices in USD per million tokens as of {}: {}. Cold starts are the first \
-         request of each session: nothing to reuse, not a loss. Written by promptc report.</footer>",
+        "<footer>Prices in USD per million tokens as of {}: {}{claude_prices}. Cold starts are the \
+         first request of each session: nothing to reuse, not a loss. Written by promptc report.</footer>",
         esc(prices.as_of.as_deref().unwrap_or("an unknown date")),
         esc(prices.source.as_deref().unwrap_or("no source given"))
     );
@@ -230,9 +272,10 @@ fn nice_max(max: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
-/// Stacked bars, one per day: cached input below, uncached above. A bar's height is its tokens
-/// over the scale's top (`data-max`) times the plot's height.
-fn day_chart(page: &mut String, days: &[Group]) {
+/// Stacked bars, one per day: cached input below, uncached above (with Claude Code's columns:
+/// read, written, then neither). A bar's height is its tokens over the scale's top (`data-max`)
+/// times the plot's height.
+fn day_chart(page: &mut String, days: &[Group], layout: Layout) {
     let max = nice_max(days.iter().map(|d| d.tokens.input).max().unwrap_or(0) as f64);
     let _ = writeln!(
         page,
@@ -263,19 +306,22 @@ fn day_chart(page: &mut String, days: &[Group]) {
     let every = days.len().div_ceil(12).max(1);
     for (i, day) in days.iter().enumerate() {
         let x = LEFT + slot * i as f64 + (slot - width) / 2.0;
-        let cached = PLOT_HEIGHT * day.tokens.cached as f64 / max;
-        let uncached = PLOT_HEIGHT * day.tokens.uncached() as f64 / max;
-        let base = TOP + PLOT_HEIGHT;
-        for (class, color, y, height, value) in [
-            ("cached", CACHED, base - cached, cached, day.tokens.cached),
-            (
-                "uncached",
-                UNCACHED,
-                base - cached - uncached,
-                uncached,
-                day.tokens.uncached(),
-            ),
-        ] {
+        let segments: Vec<(&str, &str, u64)> = if layout.claude {
+            vec![
+                ("cached", CACHED, day.tokens.cached),
+                ("written", WRITTEN, day.tokens.cache_write),
+                ("uncached", UNCACHED, day.tokens.unwritten()),
+            ]
+        } else {
+            vec![
+                ("cached", CACHED, day.tokens.cached),
+                ("uncached", UNCACHED, day.tokens.uncached()),
+            ]
+        };
+        let mut y = TOP + PLOT_HEIGHT;
+        for (class, color, value) in segments {
+            let height = PLOT_HEIGHT * value as f64 / max;
+            y -= height;
             let _ = writeln!(
                 page,
                 "<rect class=\"{class}\" data-day=\"{}\" data-tokens=\"{value}\" x=\"{}\" \
@@ -451,17 +497,24 @@ fn hit_rate_chart(page: &mut String, top: &[SessionRow]) {
     page.push_str("</div>\n");
 }
 
-fn top_table(page: &mut String, top: &[SessionRow]) {
-    page.push_str(
-        "<div class=\"scroll\"><table id=\"top-sessions\">\n<tr><th>Session</th><th>Date</th>\
-         <th>Requests</th><th>Input</th><th>Hit</th><th>Lost</th><th>Misses</th>\
-         <th class=\"left\">Top cause</th><th class=\"left\">Why</th></tr>\n",
+fn top_table(page: &mut String, top: &[SessionRow], layout: Layout) {
+    let agent_header = if layout.claude { "<th>Agent</th>" } else { "" };
+    let _ = writeln!(
+        page,
+        "<div class=\"scroll\"><table id=\"top-sessions\">\n<tr><th>Session</th>{agent_header}\
+         <th>Date</th><th>Requests</th><th>Input</th><th>Hit</th><th>Lost</th><th>Misses</th>\
+         <th class=\"left\">Top cause</th><th class=\"left\">Why</th></tr>"
     );
     for (row, id) in top.iter().zip(labels(top)) {
         let priced = row.sums.unpriced_requests < row.sums.requests;
+        let agent = if layout.claude {
+            format!("<td>{}</td>", row.agent.name())
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             page,
-            "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+            "<tr><td title=\"{}\">{}</td>{agent}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td class=\"left\">{}</td><td class=\"left why\"><code>{}</code></td></tr>",
             esc(&row.path),
             esc(&id),
@@ -478,25 +531,37 @@ fn top_table(page: &mut String, top: &[SessionRow]) {
     page.push_str("</table></div>\n");
 }
 
-fn groups_table(page: &mut String, report: &Report) {
-    let _ = writeln!(
+/// A table of groups and their total, its columns the text report's.
+fn groups_table(
+    page: &mut String,
+    id: &str,
+    by: &str,
+    groups: &[Group],
+    total: &Group,
+    layout: Layout,
+) {
+    let _ = write!(
         page,
-        "<div class=\"scroll\"><table id=\"groups\">\n<tr><th>{}</th><th>Requests</th>\
-         <th>Input</th><th>Cached</th><th>Uncached</th><th>Output</th><th>Reasoning</th>\
-         <th>Hit</th><th>Lost</th><th>Cost</th><th>Misses</th></tr>",
-        esc(report.options.by.name())
+        "<div class=\"scroll\"><table id=\"{id}\">\n<tr><th>{}</th><th>Requests</th>",
+        esc(by)
     );
+    for header in layout.token_headers() {
+        let mut title = header.to_ascii_lowercase();
+        title[..1].make_ascii_uppercase();
+        let _ = write!(page, "<th>{}</th>", esc(&title));
+    }
+    page.push_str("<th>Hit</th><th>Lost</th><th>Cost</th><th>Misses</th></tr>\n");
     let row = |page: &mut String, group: &Group, class: &str, key: &str| {
         let _ = write!(page, "<tr class=\"{class}\">");
-        for cell in group_cells(group, key.to_string()) {
+        for cell in group_cells(group, key.to_string(), layout) {
             let _ = write!(page, "<td>{}</td>", esc(&cell));
         }
         page.push_str("</tr>\n");
     };
-    for group in &report.groups {
+    for group in groups {
         row(page, group, "", &group.key);
     }
-    row(page, &report.total, "total", "Total");
+    row(page, total, "total", "Total");
     page.push_str("</table></div>\n");
 }
 
@@ -551,6 +616,39 @@ fn notes(page: &mut String, report: &Report) {
             "{} rollouts without usage counters.",
             notes.no_usage.len()
         ));
+    }
+    if report.side.requests > 0 {
+        items.push(format!(
+            "Side requests (Claude Code 2.0.x's subagent warmups), in the sums: {} requests, {} \
+             input, {}.",
+            report.side.requests,
+            tokens(report.side.tokens.input),
+            dollars(
+                report.side.cost,
+                report.side.unpriced_requests < report.side.requests
+            )
+        ));
+    }
+    if let Some(claude) = &notes.claude {
+        items.push(format!(
+            "Claude Code: {} requests counted once per response ({} lines repeating a \
+             response's usage not counted again, {} without a <code>requestId</code>, {} with a \
+             reused id); {} copied responses and {} <code>progress</code> lines left out; {} \
+             compactions made requests no line records.",
+            claude.requests,
+            claude.repeated_usage_lines,
+            claude.without_request_id,
+            claude.reused_message_id,
+            claude.copies,
+            claude.progress_lines,
+            claude.compactions
+        ));
+        for path in &claude.ignored_files {
+            items.push(format!(
+                "Ignored <code>{}</code>: not a transcript of a session in Claude Code's layout.",
+                esc(path)
+            ));
+        }
     }
     if items.is_empty() {
         return;

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use jiff::civil::Date;
 
 use super::{
-    Cause, Fork, GroupBy, NO_DATE, Notes, ReportOptions, Request, SessionUsage, Tokens, UNKNOWN,
-    group_key, local_date,
+    Agent, Cause, Fork, GroupBy, NO_DATE, Notes, ReportOptions, Request, SessionUsage, Tokens,
+    UNKNOWN, group_key, local_date,
 };
+use crate::agents::claude::prices::{Priced, Tokens as AnthropicTokens};
 use crate::pricing::{Billed, Price};
 
 /// The tokens, losses and cost of one cause in a group.
@@ -41,18 +42,11 @@ impl Group {
         }
     }
 
-    fn add(&mut self, request: &Request, price: Option<&Price>) {
+    fn add(&mut self, request: &Request, cost: Option<Cost>) {
         self.requests += 1;
         self.tokens.add(request.tokens);
-        match price {
-            Some(price) => {
-                self.cost += price.cost(Billed {
-                    input: request.tokens.input,
-                    cached: request.tokens.cached,
-                    cache_write: request.tokens.cache_write,
-                    output: request.tokens.output,
-                });
-            }
+        match cost {
+            Some(cost) => self.cost += cost.paid,
             None => self.unpriced_requests += 1,
         }
         if let Some(cause) = request.cause
@@ -61,7 +55,7 @@ impl Group {
             let sum = self.causes.entry(cause).or_default();
             sum.requests += 1;
             sum.tokens += request.lost;
-            sum.cost += price.map_or(0.0, |p| p.miss_cost(request.lost));
+            sum.cost += cost.map_or(0.0, |c| c.miss);
         }
     }
 
@@ -103,9 +97,98 @@ impl Group {
     }
 }
 
+/// What a priced request cost.
+#[derive(Debug, Clone, Copy)]
+struct Cost {
+    /// USD paid.
+    paid: f64,
+    /// USD its lost input cost more than had it been read from the cache.
+    miss: f64,
+}
+
+/// Prices each request at its agent's prices, each model looked up once (the price of the
+/// request's day is then picked from the model's entry).
+struct Pricer<'o, 's> {
+    options: &'o ReportOptions,
+    codex: BTreeMap<Option<&'s str>, Option<&'o Price>>,
+    /// A price given for the model, else Anthropic's entry.
+    claude: BTreeMap<Option<&'s str>, (Option<&'o Price>, Priced<'o>)>,
+}
+
+impl<'o, 's> Pricer<'o, 's> {
+    fn new(options: &'o ReportOptions) -> Pricer<'o, 's> {
+        Pricer {
+            options,
+            codex: BTreeMap::new(),
+            claude: BTreeMap::new(),
+        }
+    }
+
+    fn cost(&mut self, agent: Agent, request: &'s Request) -> Option<Cost> {
+        let model = request.model.as_deref();
+        let options = self.options;
+        let priced = |price: &Price| Cost {
+            paid: price.cost(Billed {
+                input: request.tokens.input,
+                cached: request.tokens.cached,
+                cache_write: request.tokens.cache_write,
+                output: request.tokens.output,
+            }),
+            miss: price.miss_cost(request.lost),
+        };
+        match agent {
+            Agent::Codex => self
+                .codex
+                .entry(model)
+                .or_insert_with(|| model.and_then(|m| options.prices.lookup(m)))
+                .map(|price| priced(price.at(request.unix_seconds))),
+            Agent::Claude => {
+                // A price given for the model (`--pricing`) first, then Anthropic's list.
+                let (given, listed) = self.claude.entry(model).or_insert_with(|| {
+                    let given = options
+                        .claude_overrides
+                        .as_ref()
+                        .and_then(|o| model.and_then(|m| o.lookup(m)));
+                    let listed = model.map_or(Priced::Unknown, |m| options.claude_prices.entry(m));
+                    (given, listed)
+                });
+                if let Some(price) = given {
+                    return Some(priced(price.at(request.unix_seconds)));
+                }
+                let Priced::Price(price) = listed else {
+                    return None;
+                };
+                // Anthropic's prices change by the UTC day.
+                let day = request
+                    .unix_seconds
+                    .and_then(|s| local_date(s, &jiff::tz::TimeZone::UTC))
+                    .map(|d| d.to_string());
+                let price = price.at(day.as_deref());
+                let tokens = anthropic(&request.tokens);
+                Some(Cost {
+                    paid: price.cost(&tokens),
+                    miss: price.miss_cost(&tokens, request.lost),
+                })
+            }
+        }
+    }
+}
+
+/// A request's tokens in Anthropic's terms.
+fn anthropic(t: &Tokens) -> AnthropicTokens {
+    AnthropicTokens {
+        input: t.unwritten(),
+        cache_write_5m: t.cache_write_5m(),
+        cache_write_1h: t.cache_write_1h,
+        cache_read: t.cached,
+        output: t.output,
+    }
+}
+
 /// One session in the table of those that lost the most.
 #[derive(Debug, Clone)]
 pub struct SessionRow {
+    pub agent: Agent,
     pub id: Option<String>,
     pub path: String,
     /// Day of its first counted request.
@@ -138,6 +221,13 @@ pub struct Report {
     pub days: Vec<Group>,
     /// By model, for models without a price.
     pub unpriced: Vec<Group>,
+    /// The side requests among the counted ones (Claude Code's warmups): in every sum, and
+    /// shown apart.
+    pub side: Group,
+    /// Agents whose sessions were given (whether or not a request of theirs was in the dates).
+    pub agents: Vec<Agent>,
+    /// By agent, whatever `options.by` is (the HTML page's table of agents).
+    pub by_agent: Vec<Group>,
     /// The `options.top` sessions that lost the most tokens.
     pub top: Vec<SessionRow>,
     /// First and last day with a counted request.
@@ -161,9 +251,15 @@ pub fn build(
     let dated = options.since.is_some() || options.until.is_some();
     // Price lookups by model name, once per name (the price of each request's day is picked
     // from the model's entry).
-    let mut prices: BTreeMap<Option<&str>, Option<&Price>> = BTreeMap::new();
+    let mut pricer: Pricer<'_, '_> = Pricer::new(&options);
+    let mut side = Group::new("side".into());
+    let mut by_agent: BTreeMap<Agent, Group> = BTreeMap::new();
+    let mut agents: Vec<Agent> = sessions.iter().map(|s| s.agent).collect();
+    agents.sort();
+    agents.dedup();
     for session in sessions {
         let mut row = SessionRow {
+            agent: session.agent,
             id: session.id.clone(),
             path: session.path.clone(),
             date: None,
@@ -185,27 +281,31 @@ pub fn build(
                 continue;
             }
             let model = request.model.as_deref();
-            let price = prices
-                .entry(model)
-                .or_insert_with(|| model.and_then(|m| options.prices.lookup(m)))
-                .map(|price| price.at(request.unix_seconds));
+            let cost = pricer.cost(session.agent, request);
             let key = group_key(options.by, date, session, request);
             groups
                 .entry(key.clone())
                 .or_insert_with(|| Group::new(key))
-                .add(request, price);
+                .add(request, cost);
             let day = date.map_or_else(|| NO_DATE.to_string(), |d| d.to_string());
             days.entry(day.clone())
                 .or_insert_with(|| Group::new(day))
-                .add(request, price);
-            if price.is_none() {
+                .add(request, cost);
+            if cost.is_none() {
                 let name = model.unwrap_or(UNKNOWN).to_string();
                 unpriced
                     .entry(name.clone())
                     .or_insert_with(|| Group::new(name))
                     .add(request, None);
             }
-            row.sums.add(request, price);
+            if request.side {
+                side.add(request, cost);
+            }
+            by_agent
+                .entry(session.agent)
+                .or_insert_with(|| Group::new(session.agent.name().into()))
+                .add(request, cost);
+            row.sums.add(request, cost);
             if let (Some(time), Some(rate)) = (request.unix_seconds, request.tokens.hit_rate()) {
                 row.hit_rates.push((time, rate));
             }
@@ -246,6 +346,9 @@ pub fn build(
         groups,
         days,
         unpriced,
+        side,
+        agents,
+        by_agent: by_agent.into_values().collect(),
         top: rows,
         first_day,
         last_day,

@@ -27,6 +27,38 @@ pub struct Notes {
     /// Rollouts read with lines that could not be (a truncated last line, say): counted from
     /// the lines that could.
     pub partly_read: Vec<PartlyRead>,
+    /// How Claude Code's requests were counted (present when a transcript was read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claude: Option<ClaudeNotes>,
+}
+
+/// How the requests of Claude Code transcripts were counted, and what was left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ClaudeNotes {
+    /// The rule, in words.
+    pub counting: &'static str,
+    /// Requests counted (side requests included).
+    pub requests: usize,
+    /// Of those, responses without a `requestId` (other backends, 1.0.x copies): named by
+    /// `message.id` alone.
+    pub without_request_id: usize,
+    /// Of those, responses whose `message.id` an earlier response of the file had (a backend
+    /// that reuses ids): a new prompt in between makes a new response.
+    pub reused_message_id: usize,
+    /// Lines that repeated a response's usage (one line per content block): not counted again.
+    pub repeated_usage_lines: usize,
+    /// Responses left out as copies of one counted in an earlier file or line (a resume's copy,
+    /// a fork).
+    pub copies: usize,
+    /// 2.1.x `progress` lines: a subagent's messages again, counted from its own file.
+    pub progress_lines: usize,
+    /// Side requests the transcripts record (2.0.x's subagent warmups): counted, shown apart.
+    pub side_requests: usize,
+    /// Compactions: each made a request whose usage no line holds (not counted).
+    pub compactions: usize,
+    /// Files no session of Claude Code's layout owns, or with no conversational line.
+    pub ignored_files: Vec<String>,
+    pub empty_files: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -2,8 +2,10 @@
 //! touching the file system: which file is whose, the sessions they make up, and every billed
 //! request of the home counted once ([`super::usage`]).
 //!
-//! The binary walks `projects/` and hands each `.jsonl` file's path (relative to `projects/`) and
-//! loaded transcript to [`HomeBuilder::add`]; [`HomeBuilder::finish`] decides the rest:
+//! The binary walks `projects/` and reads each `.jsonl` file ([`read_file`], one file in memory
+//! at a time, files on as many threads as it likes), handing each read file with its path
+//! (relative to `projects/`) to [`HomeBuilder::push`] in a fixed order; [`HomeBuilder::finish`]
+//! decides the rest:
 //! - `<project>/<session>.jsonl`: a session's main file;
 //! - `<project>/agent-<id>.jsonl` (2.0.x): a subagent, of the session its lines' `sessionId` names;
 //! - `<project>/<session>/subagents/agent-<id>.jsonl` (2.1.x, also under `workflows/wf_*/`):
@@ -13,8 +15,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::load::{LineKind, Transcript};
-use super::thread::conversation;
+use super::load::{Line, LineKind, Transcript};
+use super::prices::Tokens;
+use super::thread::{ThreadKey, conversation};
 use super::usage::{BilledRequest, Purpose, billed_requests, compactions};
 
 /// What a file's place in `projects/` says it is.
@@ -79,6 +82,21 @@ pub struct SessionInfo {
     pub files: Vec<String>,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
+    /// When it started: the first time of its main file ([`first_time`]), as `latest` reads it
+    /// from the file's head.
+    pub started: Option<String>,
+    /// The text of the first prompt of its main file.
+    pub first_prompt: Option<String>,
+    /// Turns: its counted requests that answer a prompt of the main thread.
+    pub turns: usize,
+    /// Subagents that made a counted request (2.0.x+ by `agentId`; 1.0.x's inline sidechains
+    /// are one thread).
+    pub subagents: BTreeSet<ThreadKey>,
+    /// The sums of its counted requests.
+    pub tokens: Tokens,
+    /// Some counted request reported cache counts (other backends may report none: then
+    /// nothing can be said of its cache).
+    pub cache_fields: bool,
     /// Claude Code builds that wrote its lines.
     pub versions: BTreeSet<String>,
     /// Models of its counted requests.
@@ -120,6 +138,8 @@ pub struct Home {
     /// Files with no conversational line: empty (2.0.x leaves some at start), or only a 1.0.x
     /// `summary` (a title side request's result written to a file of its own).
     pub empty: Vec<String>,
+    /// 2.1.x `progress` lines read (their usage is the subagent's, counted from its file).
+    pub progress_lines: usize,
 }
 
 impl Home {
@@ -149,9 +169,154 @@ struct FileEntry {
     requests: Vec<BilledRequest>,
     compactions: usize,
     skipped: usize,
+    first_prompt: Option<String>,
+    progress_lines: usize,
 }
 
-/// Collects a home file by file (a file's transcript is dropped once read).
+/// One file of a home, read: what the home needs of it (its transcript is not kept).
+pub struct HomeFile(FileKind);
+
+enum FileKind {
+    Ignored(String),
+    Empty(String),
+    Read(Box<FileEntry>),
+}
+
+/// Read the file at `path` (relative to `projects/`). With `verdicts`, each request gets its
+/// `steps` verdict and the input it lost.
+pub fn read_file(path: &str, t: &Transcript, verdicts: bool) -> HomeFile {
+    HomeFile(read(path, t, verdicts))
+}
+
+/// Load `bytes` as the file at `path` and read it (an empty file is [`Home::empty`]).
+pub fn read_bytes(
+    path: &str,
+    bytes: &[u8],
+    verdicts: bool,
+) -> Result<HomeFile, super::load::LoadError> {
+    match super::load::load(path, bytes) {
+        Ok(t) => Ok(read_file(path, &t, verdicts)),
+        Err(super::load::LoadError::Empty { .. }) => {
+            Ok(HomeFile(FileKind::Empty(path.to_string())))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The time a file starts at: its first line with a time that is not a 1.0.x `summary` (whose
+/// lines have none, or the time of the session they title) nor a copy of an earlier line.
+pub fn first_time(lines: &[Line]) -> Option<&str> {
+    lines
+        .iter()
+        .filter(|l| l.duplicate_of.is_none() && !matches!(l.kind, LineKind::Summary { .. }))
+        .find_map(|l| l.timestamp.as_deref())
+}
+
+/// [`first_time`] of the file whose first bytes are `head` (a cut last line is passed over):
+/// `None` when no whole line of it has one.
+pub fn first_time_of_head(head: &[u8]) -> Option<String> {
+    let mut loader = super::load::Loader::new("");
+    loader.push(head);
+    let t = loader.finish().ok()?;
+    first_time(&t.lines).map(str::to_string)
+}
+
+/// The text of the first prompt of the main thread: a user line that is not a tool result, a
+/// slash command or its output, a local command's caveat, a compaction's summary or injected
+/// context.
+fn first_prompt(t: &Transcript) -> Option<String> {
+    t.lines.iter().find_map(|line| {
+        let LineKind::User(u) = &line.kind else {
+            return None;
+        };
+        if line.sidechain
+            || line.duplicate_of.is_some()
+            || !u.tool_results.is_empty()
+            || u.meta
+            || u.compact_summary
+            || u.transcript_only
+        {
+            return None;
+        }
+        let texts: Vec<String> = match serde_json::from_str::<serde_json::Value>(&u.content) {
+            Ok(serde_json::Value::String(s)) => vec![s],
+            Ok(serde_json::Value::Array(blocks)) => blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let text = texts
+            .into_iter()
+            .filter(|t| {
+                !["<system-reminder>", "<command-", "<local-command-"]
+                    .iter()
+                    .any(|tag| t.trim_start().starts_with(tag))
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_string())
+    })
+}
+
+fn read(path: &str, t: &Transcript, verdicts: bool) -> FileKind {
+    let Some(role) = file_role(path) else {
+        return FileKind::Ignored(path.to_string());
+    };
+    if t.lines.iter().all(|l| l.uuid.is_none()) {
+        return FileKind::Empty(path.to_string());
+    }
+    let lines = t.lines.iter().filter(|l| l.duplicate_of.is_none());
+    let session = match &role {
+        FileRole::Main { session, .. } | FileRole::NestedAgent { session, .. } => {
+            Some(session.clone())
+        }
+        FileRole::SiblingAgent { .. } => t
+            .lines
+            .iter()
+            .find_map(|l| l.session_id.as_deref().map(str::to_string)),
+    };
+    let Some(session) = session else {
+        return FileKind::Ignored(path.to_string());
+    };
+    let mut timestamps = lines
+        .clone()
+        .filter(|l| !matches!(l.kind, LineKind::Summary { .. }))
+        .filter_map(|l| l.timestamp.as_deref());
+    let first = timestamps.next().map(str::to_string);
+    let last = timestamps
+        .next_back()
+        .map(str::to_string)
+        .or_else(|| first.clone());
+    let c = conversation(t);
+    let main = matches!(role, FileRole::Main { .. });
+    FileKind::Read(Box::new(FileEntry {
+        path: path.to_string(),
+        session,
+        project: role.project().to_string(),
+        main,
+        cwd: lines
+            .clone()
+            .find_map(|l| l.cwd.as_deref().map(str::to_string)),
+        first,
+        last,
+        versions: lines
+            .filter_map(|l| l.version.as_deref().map(str::to_string))
+            .collect(),
+        requests: billed_requests(t, &c, verdicts),
+        compactions: compactions(&c),
+        skipped: t.skipped.len(),
+        first_prompt: if main { first_prompt(t) } else { None },
+        progress_lines: t
+            .lines
+            .iter()
+            .filter(|l| matches!(l.kind, LineKind::Progress))
+            .count(),
+    }))
+}
+
+/// Collects a home file by file.
 #[derive(Default)]
 pub struct HomeBuilder {
     verdicts: bool,
@@ -169,66 +334,24 @@ impl HomeBuilder {
         }
     }
 
-    /// Add the file at `path` (relative to `projects/`).
-    pub fn add(&mut self, path: &str, t: &Transcript) {
-        let Some(role) = file_role(path) else {
-            self.ignored.push(path.to_string());
-            return;
-        };
-        if t.lines.iter().all(|l| l.uuid.is_none()) {
-            self.empty.push(path.to_string());
-            return;
+    /// Add a file [`read_file`] read. The home does not depend on the order files come in.
+    pub fn push(&mut self, file: HomeFile) {
+        match file.0 {
+            FileKind::Ignored(path) => self.ignored.push(path),
+            FileKind::Empty(path) => self.empty.push(path),
+            FileKind::Read(entry) => self.files.push(*entry),
         }
-        let lines = t.lines.iter().filter(|l| l.duplicate_of.is_none());
-        let session = match &role {
-            FileRole::Main { session, .. } | FileRole::NestedAgent { session, .. } => {
-                Some(session.clone())
-            }
-            FileRole::SiblingAgent { .. } => t
-                .lines
-                .iter()
-                .find_map(|l| l.session_id.as_deref().map(str::to_string)),
-        };
-        let Some(session) = session else {
-            self.ignored.push(path.to_string());
-            return;
-        };
-        let mut timestamps = lines
-            .clone()
-            .filter(|l| !matches!(l.kind, LineKind::Summary { .. }))
-            .filter_map(|l| l.timestamp.as_deref());
-        let first = timestamps.next().map(str::to_string);
-        let last = timestamps
-            .next_back()
-            .map(str::to_string)
-            .or_else(|| first.clone());
-        let c = conversation(t);
-        self.files.push(FileEntry {
-            path: path.to_string(),
-            session,
-            project: role.project().to_string(),
-            main: matches!(role, FileRole::Main { .. }),
-            cwd: lines
-                .clone()
-                .find_map(|l| l.cwd.as_deref().map(str::to_string)),
-            first,
-            last,
-            versions: lines
-                .filter_map(|l| l.version.as_deref().map(str::to_string))
-                .collect(),
-            requests: billed_requests(t, &c, self.verdicts),
-            compactions: compactions(&c),
-            skipped: t.skipped.len(),
-        });
+    }
+
+    /// Read and add the file at `path` (relative to `projects/`).
+    pub fn add(&mut self, path: &str, t: &Transcript) {
+        self.push(read_file(path, t, self.verdicts));
     }
 
     /// Load `bytes` as the file at `path` and add it (an empty file is [`Home::empty`]).
     pub fn add_bytes(&mut self, path: &str, bytes: &[u8]) -> Result<(), super::load::LoadError> {
-        match super::load::load(path, bytes) {
-            Ok(t) => self.add(path, &t),
-            Err(super::load::LoadError::Empty { .. }) => self.empty.push(path.to_string()),
-            Err(e) => return Err(e),
-        }
+        let file = read_bytes(path, bytes, self.verdicts)?;
+        self.push(file);
         Ok(())
     }
 
@@ -248,7 +371,9 @@ impl HomeBuilder {
         let mut sessions: BTreeMap<(String, String), SessionInfo> = BTreeMap::new();
         let mut requests = Vec::new();
         let mut copies = 0;
+        let mut progress_lines = 0;
         for f in self.files {
+            progress_lines += f.progress_lines;
             let s = sessions
                 .entry((f.project.clone(), f.session.clone()))
                 .or_insert_with(|| SessionInfo {
@@ -259,6 +384,8 @@ impl HomeBuilder {
             if f.main {
                 s.files.insert(0, f.path.clone());
                 s.cwd = f.cwd.clone().or(s.cwd.take());
+                s.started = f.first.clone();
+                s.first_prompt = f.first_prompt.clone();
             } else {
                 s.files.push(f.path.clone());
                 s.cwd = s.cwd.take().or(f.cwd.clone());
@@ -284,9 +411,15 @@ impl HomeBuilder {
                 }
                 match r.purpose {
                     Purpose::Conversation => s.conversation_requests += 1,
-                    Purpose::Subagent => s.subagent_requests += 1,
+                    Purpose::Subagent => {
+                        s.subagent_requests += 1;
+                        s.subagents.insert(r.thread.clone());
+                    }
                     Purpose::Side => s.side_requests += 1,
                 }
+                s.turns += usize::from(r.answers_prompt);
+                s.tokens.add(&r.tokens);
+                s.cache_fields |= r.has_cache_fields;
                 if let Some(m) = &r.model {
                     s.models.insert(m.clone());
                 }
@@ -320,6 +453,7 @@ impl HomeBuilder {
             copies,
             ignored: self.ignored,
             empty: self.empty,
+            progress_lines,
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod load;
 pub mod prices;
 pub mod record;
 pub mod replay;
+pub mod report;
 pub mod thread;
 pub mod usage;
 pub mod wire;

@@ -74,8 +74,16 @@ impl AnthropicPrices {
 
     /// The price of `model` in force on `day` (`YYYY-MM-DD`; none: the newest).
     pub fn price(&self, model: &str, day: Option<&str>) -> Priced<'_> {
+        match self.entry(model) {
+            Priced::Price(p) => Priced::Price(p.at(day)),
+            other => other,
+        }
+    }
+
+    /// The entry of `model`, its earlier prices in it ([`AnthropicPrice::at`] picks a day's).
+    pub fn entry(&self, model: &str) -> Priced<'_> {
         if let Some(p) = find(&self.models, model) {
-            return Priced::Price(p.at(day));
+            return Priced::Price(p);
         }
         match find(&self.unpriced, model) {
             Some(reason) => Priced::Unpriced(reason),
@@ -93,7 +101,8 @@ impl AnthropicPrices {
 }
 
 impl AnthropicPrice {
-    fn at(&self, day: Option<&str>) -> &AnthropicPrice {
+    /// The price in force on `day` (`YYYY-MM-DD`, UTC; none: this, the newest).
+    pub fn at(&self, day: Option<&str>) -> &AnthropicPrice {
         let Some(day) = day else { return self };
         if self.from.as_deref().is_none_or(|from| day >= from) {
             return self;
@@ -113,8 +122,34 @@ impl AnthropicPrice {
 
     /// USD for `tokens` at this price (the long-context tier when the prompt is over its limit).
     pub fn cost(&self, t: &Tokens) -> f64 {
+        let (i, w5, w1, r, o) = self.rates(t);
+        (t.input as f64 * i
+            + t.cache_write_5m as f64 * w5
+            + t.cache_write_1h as f64 * w1
+            + t.cache_read as f64 * r
+            + t.output as f64 * o)
+            / 1e6
+    }
+
+    /// USD that `lost` input tokens of the response `t` cost more than had they been read from
+    /// the cache: sent again, they were written again, at the TTL the response wrote most with
+    /// (uncached input where it wrote nothing), in its tier.
+    pub fn miss_cost(&self, t: &Tokens, lost: u64) -> f64 {
+        let (i, w5, w1, r, _) = self.rates(t);
+        let paid = if t.cache_write_1h > t.cache_write_5m {
+            w1
+        } else if t.cache_write_5m > 0 {
+            w5
+        } else {
+            i
+        };
+        lost as f64 * (paid - r).max(0.0) / 1e6
+    }
+
+    /// Input, 5-minute and 1-hour writes, reads and output per million, in the tier of `t`.
+    fn rates(&self, t: &Tokens) -> (f64, f64, f64, f64, f64) {
         let prompt = t.input + t.cache_write_5m + t.cache_write_1h + t.cache_read;
-        let (i, w5, w1, r, o) = match &self.long_context {
+        match &self.long_context {
             Some(l) if prompt > l.above_prompt_tokens => (
                 l.input,
                 l.cache_write_5m,
@@ -129,13 +164,7 @@ impl AnthropicPrice {
                 self.cache_read,
                 self.output,
             ),
-        };
-        (t.input as f64 * i
-            + t.cache_write_5m as f64 * w5
-            + t.cache_write_1h as f64 * w1
-            + t.cache_read as f64 * r
-            + t.output as f64 * o)
-            / 1e6
+        }
     }
 }
 

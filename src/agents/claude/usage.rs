@@ -62,8 +62,18 @@ pub struct BilledRequest {
     pub has_cache_fields: bool,
     /// `steps`' verdict for it, when verdicts were asked for.
     pub verdict: Option<Verdict>,
+    /// With the verdict: the input the cache could have served but did not (what the previous
+    /// request of its thread read and wrote, less what this one read), for a verdict that names
+    /// a loss; for a cold start, what it wrote (not a loss).
+    pub lost: u64,
     /// 1-based line of its response's first line in its file.
     pub line: usize,
+    /// Lines its response was written on (each repeating the usage).
+    pub lines: usize,
+    /// Its `message.id` was an earlier response's too (a backend that reuses ids).
+    pub reused_id: bool,
+    /// It answers a prompt of the main thread: it starts a turn.
+    pub answers_prompt: bool,
 }
 
 impl BilledRequest {
@@ -83,20 +93,14 @@ impl BilledRequest {
 /// own (`<synthetic>`) and has usage. With `verdicts`, each gets its `steps` verdict (costs a
 /// compile of every request: the history walk).
 pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<BilledRequest> {
-    let mut verdict_of: HashMap<usize, Verdict> = HashMap::new();
     let mut threads: Vec<ThreadKey> = c.requests.iter().map(|r| r.thread.clone()).collect();
     threads.sort();
     threads.dedup();
-    if verdicts {
-        for thread in &threads {
-            for s in steps(t, c, thread) {
-                let request = &c.requests[s.request];
-                if let (Some(r), Some(v)) = (request.response, s.verdict) {
-                    verdict_of.insert(r, v);
-                }
-            }
-        }
-    }
+    let mut verdict_of = if verdicts {
+        judge(t, c, &threads)
+    } else {
+        HashMap::new()
+    };
     let side: Vec<ThreadKey> = threads
         .iter()
         .filter(|k| is_warmup(t, k))
@@ -118,6 +122,7 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
             _ => Purpose::Subagent,
         };
         let first = &t.lines[response.lines[0]];
+        let (verdict, lost) = verdict_of.remove(&r).unzip();
         out.push(BilledRequest {
             timestamp: first.timestamp.as_deref().map(str::to_string),
             model: response.model.as_deref().map(str::to_string),
@@ -127,9 +132,48 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
             purpose,
             tokens,
             has_cache_fields: usage.has_cache_fields,
-            verdict: verdict_of.remove(&r),
+            verdict,
+            lost: lost.unwrap_or(0),
             line: first.number,
+            lines: response.lines.len(),
+            reused_id: response.reused_id,
+            answers_prompt: response.thread == ThreadKey::Main && c.answers_prompt(t, request),
         });
+    }
+    out
+}
+
+/// Each response's `steps` verdict and the input it lost ([`BilledRequest::lost`]), by its
+/// index in `c.responses`: the one place usage asks `steps`.
+fn judge(
+    t: &Transcript,
+    c: &Conversation,
+    threads: &[ThreadKey],
+) -> HashMap<usize, (Verdict, u64)> {
+    let mut out = HashMap::new();
+    for thread in threads {
+        // What the previous request of the thread left in the cache: its read and written prefix.
+        let mut cached_before: Option<u64> = None;
+        for s in steps(t, c, thread) {
+            let (Some(r), Some(verdict)) = (c.requests[s.request].response, s.verdict) else {
+                continue;
+            };
+            let read = s.usage.map_or(0, |u| u.cache_read_input_tokens);
+            let lost = match verdict {
+                Verdict::ColdStart => s.usage.map_or(0, |u| u.cache_creation_input_tokens),
+                Verdict::Hit | Verdict::NoCacheFields | Verdict::NoUsage | Verdict::EarlierFile => {
+                    0
+                }
+                _ => cached_before.unwrap_or(0).saturating_sub(read),
+            };
+            if let Some(u) = s.usage {
+                cached_before = Some(
+                    u.cache_read_input_tokens
+                        .saturating_add(u.cache_creation_input_tokens),
+                );
+            }
+            out.insert(r, (verdict, lost));
+        }
     }
     out
 }

@@ -100,6 +100,8 @@ pub struct SessionSummary {
     pub meta_id: Option<String>,
     /// `cli_version` of the first `session_meta`.
     pub cli_version: Option<String>,
+    /// `cwd` of the first `session_meta`.
+    pub cwd: Option<String>,
     /// Models named by the turn contexts, in first-use order.
     pub models: Vec<String>,
     pub turns: usize,
@@ -139,6 +141,7 @@ pub fn summarize_session(session: &Session) -> SessionSummary {
     let mut summary = SessionSummary {
         meta_id: meta.and_then(|m| m.id.clone()),
         cli_version: meta.and_then(|m| m.cli_version.clone()),
+        cwd: meta.and_then(|m| m.cwd.clone()),
         models: session.models(),
         turns: session.replay.turns.len(),
         steps: session.replay.steps.len(),

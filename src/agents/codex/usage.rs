@@ -44,6 +44,7 @@ pub fn session_usage(
         losses.insert(observation.line, (lost, cause));
     }
     let mut usage = SessionUsage {
+        agent: crate::report::Agent::Codex,
         path: path.to_string(),
         id,
         parent: None,
@@ -129,6 +130,7 @@ pub fn session_usage(
                     lost,
                     cause,
                     inherited: false,
+                    side: false,
                 });
             }
             _ => {}
