@@ -34,8 +34,8 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('steps', 'steps', [CompletionResultType]::ParameterValue, 'One row per step: observed and predicted prompt-cache use, and why')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two rollouts request by request and name every drift')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)')
-            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the rollouts under the Codex home, newest first')
-            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many rollouts')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions under the Codex home and the Claude Code home, newest first')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many sessions')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a live rollout: each request''s `steps` row as its usage arrives')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
@@ -142,18 +142,22 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             break
         }
         'promptc;sessions' {
-            [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home to search (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only this agent''s sessions (default: both)')
+            [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--claude-home', '--claude-home', [CompletionResultType]::ParameterName, 'The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else ~/.claude)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'promptc;report' {
-            [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only this agent''s sessions (default: both)')
+            [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--claude-home', '--claude-home', [CompletionResultType]::ParameterName, 'The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else ~/.claude)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Count requests from this day on (YYYY-MM-DD, in --timezone)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Count requests up to this day, inclusive (YYYY-MM-DD, in --timezone)')
             [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'The time zone of dates and days: an IANA name (Europe/Paris) or UTC (default: the system''s local zone)')
@@ -211,8 +215,8 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('steps', 'steps', [CompletionResultType]::ParameterValue, 'One row per step: observed and predicted prompt-cache use, and why')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two rollouts request by request and name every drift')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)')
-            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the rollouts under the Codex home, newest first')
-            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many rollouts')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions under the Codex home and the Claude Code home, newest first')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many sessions')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a live rollout: each request''s `steps` row as its usage arrives')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')

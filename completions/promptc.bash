@@ -535,13 +535,21 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__report)
-            opts="-o -h --codex-home --since --until --timezone --by --top --format --output --pricing --color --width --no-mmap --help"
+            opts="-o -h --agent --codex-home --claude-home --since --until --timezone --by --top --format --output --pricing --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "codex claude" -- "${cur}"))
+                    return 0
+                    ;;
                 --codex-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --claude-home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -558,7 +566,7 @@ _promptc() {
                     return 0
                     ;;
                 --by)
-                    COMPREPLY=($(compgen -W "day week month model session cwd cause" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "day week month model session cwd cause agent" -- "${cur}"))
                     return 0
                     ;;
                 --top)
@@ -597,13 +605,21 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__sessions)
-            opts="-h --codex-home --format --json --color --width --no-mmap --help"
+            opts="-h --agent --codex-home --claude-home --format --json --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "codex claude" -- "${cur}"))
+                    return 0
+                    ;;
                 --codex-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --claude-home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -37,8 +37,8 @@ complete -c promptc -n "__fish_promptc_needs_command" -f -a "fingerprint" -d 'Fi
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the sessions under the Codex home and the Claude Code home, newest first'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many sessions'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "man" -d 'Print the man page (roff)'
@@ -136,7 +136,10 @@ complete -c promptc -n "__fish_promptc_using_subcommand check" -l strict -d 'Fai
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -s h -l help -d 'Print help'
-complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l codex-home -d 'The Codex home to search (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l agent -d 'Only this agent\'s sessions (default: both)' -r -f -a "codex\t'OpenAI Codex CLI rollouts'
+claude\t'Claude Code transcripts'"
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l codex-home -d 'The Codex home (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l claude-home -d 'The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
@@ -145,8 +148,11 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand sessions" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
-complete -c promptc -n "__fish_promptc_using_subcommand sessions" -s h -l help -d 'Print help'
-complete -c promptc -n "__fish_promptc_using_subcommand report" -l codex-home -d 'The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l agent -d 'Only this agent\'s sessions (default: both)' -r -f -a "codex\t'OpenAI Codex CLI rollouts'
+claude\t'Claude Code transcripts'"
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l codex-home -d 'The Codex home (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l claude-home -d 'The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l since -d 'Count requests from this day on (YYYY-MM-DD, in --timezone)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l until -d 'Count requests up to this day, inclusive (YYYY-MM-DD, in --timezone)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l timezone -d 'The time zone of dates and days: an IANA name (Europe/Paris) or UTC (default: the system\'s local zone)' -r
@@ -156,7 +162,8 @@ month\t''
 model\t''
 session\t''
 cwd\t''
-cause\t''"
+cause\t''
+agent\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l top -d 'Sessions listed in the table of those that lost the most' -r
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l format -d 'Output format' -r -f -a "text\t''
 json\t''
@@ -204,8 +211,8 @@ complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_see
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "sessions" -d 'List the rollouts under the Codex home, newest first'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many rollouts'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "sessions" -d 'List the sessions under the Codex home and the Claude Code home, newest first'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many sessions'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "completions" -d 'Print a shell completion script'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "man" -d 'Print the man page (roff)'

@@ -8,7 +8,13 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `promptc` with a clean environment: no colour variables, a fixed width, run from the root.
+/// A Claude Code home that is not there: the default home of every test's `promptc`, so
+/// that no session of the machine's `~/.claude` reaches a test (a home that is not there is
+/// passed over when no flag or `--agent` names it).
+pub const NO_CLAUDE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/no-claude-home");
+
+/// `promptc` with a clean environment: no colour variables, a fixed width, no Claude Code home,
+/// run from the root.
 pub fn promptc() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_promptc"));
     command.current_dir(root());
@@ -22,6 +28,7 @@ pub fn promptc() -> Command {
     ] {
         command.env_remove(var);
     }
+    command.env("CLAUDE_CONFIG_DIR", NO_CLAUDE_HOME);
     command.env("COLUMNS", "100");
     command.stdin(Stdio::null());
     command

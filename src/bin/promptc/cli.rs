@@ -4,8 +4,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use promptc::TurnSelector;
 
-/// Inspect Codex rollout files: the history, the model view, the request of every step, its
-/// fingerprint, and why the prompt cache missed.
+/// Inspect Codex rollout files and Claude Code transcripts: the history, the model view, the
+/// request of every step, its fingerprint, and why the prompt cache missed.
 #[derive(Debug, Parser)]
 // `--version` adds the commit of a build from a git checkout (build.rs); `-V` and the man page say
 // the version alone, so the committed man page does not change with every commit.
@@ -43,9 +43,9 @@ pub enum Command {
     Diff(DiffArgs),
     /// Check invariants of rollouts and compare their fingerprints with a baseline (for CI).
     Check(CheckArgs),
-    /// List the rollouts under the Codex home, newest first.
+    /// List the sessions under the Codex home and the Claude Code home, newest first.
     Sessions(SessionsArgs),
-    /// Tokens, cache hits, losses by cause and dollars across many rollouts.
+    /// Tokens, cache hits, losses by cause and dollars across many sessions.
     Report(ReportArgs),
     /// Follow a live rollout: each request's `steps` row as its usage arrives.
     Watch(WatchArgs),
@@ -91,11 +91,11 @@ impl FormatArgs {
 /// A rollout argument and how strictly to load it.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// A rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), `-` for standard input,
-    /// `latest` for the newest rollout under the Codex home, or a session id (or a unique
-    /// prefix of one) found there. `view`, `compile`, `fingerprint`, `steps`, `diff` and `check`
-    /// also take a Claude Code transcript
-    /// (`~/.claude/projects/<project>/<session>.jsonl`), known by its lines.
+    /// A rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`) or a Claude Code transcript
+    /// (`~/.claude/projects/<project>/<session>.jsonl`, known by its lines), `-` for standard
+    /// input, `latest` for the session that started last under the Codex home ($CODEX_HOME)
+    /// or the Claude Code home ($CLAUDE_CONFIG_DIR, else ~/.claude), or a session id of either
+    /// (or a unique prefix of one).
     #[arg(value_name = "ROLLOUT")]
     pub rollout: String,
 
@@ -167,11 +167,34 @@ impl PageFormatArgs {
     }
 }
 
+/// `--agent`: the agent whose sessions a command reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentChoice {
+    /// OpenAI Codex CLI rollouts.
+    Codex,
+    /// Claude Code transcripts.
+    Claude,
+}
+
+/// Which homes a command reads.
 #[derive(Debug, Args)]
-pub struct SessionsArgs {
-    /// The Codex home to search (default: $CODEX_HOME, else ~/.codex).
+pub struct HomeArgs {
+    /// Only this agent's sessions (default: both).
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentChoice>,
+    /// The Codex home (default: $CODEX_HOME, else ~/.codex).
     #[arg(long, value_name = "DIR")]
     pub codex_home: Option<std::path::PathBuf>,
+    /// The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else
+    /// ~/.claude).
+    #[arg(long, value_name = "DIR")]
+    pub claude_home: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(flatten)]
+    pub homes: HomeArgs,
     #[command(flatten)]
     pub format: FormatArgs,
 }
@@ -188,15 +211,15 @@ pub enum ReportFormat {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Rollout files, and folders to search for rollouts: a Codex home (its `sessions/` and
-    /// `archived_sessions/`), or any folder (every `*.jsonl` and `*.jsonl.zst` under it).
-    /// Default: the Codex home.
+    /// Rollout files and Claude Code transcripts, and folders to search: a Codex home (its
+    /// `sessions/` and `archived_sessions/`), a Claude Code home (its `projects/`), or any
+    /// folder (every `*.jsonl` and `*.jsonl.zst` under it). Default: the Codex home and the
+    /// Claude Code home.
     #[arg(value_name = "ROLLOUT|DIR")]
     pub paths: Vec<std::path::PathBuf>,
-    /// The Codex home to read when no ROLLOUT or DIR is given (default: $CODEX_HOME, else
-    /// ~/.codex).
-    #[arg(long, value_name = "DIR")]
-    pub codex_home: Option<std::path::PathBuf>,
+    /// The homes read when no ROLLOUT or DIR is given (`--agent` also narrows the files given).
+    #[command(flatten)]
+    pub homes: HomeArgs,
     /// Count requests from this day on (YYYY-MM-DD, in --timezone).
     #[arg(long, value_name = "DATE", value_parser = parse_date)]
     pub since: Option<jiff::civil::Date>,

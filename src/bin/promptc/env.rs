@@ -12,7 +12,10 @@ pub const CLICOLOR: &str = "CLICOLOR";
 pub const TERM: &str = "TERM";
 /// Where Codex keeps its sessions (default `~/.codex`).
 pub const CODEX_HOME: &str = "CODEX_HOME";
-/// Home directory, for the default `CODEX_HOME`.
+/// Where Claude Code keeps its configuration and sessions (default `~/.claude`; sessions in its
+/// `projects/`).
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// Home directory, for the default `CODEX_HOME` and `CLAUDE_CONFIG_DIR`.
 pub const HOME: &str = "HOME";
 
 /// A variable's value, when set and valid UTF-8.

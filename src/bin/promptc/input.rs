@@ -1,7 +1,7 @@
 //! Reading a ROLLOUT argument: a path, `-` for standard input, `latest`, or a session id (or a
-//! unique prefix of one) looked up under the Codex home. Zstandard-compressed input (found by
-//! its magic bytes, whatever the name) is decompressed. Also the walk of the Codex home that
-//! `promptc sessions` lists.
+//! unique prefix of one) looked up under the Codex home and the Claude Code home
+//! ([`crate::homes`]). Zstandard-compressed input (found by its magic bytes, whatever the name)
+//! is decompressed. Also the walk of the Codex home that `promptc sessions` lists.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -102,14 +102,80 @@ fn read_at(file: &std::fs::File, offset: u64, buffer: &mut [u8]) -> std::io::Res
     }
 }
 
-/// Turn a ROLLOUT argument into a path. An existing path always wins; then `latest` (the newest
-/// rollout under the Codex home), then a session id or a unique prefix of one. Anything else is
-/// returned as a path, for the read to report.
+/// Turn a ROLLOUT argument into a path. An existing path always wins; then `latest` (the
+/// session that started last, under the Codex home or the Claude Code home), then a session id
+/// or a unique prefix of one, of either agent. Anything else is returned as a path, for the read
+/// to report.
 pub fn resolve(argument: &str) -> anyhow::Result<PathBuf> {
-    resolve_in(argument, None)
+    let path = PathBuf::from(argument);
+    if path.exists() || (argument != LATEST && !is_id_query(argument)) {
+        return Ok(path);
+    }
+    // Without a Claude Code home, as before there was one to look in.
+    let claude = crate::homes::claude_home()
+        .ok()
+        .filter(|h| h.join(crate::homes::PROJECTS).is_dir());
+    let Some(claude) = claude else {
+        return resolve_in(argument, None);
+    };
+    let sessions = crate::homes::main_files(&claude)?;
+    let codex = codex_home().ok();
+    let rollouts = match &codex {
+        Some(home) => find_rollouts(home)?,
+        None => Vec::new(),
+    };
+    let places = match &codex {
+        Some(home) => format!(
+            "{} or {}",
+            sessions_dirs(home),
+            crate::homes::projects_dir(&claude)
+        ),
+        None => crate::homes::projects_dir(&claude),
+    };
+    if argument == LATEST {
+        // Codex's newest by its file name's time; Claude Code's by its first line's, made
+        // local as Codex's names are.
+        let codex_newest = rollouts
+            .into_iter()
+            .next()
+            .map(|r| (r.name.map(|n| n.timestamp), r.path));
+        let claude_newest = sessions
+            .into_iter()
+            .filter_map(|s| Some((crate::homes::started(&s.path)?, s.path)))
+            .max();
+        return match (codex_newest, claude_newest) {
+            (Some((time, path)), Some((claude_time, claude_path))) => {
+                Ok(if time.is_some_and(|t| t >= claude_time) {
+                    path
+                } else {
+                    claude_path
+                })
+            }
+            (Some((_, path)), None) | (None, Some((_, path))) => Ok(path),
+            (None, None) => bail!("{argument}: no such file, and no sessions under {places}"),
+        };
+    }
+    let mut matches: Vec<(String, PathBuf)> = rollouts
+        .into_iter()
+        .filter_map(|r| {
+            let id = r.name?.id;
+            id_matches(argument, &id).then_some((id, r.path))
+        })
+        .collect();
+    matches.extend(
+        sessions
+            .into_iter()
+            .filter(|s| id_matches(argument, &s.id))
+            .map(|s| (s.id, s.path)),
+    );
+    match matches.len() {
+        0 => bail!("{argument}: no such file, and no session id under {places} starts with it"),
+        1 => Ok(matches.remove(0).1),
+        _ => Err(crate::homes::ambiguous(argument, &matches)),
+    }
 }
 
-/// [`resolve`] in `home` when given, else in [`codex_home`].
+/// [`resolve`] in the Codex home alone: `home` when given, else [`codex_home`].
 pub fn resolve_in(argument: &str, home: Option<&Path>) -> anyhow::Result<PathBuf> {
     let path = PathBuf::from(argument);
     if path.exists() || (argument != LATEST && !is_id_query(argument)) {

@@ -5,6 +5,7 @@ mod commands;
 mod env;
 mod exit;
 mod fork;
+mod homes;
 mod input;
 mod term;
 

@@ -1,15 +1,17 @@
-//! `promptc report`: read every rollout given (or under the Codex home), and sum what the
-//! library says about each.
+//! `promptc report`: read every rollout and transcript given (or under the Codex home and the
+//! Claude Code home), and sum what the library says about each.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::cli::{ReportArgs, ReportFormat};
+use crate::cli::{AgentChoice, ReportArgs, ReportFormat};
 use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
+use crate::homes::ClaudeFile;
 use crate::input;
+use promptc::agents::claude::prices::AnthropicPrices;
 use promptc::agents::codex::discover::parse_file_name;
 use promptc::pricing::PriceTable;
 use promptc::report::{Notes, ReportOptions, SessionUsage, Skipped};
@@ -23,21 +25,31 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         None => jiff::tz::TimeZone::system(),
     };
     let mut prices = PriceTable::builtin();
+    let mut claude_overrides = None;
     if let Some(path) = &args.pricing {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read", path.display()))?;
         let table =
             PriceTable::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        claude_overrides = Some(table.clone());
         prices = prices.with(table);
     }
-    let files = find(&args)?;
-    let progress = progress_bar(files.len(), args.format);
+    let found = find(&args)?;
+    let files = &found.codex;
+    let progress = progress_bar(files.len() + found.claude.len(), args.format);
     let read = promptc::core::parallel::map(files.len(), crate::commands::threads(), |index| {
         let usage = read_usage(&files[index]);
         if let Some(bar) = &progress {
             bar.inc(1);
         }
         usage
+    });
+    let claude = (!found.claude.is_empty()).then(|| {
+        crate::homes::read_claude(&found.claude, true, || {
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
+        })
     });
     if let Some(bar) = progress {
         bar.finish_and_clear();
@@ -53,10 +65,32 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             }),
         }
     }
-    let sessions = promptc::report::resolve(sessions, &mut notes);
+    let mut sessions = promptc::report::resolve(sessions, &mut notes);
+    if let Some((home, failed)) = claude {
+        for (path, reason) in failed {
+            notes.skipped.push(Skipped {
+                path: path.display().to_string(),
+                reason,
+            });
+        }
+        // Paths as given or found, by their place under `projects/`.
+        let shown: std::collections::HashMap<&str, String> = found
+            .claude
+            .iter()
+            .rev()
+            .map(|f| (f.rel.as_str(), f.path.display().to_string()))
+            .collect();
+        let (claude_sessions, claude_notes, partly_read) =
+            promptc::agents::claude::report::report_sessions(&home, |rel| {
+                shown.get(rel).cloned().unwrap_or_else(|| rel.to_string())
+            });
+        sessions.extend(claude_sessions);
+        notes.partly_read.extend(partly_read);
+        notes.claude = Some(claude_notes);
+    }
     let report = promptc::report::build(
         &sessions,
-        files.len(),
+        files.len() + found.claude.len(),
         notes,
         ReportOptions {
             time_zone,
@@ -65,6 +99,8 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             by: args.by,
             top: args.top,
             prices,
+            claude_prices: AnthropicPrices::builtin(),
+            claude_overrides,
         },
     );
     warn_skipped(&report.notes, context);
@@ -110,40 +146,101 @@ fn progress_bar(files: usize, format: ReportFormat) -> Option<indicatif::Progres
     Some(bar)
 }
 
-/// The rollout files to read: the paths given (files as they are, folders searched), else the
-/// Codex home. Each file once, in a stable order.
-fn find(args: &ReportArgs) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
+/// The files a report reads, by agent.
+struct Found {
+    codex: Vec<PathBuf>,
+    claude: Vec<ClaudeFile>,
+}
+
+/// The files to read: the paths given (files as they are, folders searched, each file's agent
+/// told by its first lines), else the homes. `--agent` keeps one agent's. Each file once, in a
+/// stable order.
+fn find(args: &ReportArgs) -> anyhow::Result<Found> {
+    let agent = args.homes.agent;
+    let wants = |a: AgentChoice| agent.is_none_or(|chosen| chosen == a);
+    let mut found = Found {
+        codex: Vec::new(),
+        claude: Vec::new(),
+    };
     if args.paths.is_empty() {
-        let home = match &args.codex_home {
-            Some(home) => home.clone(),
-            None => input::codex_home()?,
-        };
-        if !home.is_dir() {
-            anyhow::bail!("{}: no such directory (the Codex home)", home.display());
+        let homes = crate::homes::choose(
+            agent,
+            args.homes.codex_home.as_deref(),
+            args.homes.claude_home.as_deref(),
+        )?;
+        if let Some(home) = &homes.codex {
+            found
+                .codex
+                .extend(input::find_rollouts(home)?.into_iter().map(|r| r.path));
         }
-        files.extend(input::find_rollouts(&home)?.into_iter().map(|r| r.path));
+        if let Some(home) = &homes.claude {
+            found.claude.extend(crate::homes::claude_files(home)?);
+        }
     }
     for path in &args.paths {
         let metadata =
             std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let codex_home = path.join("sessions").is_dir() || path.join("archived_sessions").is_dir();
+        let claude_home = path.join(crate::homes::PROJECTS).is_dir();
         if !metadata.is_dir() {
-            files.push(path.clone());
-        } else if path.join("sessions").is_dir() || path.join("archived_sessions").is_dir() {
-            files.extend(input::find_rollouts(path)?.into_iter().map(|r| r.path));
+            found.push(path.clone());
+        } else if codex_home || claude_home {
+            if codex_home {
+                found
+                    .codex
+                    .extend(input::find_rollouts(path)?.into_iter().map(|r| r.path));
+            }
+            if claude_home {
+                found.claude.extend(crate::homes::claude_files(path)?);
+            }
         } else {
-            let mut found = Vec::new();
-            walk(path, &mut found)?;
-            found.sort();
-            files.extend(found);
+            let mut files = Vec::new();
+            walk(path, &mut files)?;
+            files.sort();
+            for file in files {
+                found.push(file);
+            }
         }
     }
+    if !wants(AgentChoice::Codex) {
+        found.codex.clear();
+    }
+    if !wants(AgentChoice::Claude) {
+        found.claude.clear();
+    }
     let mut seen = std::collections::HashSet::new();
-    files.retain(|f| seen.insert(f.clone()));
-    Ok(files)
+    found.codex.retain(|f| seen.insert(f.clone()));
+    found.claude.retain(|f| seen.insert(f.path.clone()));
+    Ok(found)
 }
 
-/// Every `*.jsonl` and `*.jsonl.zst` under a folder that is not a Codex home.
+impl Found {
+    /// A file given or found in a folder: a Claude Code transcript by its first lines, else a
+    /// rollout (which the rollout reader accepts or names).
+    fn push(&mut self, path: PathBuf) {
+        if is_transcript(&path) {
+            let rel = crate::homes::rel_of_loose_file(&path);
+            self.claude.push(ClaudeFile { path, rel });
+        } else {
+            self.codex.push(path);
+        }
+    }
+}
+
+/// Whether the file's first lines are a Claude Code transcript's.
+fn is_transcript(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.take(64 << 10).read_to_end(&mut head).is_err() || input::is_zstd(&head) {
+        return false;
+    }
+    promptc::agents::claude::is_transcript(&head) == Some(true)
+}
+
+/// Every `*.jsonl` and `*.jsonl.zst` under a folder that is no agent's home.
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries =
         std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
