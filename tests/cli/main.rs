@@ -2,6 +2,8 @@
 
 mod check;
 mod claude;
+mod claude_home;
+mod claude_report;
 mod codex_models;
 mod color;
 mod compile;

@@ -612,7 +612,7 @@ fn text_report() {
 }
 
 /// A Chromium on PATH (`$CHROMIUM` first), or `None`.
-fn chromium() -> Option<PathBuf> {
+pub fn chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CHROMIUM") {
         return Some(PathBuf::from(path));
     }
@@ -626,7 +626,7 @@ fn chromium() -> Option<PathBuf> {
 
 /// The numbers of the `name` attributes of every tag `<tag ... class="class" ...>` in `html`,
 /// in order.
-fn attributes(html: &str, tag: &str, class: &str, names: &[&str]) -> Vec<Vec<String>> {
+pub fn attributes(html: &str, tag: &str, class: &str, names: &[&str]) -> Vec<Vec<String>> {
     let open = format!("<{tag} class=\"{class}\"");
     html.match_indices(&open)
         .map(|(at, _)| {

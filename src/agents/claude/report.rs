@@ -54,7 +54,8 @@ pub fn report_sessions(
         sessions.push(SessionUsage {
             agent: Agent::Claude,
             path,
-            id: Some(s.id.clone()),
+            // A file named otherwise (given outside a home) is named by its path.
+            id: crate::core::ids::is_id_query(&s.id).then(|| s.id.clone()),
             parent: None,
             fork: Fork::None,
             copied: false,

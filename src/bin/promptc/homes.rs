@@ -338,3 +338,27 @@ pub fn ambiguous(argument: &str, matches: &[(String, PathBuf)]) -> anyhow::Error
     }
     anyhow!(message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loose_transcript_lies_where_its_folders_say() {
+        let rel = |p: &str| rel_of_loose_file(Path::new(p));
+        // Below a `projects/` folder: as in a home.
+        assert_eq!(
+            rel("/backup/.claude/projects/-w/0b1c/subagents/agent-a.jsonl"),
+            "-w/0b1c/subagents/agent-a.jsonl"
+        );
+        assert_eq!(rel("/x/projects/-w/0b1c.jsonl"), "-w/0b1c.jsonl");
+        // Elsewhere: its folder is its project, a subagent's two folders up.
+        assert_eq!(rel("/tmp/copy/0b1c.jsonl"), "copy/0b1c.jsonl");
+        assert_eq!(rel("/tmp/copy/agent-a.jsonl"), "copy/agent-a.jsonl");
+        assert_eq!(
+            rel("/tmp/p/0b1c/subagents/workflows/wf_1/agent-b.jsonl"),
+            "p/0b1c/subagents/workflows/wf_1/agent-b.jsonl"
+        );
+        assert_eq!(rel("0b1c.jsonl"), "0b1c.jsonl");
+    }
+}
