@@ -436,7 +436,7 @@ pub fn write_report_text(
         let claude = &report.options.claude_prices;
         writeln!(
             out,
-            "Prices of Claude Code's requests: USD per million tokens as of {}, {}",
+            "Prices of Claude Code's requests: as of {}, {}",
             escape_line(&claude.as_of),
             escape_line(&claude.source)
         )?;
