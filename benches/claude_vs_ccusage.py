@@ -2,10 +2,12 @@
 """Compare promptc's Claude Code totals with ccusage's, per day and per session, and check why
 they differ.
 
-    python3 benches/claude_vs_ccusage.py HOME PROMPTC.json CCUSAGE_DAILY.json CCUSAGE_SESSION.json
+    python3 benches/claude_vs_ccusage.py HOME PROMPTC_DAY.json PROMPTC_SESSION.json \
+        CCUSAGE_DAILY.json CCUSAGE_SESSION.json
 
-PROMPTC.json is `cargo run --release --example claude_totals -- HOME`; the ccusage files are
-`CLAUDE_CONFIG_DIR=HOME ccusage claude daily|session --json --offline -z UTC`. Besides the two,
+The promptc files are `promptc report --agent claude --claude-home HOME --timezone UTC
+--format json` (by day) and the same with `--by session`; the ccusage files are
+`HOME=<empty> CLAUDE_CONFIG_DIR=HOME ccusage daily|session --json --offline -z UTC`. Besides the two,
 it counts HOME by ccusage's rule as this script reads it (every `assistant` line with usage, one
 per `message.id:requestId` when the line has both, every line otherwise) and by one response per
 `message.id` (last line's usage; a copy in a later file, same id and usage, left out), so each
@@ -73,21 +75,41 @@ def ccusage_rule(home):
 
 
 def main():
-    home, pc, ccd, ccs = sys.argv[1:5]
-    pc = json.load(open(pc))
+    home, pday, psess, ccd, ccs = sys.argv[1:6]
+    pday = json.load(open(pday))
+    psess = json.load(open(psess))
     ccd = json.load(open(ccd))
     ccs = json.load(open(ccs))
+    # `ccusage daily|session` (every agent) key their rows by `period` (and write `session`
+    # rows); `ccusage claude daily|session` by `date` and `sessionId` (`sessions` rows).
+    sessions = ccs.get("sessions") or ccs.get("session") or []
+    for r in sessions:
+        r.setdefault("sessionId", r.get("period"))
+    for r in ccd["daily"]:
+        r.setdefault("date", r.get("period"))
     rule_day, rule_sess = ccusage_rule(home)
 
     def cc(row):
         return {"input": row["inputTokens"], "cache_creation": row["cacheCreationTokens"], "cache_read": row["cacheReadTokens"], "output": row["outputTokens"]}
 
     def mine(row):
-        return {"input": row["input"], "cache_creation": row["cache_write_5m"] + row["cache_write_1h"], "cache_read": row["cache_read"], "output": row["output"]}
+        return {"input": row["unwritten_input_tokens"], "cache_creation": row["cache_write_input_tokens"], "cache_read": row["cached_input_tokens"], "output": row["output_tokens"]}
+
+    def session_key(key):
+        # A session named by its file's path (no session id in its name): its stem, as ccusage.
+        return os.path.basename(key)[: -len(".jsonl")] if key.endswith(".jsonl") else key
+
+    for label, report in (("day", pday), ("session", psess)):
+        t = report["total"]
+        print(f"promptc by {label}: {t['requests']} requests, input {t['unwritten_input_tokens']}, writes {t['cache_write_input_tokens']} (5m {t['cache_write_5m_input_tokens']}, 1h {t['cache_write_1h_input_tokens']}), reads {t['cached_input_tokens']}, output {t['output_tokens']}, ${t['cost_usd']:.2f}, {t['unpriced_requests']} requests unpriced")
+    for label, rows, key in (("daily", ccd["daily"], "date"), ("session", sessions, "sessionId")):
+        tot = {f: sum(cc(r)[f] for r in rows) for f in FIELDS}
+        print(f"ccusage {label}: input {tot['input']}, writes {tot['cache_creation']}, reads {tot['cache_read']}, output {tot['output']}, ${sum(r['totalCost'] for r in rows):.2f}")
+    print()
 
     for name, theirs, ours, rule in (
-        ("day", {r["date"]: (cc(r), r["totalCost"]) for r in ccd["daily"]}, {r["date"]: (mine(r), r["cost_usd"]) for r in pc["daily"]}, rule_day),
-        ("session", {r["sessionId"]: (cc(r), r["totalCost"]) for r in ccs["sessions"]}, {r["session"]: (mine(r), r["cost_usd"]) for r in pc["session"]}, rule_sess),
+        ("day", {r["date"]: (cc(r), r["totalCost"]) for r in ccd["daily"]}, {g["key"]: (mine(g), g["cost_usd"]) for g in pday["groups"]}, rule_day),
+        ("session", {r["sessionId"]: (cc(r), r["totalCost"]) for r in sessions}, {session_key(g["key"]): (mine(g), g["cost_usd"]) for g in psess["groups"]}, rule_sess),
     ):
         keys = sorted(set(theirs) | set(ours))
         same = [k for k in keys if theirs.get(k, (None,))[0] == ours.get(k, (None,))[0]]

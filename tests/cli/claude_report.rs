@@ -722,3 +722,51 @@ fn html_page_of_both_agents_in_a_browser() {
         "the top sessions say their agent"
     );
 }
+
+/// Claude Code's requests are dated and filtered as Codex's: the day in `--timezone`, the
+/// filters inclusive. The recorded cases ran at 13:28-13:31 UTC on 2026-12-03: the 4th at UTC+14.
+#[test]
+fn days_follow_the_time_zone_and_the_date_filters() {
+    let home = home_of(&root().join("tests/conformance/claude/2.1.100/claude_md_edit"));
+    let home = home.to_str().unwrap();
+    let day = |zone: &str, extra: &[&str]| {
+        let mut args = vec![
+            "report",
+            "--agent",
+            "claude",
+            "--claude-home",
+            home,
+            "--timezone",
+            zone,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let output = run_with(&[], &args);
+        assert_eq!(
+            code(&output),
+            0,
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report = stdout_json(&args, &output);
+        let keys: Vec<String> = report["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| format!("{} {}", g["key"].as_str().unwrap(), g["requests"]))
+            .collect();
+        keys
+    };
+    assert_eq!(day("UTC", &[]), ["2026-12-03 4"]);
+    assert_eq!(day("Pacific/Kiritimati", &[]), ["2026-12-04 4"]);
+    assert_eq!(
+        day(
+            "Pacific/Kiritimati",
+            &["--since", "2026-12-04", "--until", "2026-12-04"]
+        ),
+        ["2026-12-04 4"]
+    );
+    assert!(day("Pacific/Kiritimati", &["--until", "2026-12-03"]).is_empty());
+    assert!(day("UTC", &["--since", "2026-12-04"]).is_empty());
+}
