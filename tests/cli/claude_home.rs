@@ -723,3 +723,57 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Text from a transcript (the first prompt, the working directory) reaches the terminal
+/// escaped, and the page escaped for HTML.
+#[test]
+fn session_text_is_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-tmp-x");
+    std::fs::create_dir_all(&project).unwrap();
+    let text = std::fs::read_to_string(root().join("fixtures/claude/tool_call_2.1.100.jsonl"))
+        .unwrap()
+        .replace("List the files here.", "\\u001b]0;pwned\\u0007 <b>bold</b>")
+        .replace("/tmp/promptc-claude/work", "/tmp/\\u001b[31mred");
+    std::fs::write(
+        project.join("cc8e0a78-3dc8-410f-99f3-c4d1b0d6b6f2.jsonl"),
+        text,
+    )
+    .unwrap();
+    let output = ok_text(
+        &[],
+        &[
+            "sessions",
+            "--claude-home",
+            dir.path().to_str().unwrap(),
+            "--width",
+            "300",
+        ],
+    );
+    assert!(
+        !output.contains('\u{1b}') && !output.contains('\u{7}'),
+        "{output:?}"
+    );
+    assert!(output.contains("\\x1b]0;pwned\\x07"), "{output}");
+    assert!(output.contains("/tmp/\\x1b[31mred"), "{output}");
+    let page = dir.path().join("report.html");
+    let report = run_with(
+        &[],
+        &[
+            "report",
+            "--claude-home",
+            dir.path().to_str().unwrap(),
+            "--agent",
+            "claude",
+            "--by",
+            "cwd",
+            "--format",
+            "html",
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&report), 0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains('\u{1b}'), "no raw escape in the page");
+}
