@@ -16,7 +16,6 @@ use promptc::core::ids::unique_prefix_len;
 use promptc::core::sanitize::{escape_line, truncate};
 use promptc::render::{RenderOptions, Tone, human_size, paint, write_json};
 
-#[path = "sessions_claude.rs"]
 mod claude;
 
 use claude::ClaudeRow;
