@@ -280,12 +280,12 @@ fn read(path: &str, t: &Transcript, verdicts: bool) -> FileKind {
     let Some(session) = session else {
         return FileKind::Ignored(path.to_string());
     };
-    let mut timestamps = lines
+    // The first time as `latest` reads it from the file's head; the last of the same lines.
+    let first = first_time(&t.lines).map(str::to_string);
+    let last = lines
         .clone()
         .filter(|l| !matches!(l.kind, LineKind::Summary { .. }))
-        .filter_map(|l| l.timestamp.as_deref());
-    let first = timestamps.next().map(str::to_string);
-    let last = timestamps
+        .filter_map(|l| l.timestamp.as_deref())
         .next_back()
         .map(str::to_string)
         .or_else(|| first.clone());

@@ -203,7 +203,8 @@ fn warn_failures(codex: &[CodexRow], claude: &claude::Failed, context: &Context)
 #[derive(Serialize)]
 struct SessionsDocument<'a> {
     schema_version: u32,
-    codex_home: String,
+    /// `null` when no Codex home was read (`--agent claude`, or none there).
+    codex_home: Option<String>,
     /// With Claude Code sessions listed: the Claude Code home.
     #[serde(skip_serializing_if = "Option::is_none")]
     claude_home: Option<String>,
@@ -303,10 +304,7 @@ fn write_json_list(
         out,
         &SessionsDocument {
             schema_version: promptc::SCHEMA_VERSION,
-            codex_home: homes
-                .codex
-                .as_ref()
-                .map_or_else(String::new, |h| h.display().to_string()),
+            codex_home: homes.codex.as_ref().map(|h| h.display().to_string()),
             claude_home: homes
                 .claude
                 .as_ref()
