@@ -3,7 +3,9 @@
 //! The stages outside ask a session through [`AgentSession`]; they do not read an agent's line
 //! types.
 
+use crate::core::lines::SkippedLine;
 use crate::core::request::Part;
+use crate::core::steps::{Step, Turn};
 use crate::fingerprint::Plan;
 use crate::providers::CacheModel;
 
@@ -30,6 +32,53 @@ pub struct UnrecordedEffect {
     pub why: &'static str,
 }
 
+/// What started a new history between two requests of a session: the cache's prefix is reset
+/// as the agent meant it to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reset {
+    /// A compaction replaced the history with its summary.
+    Compaction,
+    /// Turns were rolled back: the history was cut.
+    Rollback,
+}
+
+/// One entry of a request's input (Codex: a model-view item; Claude Code: a message block), as
+/// the stages ask about it.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// Its JSON exactly as sent.
+    pub json: &'a str,
+    /// Its type as the agent's wire names it (`message`, `function_call`, `tool_use`, …).
+    pub kind: &'a str,
+    pub role: Option<&'a str>,
+    /// The call it makes or answers.
+    pub call_id: Option<&'a str>,
+    /// Its own id, when it has one.
+    pub id: Option<&'a str>,
+    /// The line of the session's file it comes from.
+    pub line: usize,
+    /// Context the agent injects (environment, instructions files, reminders), not a turn's.
+    pub context: bool,
+    /// Produced by the model (an answer, a call, reasoning).
+    pub model_output: bool,
+    /// Made by the agent's repair of the history for the protocol (Codex's synthetic
+    /// `"aborted"` output), not read from the file.
+    pub synthetic: bool,
+}
+
+/// What a session's file is, as the header of every text output says it: labelled lines, then
+/// what was skipped or noted while reading it.
+#[derive(Debug, Clone)]
+pub struct Header<'a> {
+    /// `(label, text)`, in order; the text as the file has it (the renderer escapes it).
+    pub lines: Vec<(&'static str, String)>,
+    pub skipped: &'a [SkippedLine],
+    /// Things read but not understood, by line.
+    pub notes: Vec<(usize, &'a str)>,
+    /// Where what promptc shows is rebuilt or approximate, by line.
+    pub approximations: Vec<(usize, &'a str)>,
+}
+
 /// What the stages ask a session, whatever agent wrote it: the one interface an agent's session
 /// implements (as ripgrep's searcher asks a `Matcher`, whichever engine it is). Codex's is in
 /// `codex/agent.rs`.
@@ -45,6 +94,43 @@ pub trait AgentSession {
 
     /// The prompt cache the session's requests met: its provider's.
     fn cache_model(&self) -> &'static dyn CacheModel;
+
+    /// What the file is, for the header of text output.
+    fn header(&self) -> Header<'_>;
+
+    /// The user turns, in order.
+    fn turns(&self) -> &[Turn];
+
+    /// Every request, in order (a turn's are its `steps`).
+    fn steps(&self) -> &[Step];
+
+    /// What started a new history between step `previous` and step `step`, if anything did.
+    fn reset_between(&self, previous: usize, step: usize) -> Option<Reset>;
+
+    /// The line of the compaction whose checkpoint a step's history starts from, if any.
+    fn checkpoint_line(&self, step: usize) -> Option<usize>;
+
+    /// How many rollbacks dropped turns before a step's history.
+    fn rollbacks_before(&self, step: usize) -> usize;
+
+    /// For a fork whose parent was found: how many of the parent's lines come before the fork
+    /// point (the parent's steps up to there are the ones the fork extends).
+    fn fork_parent_lines(&self) -> Option<usize>;
+
+    /// A step's system text (instructions), when the session records it, and where it came
+    /// from in words.
+    fn instructions<'a>(&'a self, plan: &'a Plan, step: usize) -> (Option<&'a str>, &'static str);
+
+    /// A step's tool specs as sent, each its JSON text, when the session records them.
+    fn tools<'a>(&'a self, plan: &'a Plan, step: usize) -> Option<&'a [String]>;
+
+    /// Entry `k` of a step's input.
+    fn entry<'a>(&'a self, plan: &'a Plan, step: usize, k: usize) -> Entry<'a>;
+
+    /// Whether the new entries of step `step` past the previous request's input change it only
+    /// as the agent's repair of the history does (Codex: each synthetic output right after its
+    /// own call), so that the request still extends the previous one as the agent meant.
+    fn repairs_in_place(&self, plan: &Plan, step: usize) -> bool;
 
     /// The model a step's request named, when the session records it.
     fn step_model(&self, step: usize) -> Option<&str>;

@@ -2,6 +2,7 @@
 //! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
+use crate::agents::Reset;
 use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
 use crate::{AgentSession, Session};
@@ -20,9 +21,13 @@ pub enum Verdict {
     /// The input no longer starts with the previous input: first differing view index.
     HistoryRewritten(usize),
     /// The recorded parts of the prefix were intact and the cache dropped, but a recorded
-    /// turn-context field changed (`sandbox_policy`, `approval_policy`, …): it feeds a part of
-    /// the request the rollout does not record (the tools) or that promptc cannot see.
-    ContextChanged(&'static str),
+    /// setting changed (Codex: a turn-context field, `sandbox_policy`, `approval_policy`, …): it
+    /// feeds a part of the request the session does not record (the tools) or that promptc
+    /// cannot see. `effect` says which, in its agent's words.
+    ContextChanged {
+        field: &'static str,
+        effect: &'static str,
+    },
     /// The cache dropped on the request whose output a compaction replaced the history with:
     /// Codex sends its compaction request without the turn's tools, so its prefix differs.
     CompactionRequest,
@@ -45,7 +50,7 @@ impl Verdict {
             Verdict::Rollback => "rollback_reset",
             Verdict::ComponentChanged(_) => "prefix_broken",
             Verdict::HistoryRewritten(_) => "prefix_broken",
-            Verdict::ContextChanged(_) => "prefix_broken_context",
+            Verdict::ContextChanged { .. } => "prefix_broken_context",
             Verdict::CompactionRequest => "compaction_request",
             Verdict::IdleGap(_) => "idle_gap",
             Verdict::ProviderMiss => "provider_miss",
@@ -62,7 +67,7 @@ impl Verdict {
             Verdict::Rollback => "reset: rollback".into(),
             Verdict::ComponentChanged(c) => format!("broken: {c}"),
             Verdict::HistoryRewritten(i) => format!("broken: item {i}"),
-            Verdict::ContextChanged(f) => format!("broken: {f}"),
+            Verdict::ContextChanged { field, .. } => format!("broken: {field}"),
             Verdict::CompactionRequest => "compaction request".into(),
             Verdict::IdleGap(s) => format!("idle {}m", s / 60),
             Verdict::ProviderMiss => "provider miss".into(),
@@ -79,10 +84,9 @@ impl Verdict {
             Verdict::Rollback => "rollback dropped turns: expected reset".into(),
             Verdict::ComponentChanged(c) => format!("prefix broken: {c} changed"),
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
-            Verdict::ContextChanged(f) => format!(
-                "prefix broken: {f} changed ({})",
-                crate::agents::codex::settings::field_effect(f)
-            ),
+            Verdict::ContextChanged { field, effect } => {
+                format!("prefix broken: {field} changed ({effect})")
+            }
             Verdict::CompactionRequest => {
                 "prefix broken: the compaction request is sent without the tools".into()
             }
@@ -145,7 +149,7 @@ pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
     // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let from = rows.len();
-    let steps = session.replay.steps.len().saturating_sub(from);
+    let steps = session.steps().len().saturating_sub(from);
     rows.extend(crate::core::parallel::map_each(
         steps,
         BLOCK,
@@ -156,8 +160,8 @@ pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
 
 /// Step `k` against the one before it.
 pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCache {
-    let replay = &session.replay;
-    let step = &replay.steps[k];
+    let steps = session.steps();
+    let step = &steps[k];
     let fingerprint = &plan.fingerprints[k];
     let estimated_input = plan.request_tokens(k);
     let usage = step.usage.as_ref().map(|o| &o.usage);
@@ -186,7 +190,7 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
             lost_tokens: 0,
         };
     };
-    let prev_step = &replay.steps[previous];
+    let prev_step = &steps[previous];
     let prev_fp = &plan.fingerprints[previous];
     let component = Part::BEFORE_INPUT
         .into_iter()
@@ -216,20 +220,10 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     } else {
         provider.cacheable(shared_tokens)
     };
-    let reset = if step.epoch != prev_step.epoch {
-        let line = step.line;
-        let compaction = replay
-            .checkpoints
-            .iter()
-            .any(|c| c.epoch > prev_step.epoch && c.epoch <= step.epoch && c.line <= line);
-        Some(if compaction {
-            Verdict::Compaction
-        } else {
-            Verdict::Rollback
-        })
-    } else {
-        None
-    };
+    let reset = session.reset_between(previous, k).map(|reset| match reset {
+        Reset::Compaction => Verdict::Compaction,
+        Reset::Rollback => Verdict::Rollback,
+    });
     let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
     // Only a miss asks how long the session was idle (from seconds read with the lines: the
     // input's bytes may be released by now).
@@ -256,8 +250,11 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
                             .is_none_or(|e| e.changes != Some(false))
                     });
                 match (cause, gap()) {
-                    (Some(change), _) => Verdict::ContextChanged(change.field),
-                    _ if replay.steps[k].compaction => Verdict::CompactionRequest,
+                    (Some(change), _) => Verdict::ContextChanged {
+                        field: change.field,
+                        effect: session.setting_effect(change.field),
+                    },
+                    _ if step.compaction => Verdict::CompactionRequest,
                     (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
                     (None, _) => Verdict::ProviderMiss,
                 }
@@ -397,7 +394,14 @@ mod tests {
             )
         };
         for (second, turn_id, expected) in [
-            ("read-only", true, Verdict::ContextChanged("sandbox_policy")),
+            (
+                "read-only",
+                true,
+                Verdict::ContextChanged {
+                    field: "sandbox_policy",
+                    effect: "tools depend on it, not recorded",
+                },
+            ),
             ("danger-full-access", true, Verdict::ProviderMiss),
             ("read-only", false, Verdict::ProviderMiss),
         ] {
@@ -420,13 +424,14 @@ mod tests {
                 "second sandbox {second}, turn id {turn_id}"
             );
         }
+        let sandbox = Verdict::ContextChanged {
+            field: "sandbox_policy",
+            effect: crate::agents::codex::settings::field_effect("sandbox_policy"),
+        };
         assert_eq!(
-            Verdict::ContextChanged("sandbox_policy").explain(),
+            sandbox.explain(),
             "prefix broken: sandbox_policy changed (tools depend on it, not recorded)"
         );
-        assert_eq!(
-            Verdict::ContextChanged("cwd").name(),
-            "prefix_broken_context"
-        );
+        assert_eq!(sandbox.name(), "prefix_broken_context");
     }
 }

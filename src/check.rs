@@ -72,7 +72,7 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
         }
         if let Some(reason) = &row.chain_break
             && reason.starts_with("normalization")
-            && !outputs_follow_their_calls(plan, row.step)
+            && !session.repairs_in_place(plan, row.step)
         {
             findings.push(finding(
                 "input_extends_previous",
@@ -94,30 +94,12 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
     findings
 }
 
-/// Whether every synthetic output in a step's new input sits right after its own call: what
-/// Codex sends for calls that were never answered (an interrupted response, one call or several
-/// of any type), which extends the previous request though not by its output alone.
-fn outputs_follow_their_calls(plan: &Plan, step: usize) -> bool {
-    use crate::agents::codex::normalize::Origin;
-    let Some(previous) = step.checked_sub(1) else {
-        return false;
-    };
-    let view = plan.view(step);
-    let start = plan.views[previous].1;
-    (start..view.len()).all(|i| match view[i].origin {
-        Origin::Synthetic { call } => {
-            i > 0 && matches!(view[i - 1].origin, Origin::Raw(c) if c == call)
-        }
-        Origin::Raw(_) => true,
-    })
-}
-
 fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut seen_instructions: Vec<String> = Vec::new();
-    for (step, (text, _)) in plan.instructions.iter().enumerate() {
-        if let Some(text) = text
-            && !seen_instructions.iter().any(|t| t == text.as_ref())
+    for step in 0..plan.views.len() {
+        if let (Some(text), _) = session.instructions(plan, step)
+            && !seen_instructions.iter().any(|t| t == text)
         {
             seen_instructions.push(text.to_string());
             let values: Vec<String> = volatile::find(text).into_iter().map(|v| v.text).collect();
@@ -130,8 +112,24 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
             }
         }
     }
-    if let Some(tools) = &plan.tools.tools {
-        for tool in tools {
+    // Each tool list once, and in a later list only the tools no earlier list had (an agent
+    // whose tools change from request to request has several lists).
+    let mut earlier_tools: Vec<&str> = Vec::new();
+    let mut last_list: Option<&[String]> = None;
+    for step in 0..plan.views.len() {
+        let Some(tools) = session.tools(plan, step) else {
+            continue;
+        };
+        if last_list.is_some_and(|last| std::ptr::eq(last, tools) || last == tools) {
+            continue;
+        }
+        last_list = Some(tools);
+        let new: Vec<&String> = tools
+            .iter()
+            .filter(|t| !earlier_tools.contains(&t.as_str()))
+            .collect();
+        earlier_tools.extend(tools.iter().map(String::as_str));
+        for tool in new {
             let values: Vec<String> = volatile::find(tool).into_iter().map(|v| v.text).collect();
             if !values.is_empty() {
                 out.push(finding(
@@ -148,20 +146,22 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     }
     // The opening context messages of the first request sit in every later prefix.
     if !plan.views.is_empty() {
-        for entry in plan.view(0) {
-            if !session.is_context_entry(entry) {
+        for k in 0..plan.views[0].1 {
+            let entry = session.entry(plan, 0, k);
+            if !entry.context {
                 break;
             }
-            let item = session.view_item(entry);
-            let json = session.view_json(entry);
-            let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();
+            let values: Vec<String> = volatile::find(entry.json)
+                .into_iter()
+                .map(|v| v.text)
+                .collect();
             if !values.is_empty() {
                 out.push(finding(
                     "no_volatile_prefix",
                     Some(0),
                     format!(
                         "context message at line {} contains per-run values: {}",
-                        item.line,
+                        entry.line,
                         values.join(", ")
                     ),
                 ));

@@ -6,11 +6,10 @@
 //! a resume's or fork's first request against the request it should extend. Each function gets
 //! the two sides of its comparison as two [`Side`]s.
 
-use crate::Session;
-use crate::agents::codex::normalize::ViewEntry;
+use crate::agents::Entry;
 use crate::core::request::Part;
-use crate::core::shared::Slice;
 use crate::fingerprint::{Fingerprint, Plan, common_prefix};
+use crate::{AgentSession, Session};
 
 mod align;
 mod components;
@@ -164,14 +163,9 @@ impl<'a> Side<'a> {
         &self.plan.fingerprints[self.step]
     }
 
-    /// The model-view entries of the step's request.
-    fn view(&self) -> Slice<'a, ViewEntry> {
-        self.plan.view(self.step)
-    }
-
-    /// The epoch of the history the step's input is a prefix of.
-    fn epoch(&self) -> usize {
-        self.session.replay.steps[self.step].epoch
+    /// Entry `k` of the step's input.
+    fn entry(&self, k: usize) -> Entry<'a> {
+        self.session.entry(self.plan, self.step, k)
     }
 
     /// How many input items the step's request has.
@@ -213,10 +207,10 @@ pub fn diff(
         let a_paired: std::collections::HashSet<usize> = pairs.iter().map(|p| p.0).collect();
         let b_paired: std::collections::HashSet<usize> = pairs.iter().map(|p| p.1).collect();
         (
-            (0..a.session.replay.steps.len())
+            (0..a.session.steps().len())
                 .filter(|s| !a_paired.contains(s))
                 .collect(),
-            (0..b.session.replay.steps.len())
+            (0..b.session.steps().len())
                 .filter(|s| !b_paired.contains(s))
                 .collect(),
         )

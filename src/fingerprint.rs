@@ -28,16 +28,12 @@
 //! where an unknown component is written as `unknown`; such a request fingerprint is partial
 //! and says so in `unknown`.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::agents::codex::compile::{InstructionsSource, ToolPlan};
-use crate::agents::codex::normalize::ViewEntry;
 use crate::core::parallel::Threads;
 use crate::core::request::Part;
-use crate::core::shared::{ListId, SharedLists, Slice};
+use crate::core::shared::{ListId, SharedLists};
 
 /// A session's agent plans its steps; Codex is the only agent so far.
 pub use crate::agents::codex::plan::{PlanOptions, Planner, plan};
@@ -148,46 +144,19 @@ pub(crate) struct EntryData {
     pub(crate) tokens: usize,
 }
 
-/// The model views of all steps: append-only lists that share prefixes. A step's view is a
-/// prefix of one list; a rewrite of already-sent history (a rollback, an output after a
-/// synthetic one) forks a list at the first entry that changes instead of copying the prefix.
-/// `entries` and `data` always have the same shape (same list ids, same lengths).
-#[derive(Debug, Default)]
-pub(crate) struct ViewLists {
-    pub(crate) entries: SharedLists<ViewEntry>,
-    pub(crate) data: SharedLists<EntryData>,
-}
-
-impl ViewLists {
-    pub(crate) fn new_list(&mut self, capacity: usize) -> ListId {
-        let id = self.entries.new_list_from(Vec::with_capacity(capacity));
-        let same = self.data.new_list_from(Vec::with_capacity(capacity));
-        debug_assert_eq!(id, same);
-        id
-    }
-
-    pub(crate) fn fork(&mut self, list: ListId, len: usize) -> ListId {
-        let id = self.entries.fork(list, len);
-        let same = self.data.fork(list, len);
-        debug_assert_eq!(id, same);
-        id
-    }
-
-    pub(crate) fn len(&self, list: ListId) -> usize {
-        self.entries.list_len(list)
-    }
-}
-
-/// What is known about each step's request, computed once for the whole session.
+/// What is known about each step's request, computed once for the whole session: the neutral
+/// part (each step's input as a prefix of one of the shared lists, its fingerprints and token
+/// estimates) and what the session's agent keeps beside it ([`AgentPlan`]), which only that
+/// agent reads.
 #[derive(Debug)]
 pub struct Plan {
-    pub(crate) arrays: ViewLists,
+    /// Per input entry: its hash, the chain up to it and the tokens up to it. The input of step
+    /// `k` is `data[views[k].0][..views[k].1]`; model views of all steps share these lists, a
+    /// rewrite of already-sent history forking a list at the first entry that changes.
+    pub(crate) data: SharedLists<EntryData>,
     /// Per step: `(view list, view length)`.
     pub views: Vec<(ListId, usize)>,
     pub fingerprints: Vec<Fingerprint>,
-    /// Per step: the instructions used and their source.
-    pub instructions: Vec<(Option<Arc<str>>, InstructionsSource)>,
-    pub tools: ToolPlan,
     /// Estimated tokens of the instructions of each step and of the tools.
     pub instruction_tokens: Vec<usize>,
     pub tool_tokens: usize,
@@ -199,15 +168,18 @@ pub struct Plan {
     /// The threads the plan was made on; the stages that go over its steps afterwards (cache
     /// analysis, the text tables) use them too.
     pub threads: Threads,
+    /// What the session's agent keeps of each step beside the neutral part.
+    pub agent: AgentPlan,
+}
+
+/// The part of a plan only its session's agent reads: each agent's entries (in lists of the same
+/// shape as [`Plan::data`]), the texts its parts were made from.
+#[derive(Debug)]
+pub enum AgentPlan {
+    Codex(crate::agents::codex::plan::CodexPlan),
 }
 
 impl Plan {
-    /// The model-view entries of a step's request.
-    pub fn view(&self, step: usize) -> Slice<'_, ViewEntry> {
-        let (list, len) = self.views[step];
-        self.arrays.entries.slice(list, ..len)
-    }
-
     /// Chain value after `k` entries of a step's input.
     pub fn chain(&self, step: usize, k: usize) -> &Hash {
         match k.checked_sub(1) {
@@ -219,7 +191,7 @@ impl Plan {
     fn data(&self, step: usize, k: usize) -> &EntryData {
         let (list, len) = self.views[step];
         assert!(k < len, "entry {k} of a view of {len}");
-        self.arrays.data.get(list, k)
+        self.data.get(list, k)
     }
 
     /// The first position of an item equal to entry `k` (same item hash) in a step's input:
@@ -229,8 +201,8 @@ impl Plan {
         assert!(k < len, "entry {k} of a view of {len}");
         let first = self
             .first_seen
-            .get_or_init(|| self.arrays.data.first_positions(|d| d.item_hash));
-        let (segment, index) = self.arrays.data.locate_item(list, k);
+            .get_or_init(|| self.data.first_positions(|d| d.item_hash));
+        let (segment, index) = self.data.locate_item(list, k);
         first[segment][index]
     }
 

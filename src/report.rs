@@ -115,7 +115,7 @@ impl Cause {
             Verdict::ComponentChanged(c) => Cause::PrefixBroken(c),
             Verdict::HistoryRewritten(_) => Cause::PrefixBroken("history"),
             // A recorded turn-context field that feeds a part the rollout does not record.
-            Verdict::ContextChanged(field) => Cause::PrefixBroken(field),
+            Verdict::ContextChanged { field, .. } => Cause::PrefixBroken(field),
             // The compaction's own request, sent without the tools.
             Verdict::CompactionRequest => Cause::Compaction,
             Verdict::IdleGap(_) => Cause::IdleGap,

@@ -54,7 +54,7 @@ pub fn drift(verdict: &Verdict) -> Option<bool> {
         Verdict::Compaction | Verdict::Rollback | Verdict::CompactionRequest => Some(true),
         Verdict::ComponentChanged(_)
         | Verdict::HistoryRewritten(_)
-        | Verdict::ContextChanged(_) => Some(false),
+        | Verdict::ContextChanged { .. } => Some(false),
         Verdict::First
         | Verdict::IdleGap(_)
         | Verdict::ProviderMiss
@@ -383,7 +383,7 @@ mod tests {
     fn outputs(session: &Session, plan: &Plan, rows: &[StepCache]) -> String {
         let mut text = format!("{:?}\n", session.replay);
         for step in 0..plan.views.len() {
-            let view = plan.view(step);
+            let view = crate::agents::codex::plan::view(plan, step);
             let data: Vec<_> = (0..view.len())
                 .map(|k| {
                     (
@@ -397,12 +397,16 @@ mod tests {
             text += &format!(
                 "{step}: {view:?} {data:?} {:?} {:?} {} {}\n",
                 plan.fingerprints[step],
-                plan.instructions[step],
+                crate::agents::codex::plan::codex(plan).instructions[step],
                 plan.instruction_tokens[step],
                 plan.request_tokens(step),
             );
         }
-        text + &format!("{:?} {} {rows:?}", plan.tools, plan.tool_tokens)
+        text + &format!(
+            "{:?} {} {rows:?}",
+            crate::agents::codex::plan::codex(plan).tools,
+            plan.tool_tokens
+        )
     }
 
     /// Going on from a session, its plan and rows at every cut (every 1, 2, 5 lines) gives

@@ -5,8 +5,8 @@ use crate::{AgentSession, Session};
 
 /// Align steps: by turn id where both rollouts have them, else by turn and step number.
 pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
-    let a_turns = &a.replay.turns;
-    let b_turns = &b.replay.turns;
+    let a_turns = a.turns();
+    let b_turns = b.turns();
     let by_id = !a_turns.is_empty()
         && a_turns.iter().all(|t| t.turn_id.is_some())
         && b_turns.iter().all(|t| t.turn_id.is_some());
@@ -43,17 +43,16 @@ pub(super) fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
     let a_id = a.id()?;
     let parent = b.forked_from()?;
     // B's first request is held to A's: without one (a fork that never asked), nothing is.
-    if a_id != parent || a.replay.steps.is_empty() || b.replay.steps.is_empty() {
+    if a_id != parent || a.steps().is_empty() || b.steps().is_empty() {
         return None;
     }
-    let last = a.replay.steps.len() - 1;
-    Some(match &b.fork {
-        Some(link) if link.parent.is_some() => a
-            .replay
-            .steps
+    let last = a.steps().len() - 1;
+    Some(match b.fork_parent_lines() {
+        Some(parent_lines) => a
+            .steps()
             .iter()
-            .rposition(|s| s.line <= link.parent_lines)
+            .rposition(|s| s.line <= parent_lines)
             .unwrap_or(last),
-        _ => last,
+        None => last,
     })
 }

@@ -131,8 +131,8 @@ fn cache_key_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
 
 /// Changed instructions: per-run values when only those differ.
 fn instructions_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
-    let (source_a, source_b) = (&a.plan.instructions[a.step], &b.plan.instructions[b.step]);
-    let (ta, tb) = (source_a.0.as_deref(), source_b.0.as_deref());
+    let (ta, source_a) = a.session.instructions(a.plan, a.step);
+    let (tb, source_b) = b.session.instructions(b.plan, b.step);
     let mut d = match (ta, tb) {
         (Some(x), Some(y)) if volatile::mask(x) == volatile::mask(y) => {
             let values: Vec<String> = volatile::find(x).into_iter().map(|v| v.text).collect();
@@ -164,11 +164,7 @@ fn instructions_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
                 "instructions",
                 a,
                 b,
-                format!(
-                    "instructions differ ({} → {}){why}",
-                    source_a.1.name(),
-                    source_b.1.name()
-                ),
+                format!("instructions differ ({source_a} → {source_b}){why}",),
             )
         }
     };
@@ -182,7 +178,10 @@ fn instructions_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
 /// Changed tools (`class` from [`component_drifts`]): which were added, removed or changed,
 /// or the names in their two orders.
 fn tools_drift(a: &Side<'_>, b: &Side<'_>, class: DriftClass) -> Drift {
-    let (Some(ta), Some(tb)) = (&a.plan.tools.tools, &b.plan.tools.tools) else {
+    let (Some(ta), Some(tb)) = (
+        a.session.tools(a.plan, a.step),
+        b.session.tools(b.plan, b.step),
+    ) else {
         return drift(
             DriftClass::ToolsChanged,
             "tools",
@@ -287,11 +286,7 @@ fn params_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
 }
 
 fn checkpoint_line(side: &Side<'_>) -> String {
-    let epoch = side.epoch();
     side.session
-        .replay
-        .checkpoints
-        .iter()
-        .rfind(|c| c.epoch <= epoch)
-        .map_or("none".to_string(), |c| format!("line {}", c.line))
+        .checkpoint_line(side.step)
+        .map_or("none".to_string(), |line| format!("line {line}"))
 }

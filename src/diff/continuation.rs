@@ -5,6 +5,7 @@
 use super::input::{input_drift, pretty_items};
 use super::{Drift, DriftClass, Side, components, drift, shared_items};
 use crate::AgentSession;
+use crate::agents::Reset;
 
 /// What breaks the prefix between A's request `a` and B's request `b` that should extend it (B
 /// resumes or forks A), or what B appends as expected.
@@ -58,13 +59,13 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     }
     // The prefix is intact: what follows A's input is A's response output, then B's new input.
     // Context messages there (an AGENTS.md or environment update) are an expected append.
-    let view = b.view();
+    let len = b.input_len();
     let mut k = prev_len;
-    while k < view.len() && b.session.view_item(&view[k]).is_model_output() {
+    while k < len && b.entry(k).model_output {
         k += 1;
     }
     let start = k;
-    while k < view.len() && b.session.is_context_entry(&view[k]) {
+    while k < len && b.entry(k).context {
         k += 1;
     }
     if k > start {
@@ -79,7 +80,7 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
             ),
         );
         d.input_index = Some(start);
-        d.evidence = Some((String::new(), pretty_items(b.session, view.slice(start..k))));
+        d.evidence = Some((String::new(), pretty_items(&b, start..k)));
         out.push(d);
     }
     out
@@ -92,7 +93,7 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
 /// what else the resume changed (the model, the settings).
 pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
     let mut out = continuation(a, b, "B's first request after A's end");
-    let steps = &b.session.replay.steps;
+    let steps = b.session.steps();
     if !steps[b.step].compaction {
         return out;
     }
@@ -149,19 +150,10 @@ pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Dr
 
 /// A reset between two steps of the same session: a rollback or a compaction.
 fn reset_class(before: &Side<'_>, after: &Side<'_>) -> Option<DriftClass> {
-    let (e1, e2) = (before.epoch(), after.epoch());
-    if e1 == e2 {
-        return None;
-    }
-    if after
-        .session
-        .replay
-        .checkpoints
-        .iter()
-        .any(|c| c.epoch > e1 && c.epoch <= e2)
-    {
-        Some(DriftClass::Compaction)
-    } else {
-        Some(DriftClass::Rollback)
-    }
+    Some(
+        match after.session.reset_between(before.step, after.step)? {
+            Reset::Compaction => DriftClass::Compaction,
+            Reset::Rollback => DriftClass::Rollback,
+        },
+    )
 }

@@ -20,9 +20,9 @@ pub struct StepRef {
 
 /// A step's position in its session.
 pub fn step_ref(session: &Session, step: usize) -> StepRef {
-    let s = &session.replay.steps[step];
+    let s = &session.steps()[step];
     StepRef {
-        turn: session.replay.turns[s.turn].number,
+        turn: session.turns()[s.turn].number,
         step: s.number,
     }
 }
@@ -149,9 +149,9 @@ pub fn write_diff_text(
         out,
         "A {} ({} steps)\nB {} ({} steps)\n{} aligned steps",
         escape_line(a.name()),
-        a.replay.steps.len(),
+        a.steps().len(),
         escape_line(b.name()),
-        b.replay.steps.len(),
+        b.steps().len(),
         diff.pairs.len()
     )?;
     if !diff.b_only.is_empty() {

@@ -125,8 +125,7 @@ pub fn write_compile_json_with(
     let s = &session.replay.steps[step];
     let turn = &session.replay.turns[s.turn];
     let fingerprint = &plan.fingerprints[step];
-    let input_items = plan
-        .view(step)
+    let input_items = crate::agents::codex::plan::view(plan, step)
         .iter()
         .enumerate()
         .map(|(index, entry)| InputItemDocument {
@@ -149,7 +148,9 @@ pub fn write_compile_json_with(
         step: s.number,
         turn_id: turn.turn_id.as_deref(),
         pending: s.pending,
-        instructions_source: plan.instructions[step].1.name(),
+        instructions_source: crate::agents::codex::plan::codex(plan).instructions[step]
+            .1
+            .name(),
         tool_generation: fingerprint.tools.as_ref().map(hex),
         request: raw_json(&compiled.body),
         fingerprint: FingerprintDocument::new(fingerprint),
@@ -236,7 +237,9 @@ pub fn write_compile_text_with(
         out,
         "{} {}",
         paint(options, Tone::Dim, "instr.   "),
-        plan.instructions[step].1.name()
+        crate::agents::codex::plan::codex(plan).instructions[step]
+            .1
+            .name()
     )?;
     match compiled.build {
         Some(build) => writeln!(

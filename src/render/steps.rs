@@ -27,8 +27,8 @@ pub(crate) fn step_rows(
     let mut context_cells: Option<(&str, &str, String, String)> = None;
     for r in rows {
         let row_start = lines.len();
-        let s = &session.replay.steps[r.step];
-        let turn = &session.replay.turns[s.turn];
+        let s = &session.steps()[r.step];
+        let turn = &session.turns()[s.turn];
         let model = session.step_model(r.step).unwrap_or("-");
         let effort = session.step_effort(r.step).unwrap_or("-");
         let (_, _, model_cell, effort_cell) = match context_cells.take() {
@@ -161,8 +161,8 @@ pub(crate) fn step_row_document<'a>(
     plan: &'a Plan,
     r: &'a StepCache,
 ) -> StepRowDocument<'a> {
-    let s = &session.replay.steps[r.step];
-    let turn = &session.replay.turns[s.turn];
+    let s = &session.steps()[r.step];
+    let turn = &session.turns()[s.turn];
     StepRowDocument {
         turn: turn.number,
         step: s.number,

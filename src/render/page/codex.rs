@@ -29,7 +29,7 @@ fn title(session: &Session, entry: &ViewEntry) -> String {
 }
 
 fn pieces(session: &Session, plan: &Plan, step: usize, from: usize, to: usize) -> Vec<Piece> {
-    let view = plan.view(step);
+    let view = crate::agents::codex::plan::view(plan, step);
     let mut out: Vec<Piece> = (from..to.min(from + PIECES))
         .map(|k| {
             let entry = &view[k];
@@ -87,7 +87,7 @@ pub fn page(session: &Session, plan: &Plan, rows: &[StepCache]) -> Page {
             }
             if a.instructions != b.instructions {
                 let text = |step: usize| {
-                    plan.instructions[step]
+                    crate::agents::codex::plan::codex(plan).instructions[step]
                         .0
                         .as_deref()
                         .unwrap_or("")
