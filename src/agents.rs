@@ -95,6 +95,21 @@ pub trait AgentSession {
     /// The prompt cache the session's requests met: its provider's.
     fn cache_model(&self) -> &'static dyn CacheModel;
 
+    /// `turn N step M`, and whether the step is the pending request a resume would send or a
+    /// compaction request.
+    fn step_label(&self, step: usize) -> String {
+        let s = &self.steps()[step];
+        let turn = &self.turns()[s.turn];
+        let pending = if s.pending {
+            " (pending: what a resume sends next)"
+        } else if s.compaction {
+            " (compaction request: the history, then the checkpoint prompt)"
+        } else {
+            ""
+        };
+        format!("turn {} step {}{pending}", turn.number, s.number)
+    }
+
     /// What the file is, for the header of text output.
     fn header(&self) -> Header<'_>;
 

@@ -9,7 +9,7 @@ use crate::cache::{Verdict, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
-use crate::render::request::FingerprintDocument;
+use crate::render::fingerprint::FingerprintDocument;
 use crate::{AgentSession, Session};
 
 /// Names of the invariants, in the order they are checked.

@@ -138,7 +138,8 @@ fn single(
     threads: Threads,
     outputs: &mut Outputs,
 ) -> Plan {
-    use promptc::render::{check as rcheck, request, steps, view};
+    use promptc::agents::codex::render::{compile, view};
+    use promptc::render::{check as rcheck, fingerprint, steps};
 
     let plan = plan(session, threads);
     let steps = session.replay.steps.len();
@@ -207,14 +208,14 @@ fn single(
             outputs,
             "compile json",
             render("compile json", |o| {
-                request::write_compile_json(o, session, &plan, last)
+                compile::write_compile_json(o, session, &plan, last)
             }),
         );
         text(
             outputs,
             "compile text",
             render("compile text", |o| {
-                request::write_compile_text(o, session, &plan, last, options)
+                compile::write_compile_text(o, session, &plan, last, options)
             }),
         );
     }
@@ -223,14 +224,14 @@ fn single(
         outputs,
         "fingerprint text",
         render("fingerprint text", |o| {
-            request::write_fingerprints(o, session, &plan, &all, false)
+            fingerprint::write_fingerprints(o, session, &plan, &all, false)
         }),
     );
     json(
         outputs,
         "fingerprint json",
         render("fingerprint json", |o| {
-            request::write_fingerprints(o, session, &plan, &all, true)
+            fingerprint::write_fingerprints(o, session, &plan, &all, true)
         }),
     );
     text(

@@ -451,7 +451,7 @@ fn every_component_matches_the_reference_script() {
         let expected = case["steps"].as_array().expect("steps");
         assert_eq!(p.fingerprints.len(), expected.len(), "{name}: steps");
         for (step, (f, want)) in p.fingerprints.iter().zip(expected).enumerate() {
-            let got = serde_json::to_value(crate::render::request::FingerprintDocument::new(f))
+            let got = serde_json::to_value(crate::render::fingerprint::FingerprintDocument::new(f))
                 .expect("serializes");
             assert_eq!(want.as_object().map(|o| o.len()), Some(9), "{name}");
             // The request last: a wrong component is named before the request it changes.

@@ -48,18 +48,3 @@ pub fn write_header(
     }
     Ok(())
 }
-
-/// `turn N step M`, and whether the step is the pending request a resume would send or a
-/// compaction request.
-pub fn step_label(session: &Session, step: usize) -> String {
-    let s = &session.steps()[step];
-    let turn = &session.turns()[s.turn];
-    let pending = if s.pending {
-        " (pending: what a resume sends next)"
-    } else if s.compaction {
-        " (compaction request: the history, then the checkpoint prompt)"
-    } else {
-        ""
-    };
-    format!("turn {} step {}{pending}", turn.number, s.number)
-}

@@ -12,8 +12,6 @@ use std::io::{self, Write};
 
 use crate::core::sanitize::escape_block;
 
-pub mod claude;
-pub mod codex;
 mod html;
 
 pub use html::{write_diff_page, write_page};

@@ -13,6 +13,7 @@ pub mod home;
 pub mod load;
 pub mod prices;
 pub mod record;
+pub mod render;
 pub mod replay;
 pub mod thread;
 pub mod usage;

@@ -7,10 +7,10 @@ use anyhow::{Context as _, bail};
 use promptc::agents::claude::cache::{Step, steps};
 use promptc::agents::claude::conversation;
 use promptc::agents::claude::load::Transcript;
+use promptc::agents::claude::render::diff::write_diff;
+use promptc::agents::claude::render::{write_compile, write_fingerprints, write_steps};
 use promptc::agents::claude::thread::Conversation;
 use promptc::agents::claude::wire::{Given, compile};
-use promptc::render::claude::{write_compile, write_fingerprints, write_steps};
-use promptc::render::claude_diff::write_diff;
 
 use crate::cli::{
     CompileArgs, DiffArgs, FingerprintArgs, Format, PlanArgs, SelectArgs, StepsArgs, ViewArgs,
@@ -273,7 +273,7 @@ pub fn run_view(path: &Path, args: &ViewArgs, context: &Context) -> anyhow::Resu
     let compiled = compile(&t, &c, &c.requests[step.request], &Given::default());
     let json = args.format.format() == Format::Json;
     with_stdout(|out| {
-        promptc::render::claude_view::write_view(
+        promptc::agents::claude::render::view::write_view(
             out,
             &t,
             &c,

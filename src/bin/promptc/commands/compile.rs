@@ -5,7 +5,7 @@ use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use anyhow::Context as _;
 use promptc::agents::codex::compile::CompileOptions;
-use promptc::render::request::{write_compile_json_with, write_compile_text_with};
+use promptc::agents::codex::render::compile::{write_compile_json_with, write_compile_text_with};
 
 pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {

@@ -3,7 +3,7 @@
 use crate::cli::{FingerprintArgs, Format};
 use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
-use promptc::render::request::write_fingerprints;
+use promptc::render::fingerprint::write_fingerprints;
 
 pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {

@@ -58,14 +58,14 @@ fn codex_page(
         ),
     };
     let rows = promptc::cache::analyze(&session, &p);
-    let page = page::codex::page(&session, &p, &rows);
+    let page = promptc::agents::codex::render::page::page(&session, &p, &rows);
     Ok((session, p, page))
 }
 
 fn claude_page(path: &Path) -> anyhow::Result<Page> {
     let (t, c) = crate::commands::claude::load_file(path)?;
     let rows = promptc::agents::claude::cache::steps(&t, &c, &c.shown_thread());
-    let page = page::claude::page(&t, &c, &rows);
+    let page = promptc::agents::claude::render::page::page(&t, &c, &rows);
     keep_until_exit((t, c, rows));
     Ok(page)
 }

@@ -3,7 +3,7 @@
 use crate::cli::{Format, ViewArgs};
 use crate::commands::{Context, Items, keep_until_exit, load, threads, with_stdout};
 use crate::exit::ExitStatus;
-use promptc::render::view::{scope, write_json_view, write_text_view};
+use promptc::agents::codex::render::view::{scope, write_json_view, write_text_view};
 
 pub fn run(args: ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     if args.format.html() {

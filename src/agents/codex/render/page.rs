@@ -1,13 +1,13 @@
 //! A Codex rollout's [`Page`]: `steps`' rows, the plan's model views (what each request
 //! appended or changed), `compile`'s text for a bounded number of steps, `view`'s rows.
 
-use super::{BODIES, HistoryRow, Page, PageStep, Piece, Tone};
 use crate::agents::codex::content::preview;
 use crate::agents::codex::normalize::{Origin, ViewEntry};
 use crate::agents::codex::replay::EntryOrigin;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, common_prefix};
 use crate::render::RenderOptions;
+use crate::render::page::{BODIES, HistoryRow, Page, PageStep, Piece, Tone};
 use crate::{AgentSession, Session};
 
 /// Items of one step's difference embedded; a rewrite from the start of a long history would
@@ -183,14 +183,14 @@ fn body(session: &Session, plan: &Plan, step: usize) -> String {
         width: 100,
         full: false,
     };
-    let _ = crate::render::request::write_compile_text(&mut out, session, plan, step, &options);
+    let _ = super::compile::write_compile_text(&mut out, session, plan, step, &options);
     String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `view`'s rows of the final history: each raw entry beside its model-view entry, the
 /// synthetic outputs and dropped entries marked.
 fn history(session: &Session) -> Vec<HistoryRow> {
-    let Ok(scope) = crate::render::view::scope(session, None, None) else {
+    let Ok(scope) = super::view::scope(session, None, None) else {
         return Vec::new();
     };
     let n = scope.history.len();

@@ -240,7 +240,7 @@ pub fn write_view(
             },
         );
     }
-    super::claude::write_header(out, t, c, options)?;
+    super::write_header(out, t, c, options)?;
     writeln!(out)?;
     let not_sent = main.iter().filter(|i| !sent.contains(i)).count();
     writeln!(

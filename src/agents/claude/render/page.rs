@@ -4,14 +4,14 @@
 
 use std::collections::HashSet;
 
-use super::codex::shell_word;
-use super::{BODIES, HistoryRow, Page, PageStep, Piece, Tone};
+use super::view::{kind, preview};
 use crate::agents::claude::cache::{Step, Verdict};
 use crate::agents::claude::load::{LineKind, Transcript};
 use crate::agents::claude::thread::{Conversation, RequestKind, Role, SentMessage};
 use crate::agents::claude::wire::{Given, compile};
+use crate::agents::codex::render::page::shell_word;
 use crate::render::RenderOptions;
-use crate::render::claude_view::{kind, preview};
+use crate::render::page::{BODIES, HistoryRow, Page, PageStep, Piece, Tone};
 
 /// Messages of one step's difference embedded (see the Codex page).
 const PIECES: usize = 64;
@@ -181,8 +181,7 @@ pub fn page(t: &Transcript, c: &Conversation, rows: &[Step]) -> Page {
                 width: 100,
                 full: false,
             };
-            let _ =
-                crate::render::claude::write_compile(&mut out, t, r, &compiled, false, &options);
+            let _ = super::write_compile(&mut out, t, r, &compiled, false, &options);
             step.body = Some(String::from_utf8_lossy(&out).into_owned());
         }
         steps.push(step);

@@ -1,17 +1,22 @@
-//! Claude Code output: `steps` and `compile` of a transcript, text and JSON.
+//! Claude Code output: `steps` and `compile` of a transcript, text and JSON; its `view`, `diff`
+//! and its part of the session page.
+
+pub mod diff;
+pub mod page;
+pub mod view;
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{RenderOptions, Tone, paint, write_json};
 use crate::agents::claude::cache::{Step, Verdict};
 use crate::agents::claude::load::Transcript;
 use crate::agents::claude::load::Usage;
 use crate::agents::claude::thread::{Conversation, RequestKind, ThreadKey};
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
+use crate::render::{RenderOptions, Tone, paint, write_json};
 
 /// What the file is, in the header lines every text output starts with.
 pub fn write_header(
