@@ -82,7 +82,7 @@ pub struct Header<'a> {
 /// What the stages ask a session, whatever agent wrote it: the one interface an agent's session
 /// implements (as ripgrep's searcher asks a `Matcher`, whichever engine it is). Codex's is in
 /// `codex/agent.rs`.
-pub trait AgentSession {
+pub trait AgentSession: Sync {
     /// How the caller named the session's file.
     fn name(&self) -> &str;
 

@@ -2,10 +2,10 @@
 //! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
 
+use crate::AgentSession;
 use crate::agents::Reset;
 use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
-use crate::{AgentSession, Session};
 
 /// Why a step's cache outcome is what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,7 @@ impl StepCache {
 
 /// Analyse every step against the one before it, in blocks of steps on the plan's threads
 /// (each step needs only itself and the one before).
-pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
+pub fn analyze<S: AgentSession>(session: &S, plan: &Plan) -> Vec<StepCache> {
     let mut rows = Vec::new();
     analyze_more(session, plan, &mut rows);
     rows
@@ -144,7 +144,7 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
 
 /// Analyse the steps after those `rows` holds (`watch`: the session grew; a step's row needs
 /// only it and the step before it).
-pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
+pub fn analyze_more<S: AgentSession>(session: &S, plan: &Plan, rows: &mut Vec<StepCache>) {
     // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
     // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
@@ -159,7 +159,7 @@ pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
 }
 
 /// Step `k` against the one before it.
-pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCache {
+pub(crate) fn analyze_step<S: AgentSession>(session: &S, plan: &Plan, k: usize) -> StepCache {
     let steps = session.steps();
     let step = &steps[k];
     let fingerprint = &plan.fingerprints[k];
@@ -302,8 +302,8 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
 
 /// Why a request could not go out incrementally (`previous_response_id` plus only the new
 /// items): a reset, a changed part, a rewritten history, or what its agent says.
-fn chain_break(
-    session: &Session,
+fn chain_break<S: AgentSession>(
+    session: &S,
     plan: &Plan,
     previous: usize,
     k: usize,

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::AgentSession;
 use crate::cache::{Verdict, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
 use crate::render::fingerprint::FingerprintDocument;
-use crate::{AgentSession, Session};
 
 /// Names of the invariants, in the order they are checked.
 pub const INVARIANTS: &[&str] = &[
@@ -40,7 +40,7 @@ fn finding(name: &str, step: Option<usize>, detail: String) -> Finding {
 }
 
 /// Check every invariant of one rollout.
-pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
+pub fn check<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
     let mut findings = Vec::new();
     let rows = analyze(session, plan);
     for row in &rows {
@@ -94,7 +94,7 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
     findings
 }
 
-fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
+fn volatile_findings<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut seen_instructions: Vec<String> = Vec::new();
     for step in 0..plan.views.len() {
@@ -229,14 +229,14 @@ pub struct BaselineStep {
 }
 
 /// The baseline entries of one rollout.
-pub fn baseline_steps(session: &Session, plan: &Plan) -> Vec<BaselineStep> {
+pub fn baseline_steps<S: AgentSession>(session: &S, plan: &Plan) -> Vec<BaselineStep> {
     plan.fingerprints
         .iter()
         .enumerate()
         .map(|(k, fp)| {
-            let s = &session.replay.steps[k];
+            let s = &session.steps()[k];
             BaselineStep {
-                turn: session.replay.turns[s.turn].number,
+                turn: session.turns()[s.turn].number,
                 step: s.number,
                 fingerprint: FingerprintDocument::new(fp),
             }

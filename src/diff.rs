@@ -6,10 +6,10 @@
 //! a resume's or fork's first request against the request it should extend. Each function gets
 //! the two sides of its comparison as two [`Side`]s.
 
+use crate::AgentSession;
 use crate::agents::Entry;
 use crate::core::request::Part;
 use crate::fingerprint::{Fingerprint, Plan, common_prefix};
-use crate::{AgentSession, Session};
 
 mod align;
 mod components;
@@ -146,16 +146,24 @@ impl PromptDiff {
 }
 
 /// One side of a comparison: a session, its plan, and the step of it being compared.
-#[derive(Debug, Clone, Copy)]
-pub struct Side<'a> {
-    pub session: &'a Session,
+#[derive(Debug)]
+pub struct Side<'a, S> {
+    pub session: &'a S,
     pub plan: &'a Plan,
     pub step: usize,
 }
 
-impl<'a> Side<'a> {
+impl<S> Clone for Side<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Side<'_, S> {}
+
+impl<'a, S: AgentSession> Side<'a, S> {
     /// The same session and plan at another step.
-    pub fn at(self, step: usize) -> Side<'a> {
+    pub fn at(self, step: usize) -> Side<'a, S> {
         Side { step, ..self }
     }
 
@@ -175,15 +183,15 @@ impl<'a> Side<'a> {
 }
 
 /// Input items two sides' requests share.
-fn shared_items(a: &Side<'_>, b: &Side<'_>) -> usize {
+fn shared_items<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> usize {
     common_prefix(a.plan, a.step, b.plan, b.step)
 }
 
 /// Compare two sessions. With `only`, compare that one pair of steps.
-pub fn diff(
-    a: &Session,
+pub fn diff<S: AgentSession>(
+    a: &S,
     pa: &Plan,
-    b: &Session,
+    b: &S,
     pb: &Plan,
     only: Option<(usize, usize)>,
 ) -> PromptDiff {
@@ -291,11 +299,11 @@ pub fn diff(
     }
 }
 
-fn drift(
+fn drift<S: AgentSession>(
     class: DriftClass,
     component: &'static str,
-    a: &Side<'_>,
-    b: &Side<'_>,
+    a: &Side<'_, S>,
+    b: &Side<'_, S>,
     detail: String,
 ) -> Drift {
     Drift {

@@ -1,10 +1,10 @@
 //! Which steps of A and B are compared: aligned turns, or a fork's first request against its
 //! parent's last before the fork point.
 
-use crate::{AgentSession, Session};
+use crate::AgentSession;
 
 /// Align steps: by turn id where both rollouts have them, else by turn and step number.
-pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
+pub fn align<S: AgentSession>(a: &S, b: &S) -> Vec<(usize, usize)> {
     let a_turns = a.turns();
     let b_turns = b.turns();
     let by_id = !a_turns.is_empty()
@@ -39,7 +39,7 @@ pub fn align(a: &Session, b: &Session) -> Vec<(usize, usize)> {
 
 /// When B is a fork of A (it names A's id as its parent): A's last step before the fork point
 /// (the parent lines the fork took, or A's last step when its parent was not loaded).
-pub(super) fn fork_point_step(a: &Session, b: &Session) -> Option<usize> {
+pub(super) fn fork_point_step<S: AgentSession>(a: &S, b: &S) -> Option<usize> {
     let a_id = a.id()?;
     let parent = b.forked_from()?;
     // B's first request is held to A's: without one (a fork that never asked), nothing is.

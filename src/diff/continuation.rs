@@ -9,7 +9,11 @@ use crate::agents::Reset;
 
 /// What breaks the prefix between A's request `a` and B's request `b` that should extend it (B
 /// resumes or forks A), or what B appends as expected.
-pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> {
+pub(super) fn continuation<S: AgentSession>(
+    a: Side<'_, S>,
+    b: Side<'_, S>,
+    label: &str,
+) -> Vec<Drift> {
     // The components before the input, as for aligned steps; the input is held to "extends".
     let mut out: Vec<Drift> = components::compare(a, b)
         .into_iter()
@@ -91,7 +95,7 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
 /// turn, as 0.152+ do when the resumed model is another one: `0.171.0/model_switch`), it is
 /// named as the expected reset it is, and the turn's request after it is held to A's last for
 /// what else the resume changed (the model, the settings).
-pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
+pub(super) fn resumed<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Vec<Drift> {
     let mut out = continuation(a, b, "B's first request after A's end");
     let steps = b.session.steps();
     if !steps[b.step].compaction {
@@ -128,7 +132,11 @@ pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
 
 /// B continues A from its step `before` (paired with A's `a`) to `after` across a reset (a
 /// rollback or a compaction): its next request does not extend A's last one, as expected.
-pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Drift> {
+pub(super) fn reset<S: AgentSession>(
+    a: Side<'_, S>,
+    before: Side<'_, S>,
+    after: Side<'_, S>,
+) -> Option<Drift> {
     let class = reset_class(&before, &after)?;
     let mut d = drift(
         class,
@@ -149,7 +157,7 @@ pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Dr
 }
 
 /// A reset between two steps of the same session: a rollback or a compaction.
-fn reset_class(before: &Side<'_>, after: &Side<'_>) -> Option<DriftClass> {
+fn reset_class<S: AgentSession>(before: &Side<'_, S>, after: &Side<'_, S>) -> Option<DriftClass> {
     Some(
         match after.session.reset_between(before.step, after.step)? {
             Reset::Compaction => DriftClass::Compaction,

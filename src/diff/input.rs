@@ -11,7 +11,7 @@ use crate::core::volatile;
 use crate::fingerprint::canonical_item_hash;
 
 /// The drift at the first input item two requests do not share, if any does differ.
-pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
+pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> Option<Drift> {
     let lcp = shared_items(a, b);
     let (len_a, len_b) = (a.input_len(), b.input_len());
     let d = |class: DriftClass, detail: String| {
@@ -63,11 +63,11 @@ pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
             let (ea, eb) = (a.entry(lcp), b.entry(lcp));
             let (ja, jb) = (ea.json, eb.json);
             // A contextual item sent again: the same item already stands in the shared prefix.
-            let reinjected = |side: &Side<'_>, k: usize| {
+            let reinjected = |side: &Side<'_, S>, k: usize| {
                 side.entry(k).context && side.plan.first_occurrence(side.step, k) < lcp
             };
             let next_synthetic =
-                |side: &Side<'_>| lcp + 1 < side.input_len() && side.entry(lcp + 1).synthetic;
+                |side: &Side<'_, S>| lcp + 1 < side.input_len() && side.entry(lcp + 1).synthetic;
             // B inserted context (an environment or permission update) and then goes on as A.
             let appended_context = {
                 let mut k = lcp;
@@ -87,7 +87,7 @@ pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
                     ),
                 )
             } else if (next_synthetic(a) || next_synthetic(b)) && same_but_id(ja, jb) {
-                let id_of = |side: &Side<'_>| {
+                let id_of = |side: &Side<'_, S>| {
                     (lcp + 1 < side.input_len())
                         .then(|| side.entry(lcp + 1))
                         .filter(|e| e.synthetic)
@@ -187,7 +187,10 @@ fn describe(entry: &Entry<'_>) -> String {
 }
 
 /// Input entries of a side's request as pretty JSON, one after the other.
-pub(super) fn pretty_items(side: &Side<'_>, range: std::ops::Range<usize>) -> String {
+pub(super) fn pretty_items<S: AgentSession>(
+    side: &Side<'_, S>,
+    range: std::ops::Range<usize>,
+) -> String {
     let items: Vec<String> = range.map(|k| pretty(side.entry(k).json)).collect();
     items.join("\n")
 }

@@ -6,9 +6,9 @@ use serde::Serialize;
 
 use super::cells::{TABLE_BLOCK, push_number};
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::AgentSession;
 use crate::core::hash::push_hex;
 use crate::fingerprint::{Fingerprint, Plan, hex};
-use crate::{AgentSession, Session};
 
 /// A fingerprint in JSON: hex strings, `null` for unknown components.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -104,9 +104,9 @@ struct FingerprintListDocument<'a> {
 }
 
 /// `fingerprint` for the given steps.
-pub fn write_fingerprints(
+pub fn write_fingerprints<S: AgentSession>(
     out: &mut dyn Write,
-    session: &Session,
+    session: &S,
     plan: &Plan,
     steps: &[usize],
     json: bool,
@@ -118,8 +118,8 @@ pub fn write_fingerprints(
             steps: steps
                 .iter()
                 .map(|&k| {
-                    let s = &session.replay.steps[k];
-                    let turn = &session.replay.turns[s.turn];
+                    let s = &session.steps()[k];
+                    let turn = &session.turns()[s.turn];
                     FingerprintStepDocument {
                         turn: turn.number,
                         step: s.number,
@@ -149,11 +149,11 @@ pub fn write_fingerprints(
 /// The `fingerprint` table's lines of `steps`, pushed piece by piece into one buffer: a line
 /// of a 7 000-step file cost three allocations and a formatted write of each piece, 3-4 ms of
 /// `fingerprint` at 100 MB.
-fn fingerprint_lines(session: &Session, plan: &Plan, steps: &[usize]) -> String {
+fn fingerprint_lines<S: AgentSession>(session: &S, plan: &Plan, steps: &[usize]) -> String {
     let mut lines = String::new();
     for &k in steps {
-        let s = &session.replay.steps[k];
-        let turn = &session.replay.turns[s.turn];
+        let s = &session.steps()[k];
+        let turn = &session.turns()[s.turn];
         let fp = &plan.fingerprints[k];
         push_number(&mut lines, Some(turn.number), 4);
         push_number(&mut lines, Some(s.number), 4);
@@ -177,6 +177,7 @@ fn fingerprint_lines(session: &Session, plan: &Plan, steps: &[usize]) -> String 
 #[cfg(test)]
 mod tests {
     use super::{fingerprint_lines, write_fingerprints};
+    use crate::AgentSession;
     use crate::core::parallel::Threads;
     use crate::fingerprint::{PlanOptions, plan};
     use crate::render::RenderOptions;
@@ -196,7 +197,7 @@ mod tests {
             ..RenderOptions::default()
         };
         for (name, session) in &sessions {
-            let steps: Vec<usize> = (0..session.replay.steps.len()).collect();
+            let steps: Vec<usize> = (0..session.steps().len()).collect();
             let mut outputs = Vec::new();
             for threads in [1, 2, 3] {
                 let plan = plan(

@@ -4,14 +4,14 @@
 use std::io::{self, Write};
 
 use super::{RenderOptions, Tone, paint};
+use crate::AgentSession;
 use crate::core::sanitize::escape_line;
-use crate::{AgentSession, Session};
 
 /// The header every text command prints: what the session's agent says of its file (file,
 /// session, models, history), then every skipped line, note and approximation.
-pub fn write_header(
+pub fn write_header<S: AgentSession>(
     out: &mut dyn Write,
-    session: &Session,
+    session: &S,
     options: &RenderOptions,
 ) -> io::Result<()> {
     let header = session.header();

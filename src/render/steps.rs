@@ -8,17 +8,17 @@ use serde::Serialize;
 use super::cells::{TABLE_BLOCK, push_left, push_number, push_percent};
 use super::header::write_header;
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::AgentSession;
 use crate::cache::StepCache;
 use crate::core::sanitize::{escape_line, truncate};
 use crate::fingerprint::Plan;
-use crate::{AgentSession, Session};
 
 /// The `steps` table's lines of `rows`. The model and effort cells are escaped once for each
 /// run of steps that share them, and rows are pushed piece by piece without the formatter:
 /// the rows of a 7 000-step file were 11 ms of `steps` at 100 MB, most of it in allocations
 /// and formatting of pieces.
-pub(crate) fn step_rows(
-    session: &Session,
+pub(crate) fn step_rows<S: AgentSession>(
+    session: &S,
     plan: &Plan,
     rows: &[StepCache],
     options: &RenderOptions,
@@ -156,8 +156,8 @@ fn summary(rows: &[StepCache]) -> SummaryDocument {
 }
 
 /// One row of `steps --format json` (and of `watch`'s step events).
-pub(crate) fn step_row_document<'a>(
-    session: &'a Session,
+pub(crate) fn step_row_document<'a, S: AgentSession>(
+    session: &'a S,
     plan: &'a Plan,
     r: &'a StepCache,
 ) -> StepRowDocument<'a> {
@@ -192,9 +192,9 @@ fn round3(value: Option<f64>) -> Option<f64> {
 }
 
 /// `steps` output.
-pub fn write_steps(
+pub fn write_steps<S: AgentSession>(
     out: &mut dyn Write,
-    session: &Session,
+    session: &S,
     plan: &Plan,
     rows: &[StepCache],
     json: bool,
