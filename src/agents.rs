@@ -44,10 +44,10 @@ pub enum Reset {
 
 /// One entry of a request's input (Codex: a model-view item; Claude Code: a message block), as
 /// the stages ask about it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Entry<'a> {
-    /// Its JSON exactly as sent.
-    pub json: &'a str,
+    /// Its JSON exactly as sent (borrowed where the agent holds it so, as Codex's items).
+    pub json: std::borrow::Cow<'a, str>,
     /// Its type as the agent's wire names it (`message`, `function_call`, `tool_use`, …).
     pub kind: &'a str,
     pub role: Option<&'a str>,
@@ -77,6 +77,16 @@ pub struct Header<'a> {
     pub notes: Vec<(usize, &'a str)>,
     /// Where what promptc shows is rebuilt or approximate, by line.
     pub approximations: Vec<(usize, &'a str)>,
+}
+
+/// A row of the page's history table: a raw entry of the file beside what the model was sent of
+/// it.
+#[derive(Debug, Default)]
+pub struct HistoryRow {
+    pub raw: Option<String>,
+    pub view: Option<String>,
+    /// A repair (a synthetic output, a dropped orphan, a line not sent) and why.
+    pub mark: Option<String>,
 }
 
 /// What the stages ask a session, whatever agent wrote it: the one interface an agent's session
@@ -109,6 +119,25 @@ pub trait AgentSession: Sync {
         };
         format!("turn {} step {}{pending}", turn.number, s.number)
     }
+
+    /// The agent, as people name it (`Codex`, `Claude Code`).
+    fn agent_title(&self) -> &'static str;
+
+    /// The agent, as JSON and pages name it (`codex`, `claude`).
+    fn agent_name(&self) -> &'static str;
+
+    /// The models the session's requests named, in first-use order.
+    fn models(&self) -> Vec<String>;
+
+    /// Entry `k` of a step's input in one line: its kind and the start of its text.
+    fn entry_title(&self, plan: &Plan, step: usize, k: usize) -> String;
+
+    /// A step's request as `compile` prints it in text, without colour, long strings folded.
+    fn compiled_text(&self, plan: &Plan, step: usize) -> String;
+
+    /// The raw history beside what the model was sent of it (the page's history table), and the
+    /// table's title.
+    fn history_rows(&self) -> (String, Vec<HistoryRow>);
 
     /// What the file is, for the header of text output.
     fn header(&self) -> Header<'_>;

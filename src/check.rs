@@ -151,7 +151,7 @@ fn volatile_findings<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> 
             if !entry.context {
                 break;
             }
-            let values: Vec<String> = volatile::find(entry.json)
+            let values: Vec<String> = volatile::find(&entry.json)
                 .into_iter()
                 .map(|v| v.text)
                 .collect();

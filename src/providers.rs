@@ -13,4 +13,8 @@ pub trait CacheModel: Sync {
 
     /// Idle seconds after which a cached prefix may be gone: a longer gap explains a miss.
     fn retention_seconds(&self) -> i64;
+
+    /// The provider reports what a request wrote to the cache apart from what it read
+    /// (Anthropic's `cache_creation_input_tokens`).
+    fn reports_writes(&self) -> bool;
 }

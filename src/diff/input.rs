@@ -61,7 +61,7 @@ pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> 
         }
         (true, true) => {
             let (ea, eb) = (a.entry(lcp), b.entry(lcp));
-            let (ja, jb) = (ea.json, eb.json);
+            let (ja, jb) = (&*ea.json, &*eb.json);
             // A contextual item sent again: the same item already stands in the shared prefix.
             let reinjected = |side: &Side<'_, S>, k: usize| {
                 side.entry(k).context && side.plan.first_occurrence(side.step, k) < lcp
@@ -82,8 +82,8 @@ pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> 
                     DriftClass::SyntheticOutputChanged,
                     format!(
                         "the model view's repair differs at input item {lcp}: {} vs {}",
-                        describe(&ea),
-                        describe(&eb)
+                        describe(&ea, ea.synthetic),
+                        describe(&eb, eb.synthetic)
                     ),
                 )
             } else if (next_synthetic(a) || next_synthetic(b)) && same_but_id(ja, jb) {
@@ -137,12 +137,7 @@ pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> 
                     ),
                 )
             } else {
-                let plain = |e: &Entry<'_>| {
-                    describe(&Entry {
-                        synthetic: false,
-                        ..*e
-                    })
-                };
+                let plain = |e: &Entry<'_>| describe(e, false);
                 d(
                     DriftClass::HistoryRewritten,
                     format!("input item {lcp} differs: {} vs {}", plain(&ea), plain(&eb)),
@@ -168,7 +163,7 @@ fn same_but_id(a: &str, b: &str) -> bool {
 }
 
 /// An entry in a few words: its type, role and call, and whether the agent made it.
-fn describe(entry: &Entry<'_>) -> String {
+fn describe(entry: &Entry<'_>, synthetic: bool) -> String {
     let mut text = entry.kind.to_string();
     if let Some(role) = entry.role {
         text.push('/');
@@ -177,7 +172,7 @@ fn describe(entry: &Entry<'_>) -> String {
     if let Some(call_id) = entry.call_id {
         text.push_str(&format!(" {call_id}"));
     }
-    if entry.synthetic {
+    if synthetic {
         text.push_str(&format!(
             " (synthetic{})",
             entry.id.map(|id| format!(", id {id}")).unwrap_or_default()
@@ -191,7 +186,7 @@ pub(super) fn pretty_items<S: AgentSession>(
     side: &Side<'_, S>,
     range: std::ops::Range<usize>,
 ) -> String {
-    let items: Vec<String> = range.map(|k| pretty(side.entry(k).json)).collect();
+    let items: Vec<String> = range.map(|k| pretty(&side.entry(k).json)).collect();
     items.join("\n")
 }
 

@@ -27,4 +27,10 @@ impl CacheModel for AutomaticPrefixCache {
     fn retention_seconds(&self) -> i64 {
         IDLE_GAP_SECONDS
     }
+
+    /// A few newer models report writes (`cache_write_input_tokens`), as part of the input;
+    /// the page draws what was read and what was not.
+    fn reports_writes(&self) -> bool {
+        false
+    }
 }

@@ -3,9 +3,12 @@
 use crate::agents::codex::compile::params;
 use crate::agents::codex::normalize::Origin;
 use crate::agents::codex::plan::{codex, view};
+use crate::agents::codex::render::page;
 use crate::agents::codex::session::Session;
 use crate::agents::codex::{incremental, invariants, rules, settings};
-use crate::agents::{AgentSession, Entry, Header, Reset, SettingChange, UnrecordedEffect};
+use crate::agents::{
+    AgentSession, Entry, Header, HistoryRow, Reset, SettingChange, UnrecordedEffect,
+};
 use crate::core::steps::{Step, Turn};
 use crate::fingerprint::Plan;
 use crate::providers::CacheModel;
@@ -94,6 +97,36 @@ impl AgentSession for Session {
         }
     }
 
+    fn agent_title(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn agent_name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn models(&self) -> Vec<String> {
+        Session::models(self)
+    }
+
+    fn entry_title(&self, plan: &Plan, step: usize, k: usize) -> String {
+        let entry = view(plan, step)
+            .get(k)
+            .expect("invariant: an entry of the step's input");
+        page::title(self, entry)
+    }
+
+    fn compiled_text(&self, plan: &Plan, step: usize) -> String {
+        page::body(self, plan, step)
+    }
+
+    fn history_rows(&self) -> (String, Vec<HistoryRow>) {
+        (
+            "Raw history and model view (the final history)".to_string(),
+            page::history(self),
+        )
+    }
+
     fn turns(&self) -> &[Turn] {
         &self.replay.turns
     }
@@ -159,7 +192,7 @@ impl AgentSession for Session {
             .expect("invariant: an entry of the step's input");
         let item = self.view_item(entry);
         Entry {
-            json: self.view_json(entry),
+            json: std::borrow::Cow::Borrowed(self.view_json(entry)),
             kind: &item.type_name,
             role: item.role.as_deref(),
             call_id: item.call_id.as_deref(),

@@ -9,8 +9,8 @@ use crate::agents::claude::cache::{Step, Verdict};
 use crate::agents::claude::load::{LineKind, Transcript};
 use crate::agents::claude::thread::{Conversation, RequestKind, Role, SentMessage};
 use crate::agents::claude::wire::{Given, compile};
-use crate::agents::codex::render::page::shell_word;
 use crate::render::RenderOptions;
+use crate::render::page::shell_word;
 use crate::render::page::{BODIES, HistoryRow, Page, PageStep, Piece, Tone};
 
 /// Messages of one step's difference embedded (see the Codex page).

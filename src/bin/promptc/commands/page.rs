@@ -58,7 +58,7 @@ fn codex_page(
         ),
     };
     let rows = promptc::cache::analyze(&session, &p);
-    let page = promptc::agents::codex::render::page::page(&session, &p, &rows);
+    let page = page::page(&session, &p, &rows);
     Ok((session, p, page))
 }
 
