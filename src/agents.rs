@@ -168,6 +168,56 @@ pub trait AgentSession: Sync {
     /// A step's tool specs as sent, each its JSON text, when the session records them.
     fn tools<'a>(&'a self, plan: &'a Plan, step: usize) -> Option<&'a [String]>;
 
+    /// A step's prompt as a cache keyed on breakpoints sees it, when the session's provider
+    /// has such a cache and the step sent a prompt the log records (not a compaction's own
+    /// request).
+    fn prompt<'a>(
+        &'a self,
+        _plan: &'a Plan,
+        _step: usize,
+    ) -> Option<Box<dyn crate::providers::PromptView + 'a>> {
+        None
+    }
+
+    /// The step is a request of another session that this file copied (a fork): shown, not
+    /// judged.
+    fn copied(&self, _step: usize) -> bool {
+        false
+    }
+
+    /// The step's history was sent before by requests another file records (a resume that
+    /// copied it, a fork): its first request here should read what they cached.
+    fn history_from_elsewhere(&self, _step: usize) -> bool {
+        false
+    }
+
+    /// A part of the request in the agent's words (Claude Code's instructions are `system`).
+    fn part_name(&self, part: Part) -> &'static str {
+        part.name()
+    }
+
+    /// Entry `k`'s place in the request body, where the agent names it finer than an index
+    /// (`messages[3].content[0]`).
+    fn entry_location(&self, _plan: &Plan, _step: usize, _k: usize) -> Option<String> {
+        None
+    }
+
+    /// A rewrite of the prefix between requests `previous` and `step` that the build makes by a
+    /// rule of its own the log does not show, as a verdict's name and explanation.
+    fn known_rewrite(
+        &self,
+        _previous: usize,
+        _step: usize,
+    ) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// The parts of a step's prompt up to block `upto` (of the whole prompt) that the session
+    /// does not record, one name each.
+    fn unrecorded_parts(&self, _plan: &Plan, _step: usize, _upto: usize) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Entry `k` of a step's input.
     fn entry<'a>(&'a self, plan: &'a Plan, step: usize, k: usize) -> Entry<'a>;
 

@@ -118,9 +118,18 @@ impl Cause {
             Verdict::ContextChanged { field, .. } => Cause::PrefixBroken(field),
             // The compaction's own request, sent without the tools.
             Verdict::CompactionRequest => Cause::Compaction,
-            Verdict::IdleGap(_) => Cause::IdleGap,
+            Verdict::IdleGap(_) | Verdict::TtlExpired { .. } => Cause::IdleGap,
+            Verdict::ModelSwitch { .. } => Cause::PrefixBroken("model"),
+            Verdict::LookbackExceeded => Cause::PrefixBroken("lookback"),
+            // A part the session does not record changed, or the build rewrote its prefix.
+            Verdict::UnrecordedChange(_) => Cause::PrefixBroken("unrecorded"),
+            Verdict::KnownRewrite { .. } => Cause::PrefixBroken("history"),
             Verdict::ProviderMiss => Cause::ProviderMiss,
-            Verdict::Hit | Verdict::NoUsage => return None,
+            Verdict::Hit
+            | Verdict::NoUsage
+            | Verdict::NoCacheFields
+            | Verdict::EarlierFile
+            | Verdict::Copied => return None,
         })
     }
 

@@ -51,15 +51,25 @@ pub enum Event {
 /// prefix that broke, `None` for no drift (a hit, a cold start, an idle gap, a provider miss).
 pub fn drift(verdict: &Verdict) -> Option<bool> {
     match verdict {
-        Verdict::Compaction | Verdict::Rollback | Verdict::CompactionRequest => Some(true),
+        Verdict::Compaction
+        | Verdict::Rollback
+        | Verdict::CompactionRequest
+        | Verdict::ModelSwitch { .. } => Some(true),
         Verdict::ComponentChanged(_)
         | Verdict::HistoryRewritten(_)
-        | Verdict::ContextChanged { .. } => Some(false),
+        | Verdict::ContextChanged { .. }
+        | Verdict::LookbackExceeded
+        | Verdict::UnrecordedChange(_)
+        | Verdict::KnownRewrite { .. } => Some(false),
         Verdict::First
+        | Verdict::EarlierFile
+        | Verdict::Copied
         | Verdict::IdleGap(_)
+        | Verdict::TtlExpired { .. }
         | Verdict::ProviderMiss
         | Verdict::Hit
-        | Verdict::NoUsage => None,
+        | Verdict::NoUsage
+        | Verdict::NoCacheFields => None,
     }
 }
 

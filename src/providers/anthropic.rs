@@ -48,6 +48,17 @@ impl Part {
         }
     }
 
+    /// The part of the request (as every agent's requests are divided) this block is in.
+    pub fn kind(self) -> crate::core::request::Part {
+        use crate::core::request::Part as Whole;
+        match self {
+            Part::Tool(_) | Part::Tools => Whole::Tools,
+            Part::System(_) | Part::SystemWhole => Whole::Instructions,
+            Part::Params => Whole::Params,
+            Part::Message(..) => Whole::Input,
+        }
+    }
+
     pub fn is_system(self) -> bool {
         matches!(self, Part::System(_) | Part::SystemWhole)
     }

@@ -33,4 +33,9 @@ impl CacheModel for AutomaticPrefixCache {
     fn reports_writes(&self) -> bool {
         false
     }
+
+    /// Its whole input, as far as the cache keeps it.
+    fn left_cached(&self, usage: &crate::core::usage::Usage) -> u64 {
+        self.cacheable(usage.input_tokens as usize) as u64
+    }
 }

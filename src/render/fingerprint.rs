@@ -210,7 +210,7 @@ mod tests {
                 let rows = crate::cache::analyze(session, &plan);
                 let each_step: Vec<_> = steps
                     .iter()
-                    .map(|&k| crate::cache::analyze_step(session, &plan, k))
+                    .map(|&k| crate::cache::analyze_step(session, &plan, k, None))
                     .collect();
                 assert_eq!(format!("{rows:?}"), format!("{each_step:?}"), "{name}");
                 let mut text = Vec::new();

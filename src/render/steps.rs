@@ -45,7 +45,7 @@ pub(crate) fn step_rows<S: AgentSession>(
             crate::cache::Verdict::Compaction | crate::cache::Verdict::Rollback => Tone::Dim,
             _ => Tone::Warning,
         };
-        let mut verdict = r.verdict.short();
+        let mut verdict = r.short();
         if s.compaction {
             verdict.insert_str(0, "compaction request; ");
         }
@@ -73,7 +73,13 @@ pub(crate) fn step_rows<S: AgentSession>(
             Some(h) => push_percent(&mut lines, h),
             None => lines.push_str("    - "),
         }
-        let predicted = plan.estimate_tokens.then_some(r.predicted_cached);
+        // An automatic cache's prediction is made of estimates; a breakpoint cache's is the
+        // previous request's own count.
+        let predicted = if session.cache_model().keyed_on_breakpoints() {
+            r.predicted_cached
+        } else {
+            plan.estimate_tokens.then_some(r.predicted_cached).flatten()
+        };
         push_number(&mut lines, predicted, 8);
         push_left(&mut lines, if r.incremental { "yes" } else { "no" }, 3);
         lines.push(' ');
@@ -114,7 +120,7 @@ pub(crate) struct StepRowDocument<'a> {
     hit_rate: Option<f64>,
     shared_prefix_items: usize,
     shared_prefix_tokens: usize,
-    predicted_cached_tokens: usize,
+    predicted_cached_tokens: Option<usize>,
     verdict: &'static str,
     explanation: String,
     incremental: bool,
@@ -180,7 +186,7 @@ pub(crate) fn step_row_document<'a, S: AgentSession>(
         shared_prefix_tokens: r.shared_tokens,
         predicted_cached_tokens: r.predicted_cached,
         verdict: r.verdict.name(),
-        explanation: r.verdict.explain(),
+        explanation: r.explain(),
         incremental: r.incremental,
         chain_break: r.chain_break.as_deref(),
         lost_tokens: r.lost_tokens,

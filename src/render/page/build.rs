@@ -87,7 +87,7 @@ pub fn page<S: AgentSession>(session: &S, plan: &Plan, rows: &[StepCache]) -> Pa
         };
         let compaction = s.compaction || r.verdict == Verdict::Compaction;
         let gap_seconds = previous.and_then(|p| Some(s.unix_seconds? - all_steps[p].unix_seconds?));
-        let mut short = r.verdict.short();
+        let mut short = r.short();
         if s.compaction {
             short.insert_str(0, "compaction request; ");
         }
@@ -97,7 +97,7 @@ pub fn page<S: AgentSession>(session: &S, plan: &Plan, rows: &[StepCache]) -> Pa
             model: session.step_model(r.step).map(str::to_string),
             verdict: r.verdict.name().to_string(),
             short,
-            explanation: r.verdict.explain(),
+            explanation: r.explain(),
             tone: tone(&r.verdict),
             input: r.observed_input,
             read: r.observed_cached,
