@@ -189,14 +189,89 @@ pub fn canonical_without_cache_control(value: &Value) -> String {
     serde_json::to_string(&without_cache_control(value)).expect("a JSON value serializes")
 }
 
+/// The chain over a prompt's message blocks, from its start: two prompts share their first `k`
+/// message blocks exactly when their chains agree at `k` (the 16-byte hashes chained, as
+/// `fingerprint`'s input chain is).
+pub fn message_chain_start() -> Hash {
+    hash("claude-messages-chain", b"")
+}
+
+/// The chain value after `block` (its [`block_hash`]) follows a prefix whose chain is `link`.
+pub fn message_chain_next(link: &Hash, block: &Hash) -> Hash {
+    let mut bytes = [0u8; 32];
+    bytes[..16].copy_from_slice(link);
+    bytes[16..].copy_from_slice(block);
+    hash("claude-messages-chain", &bytes)
+}
+
+/// A prompt as the cache sees it, without its message blocks copied out of the plan that holds
+/// them: the blocks before the messages, the chain over the message blocks, the breakpoints.
+pub trait PromptView {
+    /// Tools, system blocks and the params block: every block before the messages.
+    fn head(&self) -> &[Block];
+    /// How many message blocks follow the head.
+    fn message_blocks(&self) -> usize;
+    /// [`message_chain_next`] over message blocks `0..=k`.
+    fn message_chain(&self, k: usize) -> Hash;
+    /// Each breakpoint: its block's position in the whole prompt (head first) and its TTL, in
+    /// increasing position.
+    fn breakpoints(&self) -> &[(usize, i64)];
+}
+
+/// A prompt held as one list of blocks (a compiled body's, [`prompt_blocks`]) as a
+/// [`PromptView`]: costs its length once.
+pub struct BlocksView {
+    head: Vec<Block>,
+    chains: Vec<Hash>,
+    breakpoints: Vec<(usize, i64)>,
+}
+
+impl BlocksView {
+    pub fn new(blocks: &[Block]) -> BlocksView {
+        let head_len = blocks
+            .iter()
+            .position(|b| matches!(b.part, Part::Message(..)))
+            .unwrap_or(blocks.len());
+        let mut link = message_chain_start();
+        let chains = blocks[head_len..]
+            .iter()
+            .map(|b| {
+                link = message_chain_next(&link, &b.hash);
+                link
+            })
+            .collect();
+        BlocksView {
+            head: blocks[..head_len].to_vec(),
+            chains,
+            breakpoints: blocks
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| b.breakpoint.map(|t| (i, t)))
+                .collect(),
+        }
+    }
+}
+
+impl PromptView for BlocksView {
+    fn head(&self) -> &[Block] {
+        &self.head
+    }
+    fn message_blocks(&self) -> usize {
+        self.chains.len()
+    }
+    fn message_chain(&self, k: usize) -> Hash {
+        self.chains[k]
+    }
+    fn breakpoints(&self) -> &[(usize, i64)] {
+        &self.breakpoints
+    }
+}
+
 /// The provider's cache as the session's requests fill it.
 #[derive(Debug, Default)]
 pub struct Simulation {
-    /// Prefix chain (model first) → expiry, in seconds since the epoch.
+    /// Prefix (model, head blocks, message chain) → expiry, in seconds since the epoch.
     entries: foldhash::HashMap<Hash, i64>,
-    /// The last request's blocks and chain: the next one's shared blocks keep their links.
-    blocks: Vec<(Hash, Hash)>,
-    model: String,
 }
 
 /// What the cache holds for one request.
@@ -209,42 +284,33 @@ pub struct Lookup {
 }
 
 impl Simulation {
-    /// Look `blocks` up at `now`, then write its breakpoints' entries. The chain is taken on from
-    /// the blocks it shares with the previous request, so a session costs its new blocks.
+    /// Look `blocks` up at `now`, then write its breakpoints' entries.
     pub fn request(&mut self, model: &str, blocks: &[Block], now: i64) -> Lookup {
-        if model != self.model {
-            self.blocks.clear();
-            self.model = model.to_string();
+        self.request_view(model, &BlocksView::new(blocks), now)
+    }
+
+    /// Look `prompt` up at `now`, then write its breakpoints' entries. A prefix is named by the
+    /// model, the head blocks and the message chain where it ends, so a request costs its
+    /// breakpoints (each looked up over the 20 blocks before it), not its length. Message
+    /// blocks are hashed under a tag of their own, so a head never equals a message prefix.
+    pub fn request_view(&mut self, model: &str, prompt: &impl PromptView, now: i64) -> Lookup {
+        let head = prompt.head();
+        let mut links = Vec::with_capacity(head.len());
+        let mut link = hash("claude-prefix", model.as_bytes());
+        for b in head {
+            link = prefix_next(&link, &b.hash);
+            links.push(link);
         }
-        let shared = self
-            .blocks
-            .iter()
-            .zip(blocks)
-            .take_while(|((h, _), b)| *h == b.hash)
-            .count();
-        self.blocks.truncate(shared);
-        let mut link = self
-            .blocks
-            .last()
-            .map_or_else(|| hash("claude-prefix", model.as_bytes()), |(_, c)| *c);
-        for b in &blocks[shared..] {
-            let mut bytes = [0u8; 32];
-            bytes[..16].copy_from_slice(&link);
-            bytes[16..].copy_from_slice(&b.hash);
-            link = hash("claude-prefix", &bytes);
-            self.blocks.push((b.hash, link));
-        }
-        let chain = |p: usize| self.blocks[p].1;
-        let breakpoints: Vec<(usize, i64)> = blocks
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| b.breakpoint.map(|t| (i, t)))
-            .collect();
+        let key = |p: usize| match p.checked_sub(head.len()) {
+            None => links[p],
+            Some(k) => prefix_next(&link, &prompt.message_chain(k)),
+        };
+        let breakpoints = prompt.breakpoints();
         let mut read_block = None;
         let mut expired = false;
-        for &(bp, _) in &breakpoints {
+        for &(bp, _) in breakpoints {
             for p in (bp.saturating_sub(LOOKBACK_BLOCKS)..=bp).rev() {
-                match self.entries.get(&chain(p)) {
+                match self.entries.get(&key(p)) {
                     Some(&expiry) if expiry > now => {
                         read_block = read_block.max(Some(p));
                         break;
@@ -254,8 +320,8 @@ impl Simulation {
                 }
             }
         }
-        for &(bp, ttl) in &breakpoints {
-            let entry = self.entries.entry(chain(bp)).or_insert(0);
+        for &(bp, ttl) in breakpoints {
+            let entry = self.entries.entry(key(bp)).or_insert(0);
             *entry = (*entry).max(now + ttl);
         }
         Lookup {
@@ -263,4 +329,11 @@ impl Simulation {
             expired: expired && read_block.is_none(),
         }
     }
+}
+
+fn prefix_next(link: &Hash, block: &Hash) -> Hash {
+    let mut bytes = [0u8; 32];
+    bytes[..16].copy_from_slice(link);
+    bytes[16..].copy_from_slice(block);
+    hash("claude-prefix", &bytes)
 }

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod fingerprint;
 pub mod home;
 pub mod load;
+pub mod plan;
 pub mod prices;
 pub mod record;
 pub mod render;

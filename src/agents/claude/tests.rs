@@ -863,9 +863,12 @@ fn check_holds_the_recorded_sessions_to_the_invariants() {
 }
 
 /// `steps` takes each request's blocks from its lines, each hashed once: they are the blocks of
-/// the body `compile` gives, request by request, on every recording and real sample.
+/// the body `compile` gives, request by request, on every recording and real sample. So are the
+/// planner's, each prompt grown from the one before (2.1.3xx's replayed requests too), and the
+/// history it grows is `Conversation::history`'s.
 #[test]
 fn steps_blocks_are_the_compiled_bodies_blocks() {
+    planned_prompts_are_the_compiled_bodies_blocks();
     use super::cache::{LineBlocks, compiled_blocks, rule_blocks};
     use super::wire::{Build, Given, compile};
     let mut inputs = claude_sample_bytes();
@@ -901,4 +904,70 @@ fn steps_blocks_are_the_compiled_bodies_blocks() {
         }
     }
     assert!(checked > 1000, "{checked} requests");
+}
+
+fn planned_prompts_are_the_compiled_bodies_blocks() {
+    use super::cache::compiled_blocks;
+    use super::plan::{Planned, Planner, View};
+    use super::wire::{Given, compile};
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    let (mut checked, mut replayed) = (0, 0);
+    for (name, bytes) in &inputs {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let mut threads: Vec<ThreadKey> = c.requests.iter().map(|r| r.thread.clone()).collect();
+        threads.sort();
+        threads.dedup();
+        for thread in &threads {
+            let mut planner = Planner::new(&t, &c);
+            for (index, request) in c.requests.iter().enumerate() {
+                if &request.thread != thread {
+                    continue;
+                }
+                let planned = planner.plan(index);
+                let at = t.lines[request.at].number;
+                if request.kind == RequestKind::Compaction {
+                    assert!(matches!(planned, Planned::Compaction), "{name}: line {at}");
+                    continue;
+                }
+                let history = c.history(&t, request);
+                let mine = planner.history();
+                assert_eq!(
+                    format!("{:?}", mine.messages),
+                    format!("{:?}", history.messages),
+                    "{name}: history of the request at line {at}"
+                );
+                assert_eq!(
+                    mine.missing_parent, history.missing_parent,
+                    "{name}: line {at}"
+                );
+                let compiled = compile(&t, &c, request, &Given::default());
+                match planned {
+                    Planned::Prompt(prompt) => {
+                        let view = View {
+                            prompt: &prompt,
+                            blocks: &planner.blocks,
+                        };
+                        assert_eq!(
+                            view.blocks(),
+                            compiled_blocks(&compiled),
+                            "{name}: request at line {at}"
+                        );
+                        assert!(!compiled.record_elsewhere, "{name}: line {at}");
+                        replayed += usize::from(compiled.verified.is_some());
+                    }
+                    Planned::RecordElsewhere => {
+                        assert!(compiled.record_elsewhere, "{name}: line {at}")
+                    }
+                    Planned::Compaction => panic!("{name}: line {at}: a sampling request"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} requests");
+    assert!(replayed >= 42, "{replayed} replayed requests");
 }
