@@ -13,7 +13,8 @@ use std::sync::LazyLock;
 
 use divan::Bencher;
 use divan::counter::{BytesCount, ItemsCount};
-use promptc::{LoadOptions, Session};
+use promptc::LoadOptions;
+use promptc::agents::codex::session::Session;
 use serde_json::{Value, json};
 
 fn main() {

@@ -5,7 +5,7 @@
 
 use crate::core::lines::SkippedLine;
 use crate::core::request::Part;
-use crate::core::steps::{Step, Turn};
+use crate::core::steps::{SelectError, Step, Turn, TurnSelector};
 use crate::fingerprint::Plan;
 use crate::providers::CacheModel;
 
@@ -52,9 +52,9 @@ pub struct Entry<'a> {
     pub kind: &'a str,
     pub role: Option<&'a str>,
     /// The call it makes or answers.
-    pub call_id: Option<&'a str>,
+    pub call_id: Option<std::borrow::Cow<'a, str>>,
     /// Its own id, when it has one.
-    pub id: Option<&'a str>,
+    pub id: Option<std::borrow::Cow<'a, str>>,
     /// The line of the session's file it comes from.
     pub line: usize,
     /// Context the agent injects (environment, instructions files, reminders), not a turn's.
@@ -139,6 +139,63 @@ pub trait AgentSession: Sync {
     /// table's title.
     fn history_rows(&self) -> (String, Vec<HistoryRow>);
 
+    /// Resolve `--turn`/`--step` to a step index. With neither: the last step (the request a
+    /// resume sends next when the history ends on inputs). With a turn only: its last step.
+    fn select_step(
+        &self,
+        turn: Option<&TurnSelector>,
+        step: Option<usize>,
+    ) -> Result<usize, SelectError> {
+        let turns = self.turns();
+        let Some(turn) = turn else {
+            if step.is_some() {
+                return Err(SelectError::StepWithoutTurn);
+            }
+            return self
+                .steps()
+                .len()
+                .checked_sub(1)
+                .ok_or(SelectError::NoTurns);
+        };
+        let turn_index = self.select_turn(turn)?;
+        let steps = &turns[turn_index].steps;
+        match step {
+            None => steps
+                .last()
+                .copied()
+                .ok_or(SelectError::NoSteps(turn_index + 1)),
+            Some(n) => steps
+                .get(n.wrapping_sub(1))
+                .copied()
+                .ok_or(SelectError::NoSuchStep {
+                    turn: turn_index + 1,
+                    step: n,
+                    steps: steps.len(),
+                }),
+        }
+    }
+
+    /// Resolve a turn selector to an index into [`AgentSession::turns`].
+    fn select_turn(&self, turn: &TurnSelector) -> Result<usize, SelectError> {
+        let turns = self.turns();
+        if turns.is_empty() {
+            return Err(SelectError::NoTurns);
+        }
+        match turn {
+            TurnSelector::Number(n) => {
+                if *n >= 1 && *n <= turns.len() {
+                    Ok(n - 1)
+                } else {
+                    Err(SelectError::NoSuchTurn(n.to_string(), turns.len()))
+                }
+            }
+            TurnSelector::Id(id) => turns
+                .iter()
+                .position(|t| t.turn_id.as_deref() == Some(id.as_str()))
+                .ok_or_else(|| SelectError::NoSuchTurn(id.clone(), turns.len())),
+        }
+    }
+
     /// What the file is, for the header of text output.
     fn header(&self) -> Header<'_>;
 
@@ -185,6 +242,12 @@ pub trait AgentSession: Sync {
         false
     }
 
+    /// The step is a request the session made and the log records the prompt of (not a copy,
+    /// not a compaction's own request the log does not hold): one `diff` compares.
+    fn judged(&self, step: usize) -> bool {
+        !self.copied(step)
+    }
+
     /// The step's history was sent before by requests another file records (a resume that
     /// copied it, a fork): its first request here should read what they cached.
     fn history_from_elsewhere(&self, _step: usize) -> bool {
@@ -216,6 +279,26 @@ pub trait AgentSession: Sync {
     /// does not record, one name each.
     fn unrecorded_parts(&self, _plan: &Plan, _step: usize, _upto: usize) -> Vec<String> {
         Vec::new()
+    }
+
+    /// What names a step's request wherever a file holds it (Claude Code: its response's
+    /// `message.id`, the same in a resume's copy and a fork), when the agent has such a key:
+    /// `diff` then pairs the steps of two files by it.
+    fn step_key(&self, _step: usize) -> Option<&str> {
+        None
+    }
+
+    /// A request could go out as the previous response's id plus its new items (OpenAI's
+    /// `previous_response_id`): whether the question applies to this agent's API at all.
+    fn incremental_possible(&self) -> bool {
+        true
+    }
+
+    /// What changed between two versions of a text the agent renders into the request (its
+    /// system prompt, the context it injects), in a few words (`CLAUDE.md`, `the git status`),
+    /// when its rules name it.
+    fn name_change(&self, _old: &str, _new: &str) -> Option<String> {
+        None
     }
 
     /// Entry `k` of a step's input.

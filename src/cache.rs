@@ -182,6 +182,16 @@ impl Verdict {
     }
 }
 
+/// Where a request stops extending the one before it, whatever the cache then did: the fact
+/// `check` holds a session to (a verdict may name an earlier loss first, an expired entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefixBreak {
+    /// A part before the input changed (its name, as the verdict's).
+    Component(&'static str),
+    /// The input differs from the previous request's at this entry.
+    Input(usize),
+}
+
 /// The analysis of one step.
 #[derive(Debug, Clone)]
 pub struct StepCache {
@@ -206,6 +216,8 @@ pub struct StepCache {
     /// Where the prefix broke, in the agent's terms, where it names it finer than the verdict
     /// (`system[1]`, `messages[3].content[0]`).
     pub location: Option<String>,
+    /// The request does not extend the previous one (no reset in between), whatever the verdict.
+    pub prefix_break: Option<PrefixBreak>,
     /// A breakpoint cache: the last block of the prompt it held a prefix up to (`None`:
     /// nothing), and the breakpoints the request sent.
     pub read_block: Option<usize>,
@@ -344,6 +356,7 @@ pub(crate) fn analyze_step<S: AgentSession>(
         observed_cache_write_1h: usage.and_then(|u| u.cache_write_1h_input_tokens),
         verdict: Verdict::NoUsage,
         location: None,
+        prefix_break: None,
         read_block: None,
         breakpoints: 0,
         incremental: false,
@@ -449,9 +462,15 @@ pub(crate) fn analyze_step<S: AgentSession>(
         reset.as_ref(),
         prefix_intact,
     );
+    let prefix_break = match &verdict {
+        Verdict::ComponentChanged(c) => Some(PrefixBreak::Component(c)),
+        Verdict::HistoryRewritten(i) => Some(PrefixBreak::Input(*i)),
+        _ => None,
+    };
     StepCache {
         shared_items,
         shared_tokens,
+        prefix_break,
         predicted_cached: Some(predicted_cached),
         verdict,
         incremental: chain_break.is_none(),
@@ -563,6 +582,15 @@ fn breakpoint_step<S: AgentSession>(
     let whole_prefix = before
         .last_breakpoint
         .is_some_and(|b| lookup.read_block.is_some_and(|r| r >= b));
+    // What the previous request cached is not a prefix of this one.
+    let reset = session.reset_between(p, k);
+    if reset.is_none() && before.last_breakpoint.is_some_and(|b| shared <= b) {
+        row.prefix_break = Some(if shared < head.len() {
+            PrefixBreak::Component(session.part_name(head[shared].part.kind()))
+        } else {
+            PrefixBreak::Input(shared - head.len())
+        });
+    }
     let left = prev_usage.map(|u| session.cache_model().left_cached(u));
     let predicted = match lookup.read_block {
         None => Some(0),
@@ -583,7 +611,7 @@ fn breakpoint_step<S: AgentSession>(
             gap_seconds: this.now - before.now,
             ttl_seconds: before.longest_ttl.unwrap_or(300),
         }
-    } else if let Some(reset) = session.reset_between(p, k) {
+    } else if let Some(reset) = reset {
         match reset {
             Reset::Compaction => Verdict::Compaction,
             Reset::Rollback => Verdict::Rollback,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::AgentSession;
-use crate::cache::{Verdict, analyze};
+use crate::cache::{PrefixBreak, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
@@ -44,31 +44,42 @@ pub fn check<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
     let mut findings = Vec::new();
     let rows = analyze(session, plan);
     for row in &rows {
-        match &row.verdict {
-            Verdict::HistoryRewritten(index) => findings.push(finding(
+        // The request's prefix, not the verdict: an expired entry may be named first.
+        match row.prefix_break {
+            Some(PrefixBreak::Input(index)) => findings.push(finding(
                 "input_extends_previous",
                 Some(row.step),
-                format!("the input does not extend the previous request: item {index} differs"),
+                match &row.location {
+                    Some(at) => {
+                        format!("the input does not extend the previous request: {at} differs")
+                    }
+                    None => format!(
+                        "the input does not extend the previous request: item {index} differs"
+                    ),
+                },
             )),
-            Verdict::ComponentChanged(component) => {
+            Some(PrefixBreak::Component(component)) => {
                 let model_switch = row.step > 0
                     && session.step_model(row.step - 1) != session.step_model(row.step);
-                let explained = match *component {
+                let explained = match component {
                     // Parameters come from the recorded turn context; new instructions are
                     // explained by a recorded model switch.
                     "params" => true,
-                    "instructions" => model_switch,
+                    "instructions" | "system" => model_switch,
                     _ => false,
                 };
                 if !explained {
                     findings.push(finding(
                         "stable_prefix_components",
                         Some(row.step),
-                        format!("{component} changed within the thread with no recorded cause"),
+                        format!(
+                            "{} changed within the thread with no recorded cause",
+                            row.location.as_deref().unwrap_or(component)
+                        ),
                     ));
                 }
             }
-            _ => {}
+            None => {}
         }
         if let Some(reason) = &row.chain_break
             && reason.starts_with("normalization")
@@ -180,9 +191,9 @@ pub struct Baseline {
     #[serde(default = "hash_of_unmarked_baselines")]
     pub fingerprint_hash: String,
     pub rollouts: BTreeMap<String, Vec<BaselineStep>>,
-    /// Claude Code transcripts, by file: their own fingerprints' parts.
+    /// Claude Code transcripts, by file, in the same form.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub transcripts: BTreeMap<String, Vec<crate::agents::claude::fingerprint::BaselineStep>>,
+    pub transcripts: BTreeMap<String, Vec<BaselineStep>>,
 }
 
 fn hash_of_unmarked_baselines() -> String {

@@ -35,6 +35,11 @@ pub enum DriftClass {
     ContextAppended,
     SyntheticOutputChanged,
     HistoryRewritten,
+    /// Context the agent injects changed where the previous request had it (Claude Code's
+    /// CLAUDE.md or git status in its first message).
+    ContextChanged,
+    /// Nothing recorded changed, yet less was read than the previous request left cached.
+    UnrecordedChange,
 }
 
 impl DriftClass {
@@ -54,6 +59,8 @@ impl DriftClass {
             DriftClass::ContextAppended => "context_appended",
             DriftClass::SyntheticOutputChanged => "synthetic_output_changed",
             DriftClass::HistoryRewritten => "history_rewritten",
+            DriftClass::ContextChanged => "context_changed",
+            DriftClass::UnrecordedChange => "unrecorded_change",
         }
     }
 
@@ -244,7 +251,8 @@ pub fn diff<S: AgentSession>(
     for &(sa, sb) in &pairs {
         let (a, b) = (a.at(sa), b.at(sb));
         let (fa, fb) = (a.fingerprint(), b.fingerprint());
-        if fa.request == fb.request {
+        // A copy of another session's request (a fork's) is that session's: not compared.
+        if fa.request == fb.request || a.session.copied(sa) || b.session.copied(sb) {
             continue;
         }
         let found = components::compare(a, b);
@@ -280,7 +288,28 @@ pub fn diff<S: AgentSession>(
             }
         }
     }
-    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (b_only.first(), pairs.last()) {
+    // Two sessions of an agent whose requests have keys and none in common: B's first request
+    // is held to A's last, as a resume's would be.
+    if only.is_none()
+        && pairs.is_empty()
+        && let (Some(last_a), Some(first_b)) = (
+            (0..a.session.steps().len())
+                .rev()
+                .find(|&k| a.session.judged(k)),
+            (0..b.session.steps().len()).find(|&k| b.session.judged(k)),
+        )
+        && a.session.step_key(last_a).is_some()
+    {
+        drifts.extend(continuation::resumed(a.at(last_a), b.at(first_b)));
+    }
+    // The pairs and B's steps past them that were requests of the session's own (Claude Code's
+    // compactions and a fork's copies are neither compared nor continued from).
+    let last_pair = pairs
+        .iter()
+        .rev()
+        .find(|&&(x, y)| a.session.judged(x) && b.session.judged(y));
+    let first_b_only = b_only.iter().find(|&&k| b.session.judged(k));
+    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (first_b_only, last_pair) {
         let (last_a, last_b, first_b_only) = (a.at(last_a), b.at(last_b), b.at(first_b_only));
         // B continues A: its first step past the shared ones may start from a reset.
         if let Some(d) = continuation::reset(last_a, last_b, first_b_only) {

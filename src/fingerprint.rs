@@ -87,6 +87,11 @@ pub struct Fingerprint {
     pub input: Hash,
     pub input_items: usize,
     pub request: Hash,
+    /// The agent's API has no cache key (Anthropic's): `prompt_cache_key` is absent, not unknown.
+    pub cache_key_absent: bool,
+    /// The input holds context the session does not record (Claude Code before 2.1.3xx
+    /// injects it into the first message): `input` covers what it records.
+    pub input_partial: bool,
 }
 
 impl Fingerprint {
@@ -111,8 +116,11 @@ impl Fingerprint {
         if self.tools.is_none() {
             unknown.push("tools");
         }
-        if self.prompt_cache_key.is_none() {
+        if self.prompt_cache_key.is_none() && !self.cache_key_absent {
             unknown.push("prompt_cache_key");
+        }
+        if self.input_partial {
+            unknown.push("input");
         }
         unknown
     }
@@ -177,6 +185,7 @@ pub struct Plan {
 #[derive(Debug)]
 pub enum AgentPlan {
     Codex(crate::agents::codex::plan::CodexPlan),
+    Claude(crate::agents::claude::session::ClaudePlan),
 }
 
 impl Plan {

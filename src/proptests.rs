@@ -2,12 +2,13 @@
 
 use proptest::prelude::*;
 
+use crate::LoadOptions;
 use crate::agents::codex::content::{is_context_message, is_turn_boundary};
 use crate::agents::codex::model::{EventKind, Item, ItemKind, RecordKind};
 use crate::agents::codex::normalize::{Origin, first_violation};
 use crate::agents::codex::replay::Effect;
+use crate::agents::codex::session::Session;
 use crate::fingerprint::{PlanOptions, common_prefix, hash, plan};
-use crate::{LoadOptions, Session};
 
 /// What happens to a call's output.
 #[derive(Debug, Clone, Copy)]

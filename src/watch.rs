@@ -18,8 +18,8 @@
 //! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
 //! first load is the binary's loader (a fork's parent is read then, once).
 
-use crate::Session;
 use crate::agents::codex::follow::may_bring_event;
+use crate::agents::codex::session::Session;
 use crate::cache::{StepCache, Verdict};
 use crate::fingerprint::{Plan, PlanOptions, Planner};
 
@@ -238,7 +238,7 @@ fn grow(
 mod tests {
     use super::{Event, Loader, Watch};
     use crate::LoadOptions;
-    use crate::Session;
+    use crate::agents::codex::session::Session;
     use crate::cache::StepCache;
     use crate::fingerprint::{Plan, PlanOptions, Planner, plan};
 

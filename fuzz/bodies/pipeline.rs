@@ -12,10 +12,11 @@
 //! - `diff(A, A)` is identical, and so is its rendering's verdict; with no 0xFF, the diff of two
 //!   loads of the same bytes is identical too (loading and planning are deterministic);
 //! - one fingerprint per step.
+use promptc::agents::codex::session::Session;
 use promptc::core::parallel::Threads;
 use promptc::fingerprint::{Plan, PlanOptions};
 use promptc::render::RenderOptions;
-use promptc::{LoadOptions, Session, TurnSelector};
+use promptc::{LoadOptions, TurnSelector};
 
 /// Every output of the pipeline on `data` (each named), loading and planning on `threads`
 /// threads; empty when A does not load. Panics where an invariant breaks.
@@ -148,6 +149,7 @@ fn single(
     let rows = promptc::cache::analyze(session, &plan);
     let findings = promptc::check::check(session, &plan);
     let report = rcheck::RolloutReport {
+        kind: "rollout",
         name: session.rollout.name.clone(),
         steps,
         findings: findings

@@ -3,8 +3,13 @@
 
 use crate::AgentSession;
 
-/// Align steps: by turn id where both rollouts have them, else by turn and step number.
+/// Align steps: by the agent's step keys where both sessions have them (Claude Code's response
+/// ids: a resume's or a fork's copy of a request is the same request), else by turn id where
+/// both rollouts have them, else by turn and step number.
 pub fn align<S: AgentSession>(a: &S, b: &S) -> Vec<(usize, usize)> {
+    if let Some(pairs) = align_by_key(a, b) {
+        return pairs;
+    }
     let a_turns = a.turns();
     let b_turns = b.turns();
     let by_id = !a_turns.is_empty()
@@ -55,4 +60,31 @@ pub(super) fn fork_point_step<S: AgentSession>(a: &S, b: &S) -> Option<usize> {
             .unwrap_or(last),
         None => last,
     })
+}
+
+/// Steps paired by their keys, in A's order, when every step of both sessions has one.
+fn align_by_key<S: AgentSession>(a: &S, b: &S) -> Option<Vec<(usize, usize)>> {
+    fn keys<S: AgentSession>(s: &S) -> Option<Vec<&str>> {
+        (0..s.steps().len()).map(|k| s.step_key(k)).collect()
+    }
+    let (ka, kb) = (keys(a)?, keys(b)?);
+    if ka.is_empty() || kb.is_empty() {
+        return None;
+    }
+    // The k-th step of a key in A pairs with the k-th of that key in B (a key repeated within a
+    // file is another request each time).
+    let mut b_by_key: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    for (index, key) in kb.iter().enumerate() {
+        b_by_key.entry(key).or_default().push_back(index);
+    }
+    Some(
+        ka.iter()
+            .enumerate()
+            .filter_map(|(index, key)| {
+                let other = b_by_key.get_mut(key)?.pop_front()?;
+                Some((index, other))
+            })
+            .collect(),
+    )
 }

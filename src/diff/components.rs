@@ -164,7 +164,17 @@ fn instructions_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> Drif
                 "instructions",
                 a,
                 b,
-                format!("instructions differ ({source_a} → {source_b}){why}",),
+                format!(
+                    "instructions differ ({source_a} → {source_b}){why}{}",
+                    match (ta, tb) {
+                        (Some(x), Some(y)) => a
+                            .session
+                            .name_change(x, y)
+                            .map(|what| format!(": {what} changed"))
+                            .unwrap_or_default(),
+                        _ => String::new(),
+                    }
+                ),
             )
         }
     };

@@ -97,6 +97,11 @@ pub(super) fn continuation<S: AgentSession>(
 /// what else the resume changed (the model, the settings).
 pub(super) fn resumed<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Vec<Drift> {
     let mut out = continuation(a, b, "B's first request after A's end");
+    if out.is_empty()
+        && let Some(d) = unrecorded_change(a, b)
+    {
+        out.push(d);
+    }
     let steps = b.session.steps();
     if !steps[b.step].compaction {
         return out;
@@ -164,4 +169,49 @@ fn reset_class<S: AgentSession>(before: &Side<'_, S>, after: &Side<'_, S>) -> Op
             Reset::Rollback => DriftClass::Rollback,
         },
     )
+}
+
+/// Nothing recorded broke the prefix, yet B's first request read less than A's last left in a
+/// cache whose reads are exact (one keyed on breakpoints): a part the log does not record must
+/// have changed, or the provider missed. The parts are named.
+fn unrecorded_change<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Option<Drift> {
+    let provider = a.session.cache_model();
+    if !provider.keyed_on_breakpoints() {
+        return None;
+    }
+    let left = provider.left_cached(&a.session.steps()[a.step].usage.as_ref()?.usage);
+    let read = b.session.steps()[b.step]
+        .usage
+        .as_ref()?
+        .usage
+        .cached_input_tokens;
+    if read >= left {
+        return None;
+    }
+    let prompt = a.session.prompt(a.plan, a.step)?;
+    let last = (prompt.head().len() + prompt.message_blocks()).checked_sub(1)?;
+    let mut parts = a.session.unrecorded_parts(a.plan, a.step, last);
+    if let Some((name, _)) = a.session.known_rewrite(a.step, b.step) {
+        parts.push(format!("or the build's {}", name.replace('_', " ")));
+    }
+    let d = drift(
+        DriftClass::UnrecordedChange,
+        "prefix",
+        &a,
+        &b,
+        if parts.is_empty() {
+            format!(
+                "B's first request read {read} of the {left} tokens A's last request left \
+                 cached, though every recorded part is the same"
+            )
+        } else {
+            format!(
+                "B's first request read {read} of the {left} tokens A's last request left \
+                 cached; the recorded parts are the same, so one the build does not record \
+                 changed: {}",
+                parts.join(", ")
+            )
+        },
+    );
+    Some(d)
 }

@@ -91,9 +91,8 @@ pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> 
                     (lcp + 1 < side.input_len())
                         .then(|| side.entry(lcp + 1))
                         .filter(|e| e.synthetic)
-                        .and_then(|e| e.id)
-                        .unwrap_or("none")
-                        .to_string()
+                        .and_then(|e| e.id.map(|id| id.into_owned()))
+                        .unwrap_or_else(|| "none".to_string())
                 };
                 d(
                     DriftClass::SyntheticOutputChanged,
@@ -112,6 +111,14 @@ pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> 
                 );
                 drift.evidence = Some((String::new(), pretty_items(b, lcp..end)));
                 return Some(drift);
+            } else if let Some(what) = (ea.context && eb.context)
+                .then(|| a.session.name_change(ja, jb))
+                .flatten()
+            {
+                d(
+                    DriftClass::ContextChanged,
+                    format!("the context at input item {lcp} changed: {what}"),
+                )
             } else if reinjected(b, lcp) || reinjected(a, lcp) {
                 d(
                     DriftClass::ContextReinjected,
@@ -169,13 +176,17 @@ fn describe(entry: &Entry<'_>, synthetic: bool) -> String {
         text.push('/');
         text.push_str(role);
     }
-    if let Some(call_id) = entry.call_id {
+    if let Some(call_id) = &entry.call_id {
         text.push_str(&format!(" {call_id}"));
     }
     if synthetic {
         text.push_str(&format!(
             " (synthetic{})",
-            entry.id.map(|id| format!(", id {id}")).unwrap_or_default()
+            entry
+                .id
+                .as_ref()
+                .map(|id| format!(", id {id}"))
+                .unwrap_or_default()
         ));
     }
     text

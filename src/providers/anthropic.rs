@@ -8,6 +8,8 @@
 use serde_json::Value;
 
 use crate::core::hash::{Hash, hash};
+use crate::providers::{BreakpointCache, CacheModel};
+pub use crate::providers::{Lookup, PromptView};
 
 /// Blocks the cache looks back from a breakpoint for an earlier entry.
 pub const LOOKBACK_BLOCKS: usize = 20;
@@ -204,20 +206,6 @@ pub fn message_chain_next(link: &Hash, block: &Hash) -> Hash {
     hash("claude-messages-chain", &bytes)
 }
 
-/// A prompt as the cache sees it, without its message blocks copied out of the plan that holds
-/// them: the blocks before the messages, the chain over the message blocks, the breakpoints.
-pub trait PromptView {
-    /// Tools, system blocks and the params block: every block before the messages.
-    fn head(&self) -> &[Block];
-    /// How many message blocks follow the head.
-    fn message_blocks(&self) -> usize;
-    /// [`message_chain_next`] over message blocks `0..=k`.
-    fn message_chain(&self, k: usize) -> Hash;
-    /// Each breakpoint: its block's position in the whole prompt (head first) and its TTL, in
-    /// increasing position.
-    fn breakpoints(&self) -> &[(usize, i64)];
-}
-
 /// A prompt held as one list of blocks (a compiled body's, [`prompt_blocks`]) as a
 /// [`PromptView`]: costs its length once.
 pub struct BlocksView {
@@ -274,15 +262,6 @@ pub struct Simulation {
     entries: foldhash::HashMap<Hash, i64>,
 }
 
-/// What the cache holds for one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lookup {
-    /// The last block of the longest prefix found, if any.
-    pub read_block: Option<usize>,
-    /// An entry for a longer prefix existed but had expired.
-    pub expired: bool,
-}
-
 impl Simulation {
     /// Look `blocks` up at `now`, then write its breakpoints' entries.
     pub fn request(&mut self, model: &str, blocks: &[Block], now: i64) -> Lookup {
@@ -293,7 +272,12 @@ impl Simulation {
     /// model, the head blocks and the message chain where it ends, so a request costs its
     /// breakpoints (each looked up over the 20 blocks before it), not its length. Message
     /// blocks are hashed under a tag of their own, so a head never equals a message prefix.
-    pub fn request_view(&mut self, model: &str, prompt: &impl PromptView, now: i64) -> Lookup {
+    pub fn request_view(
+        &mut self,
+        model: &str,
+        prompt: &(impl PromptView + ?Sized),
+        now: i64,
+    ) -> Lookup {
         let head = prompt.head();
         let mut links = Vec::with_capacity(head.len());
         let mut link = hash("claude-prefix", model.as_bytes());
@@ -336,4 +320,52 @@ fn prefix_next(link: &Hash, block: &Hash) -> Hash {
     bytes[..16].copy_from_slice(link);
     bytes[16..].copy_from_slice(block);
     hash("claude-prefix", &bytes)
+}
+
+impl BreakpointCache for Simulation {
+    fn request(&mut self, model: &str, prompt: &dyn PromptView, now: i64) -> Lookup {
+        self.request_view(model, prompt, now)
+    }
+}
+
+/// Anthropic's prompt cache: explicit breakpoints, each entry per model for its TTL (5 minutes
+/// or an hour), read from a breakpoint or up to [`LOOKBACK_BLOCKS`] blocks before it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BreakpointPrefixCache;
+
+/// The provider's minimum cacheable prefix for the models Claude Code sends (Sonnet and Opus
+/// 4.x); below it nothing is written, without error.
+pub const MIN_CACHEABLE: usize = 1024;
+
+/// A TTL when a breakpoint names none.
+pub const DEFAULT_TTL_SECONDS: i64 = 300;
+
+impl CacheModel for BreakpointPrefixCache {
+    /// Nothing below the minimum; no granule (reads and writes are counted to the token).
+    fn cacheable(&self, tokens: usize) -> usize {
+        if tokens < MIN_CACHEABLE { 0 } else { tokens }
+    }
+
+    fn retention_seconds(&self) -> i64 {
+        DEFAULT_TTL_SECONDS
+    }
+
+    fn reports_writes(&self) -> bool {
+        true
+    }
+
+    /// What it read and what it wrote: the prefix up to its last breakpoint.
+    fn left_cached(&self, usage: &crate::core::usage::Usage) -> u64 {
+        usage
+            .cached_input_tokens
+            .saturating_add(usage.cache_write_input_tokens.unwrap_or(0))
+    }
+
+    fn keyed_on_breakpoints(&self) -> bool {
+        true
+    }
+
+    fn breakpoint_cache(&self) -> Option<Box<dyn BreakpointCache>> {
+        Some(Box::new(Simulation::default()))
+    }
 }

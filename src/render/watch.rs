@@ -83,7 +83,11 @@ pub fn write_following(
     let Some(why) = restart else {
         let text = format!("watching {}", escape_line(file));
         writeln!(out, "{}", paint(options, Tone::Dim, &text))?;
-        return writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()));
+        return writeln!(
+            out,
+            "{}",
+            paint(options, Tone::Heading, &steps_heading(false))
+        );
     };
     let what = match why {
         Restart::Truncated => "was truncated",

@@ -22,7 +22,7 @@ mod records;
 mod replayed;
 #[cfg(test)]
 mod tests;
-mod view;
+pub mod view;
 
 use std::sync::Arc;
 

@@ -302,6 +302,8 @@ impl Planner {
                             input,
                             input_items,
                             request: hash("request", request.as_bytes()),
+                            cache_key_absent: false,
+                            input_partial: false,
                         }
                     })
                     .collect::<Vec<_>>()

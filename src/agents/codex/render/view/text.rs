@@ -4,10 +4,10 @@ use std::io::{self, Write};
 
 use super::ViewScope;
 use crate::AgentSession;
-use crate::Session;
 use crate::agents::codex::content::preview;
 use crate::agents::codex::model::Item;
 use crate::agents::codex::normalize::Origin;
+use crate::agents::codex::session::Session;
 use crate::core::sanitize::{escape_line, truncate};
 use crate::render::header::write_header;
 use crate::render::{RenderOptions, Tone, human_size, paint};
