@@ -721,7 +721,8 @@ mod tests {
             ];
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
             let s = crate::test_support::session(&lines);
-            let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
+            let plan =
+                crate::agents::codex::plan::plan(&s, &crate::fingerprint::PlanOptions::default());
             let cache = analyze(&s, &plan);
             assert_eq!(cache.len(), 2);
             // The prefix was intact: 5000 tokens were cacheable, in granules of 128.
@@ -779,7 +780,8 @@ mod tests {
             ];
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
             let s = crate::test_support::session(&lines);
-            let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
+            let plan =
+                crate::agents::codex::plan::plan(&s, &crate::fingerprint::PlanOptions::default());
             let cache = analyze(&s, &plan);
             assert_eq!(
                 cache[1].verdict, expected,

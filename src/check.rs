@@ -332,8 +332,9 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
 #[cfg(test)]
 mod tests {
     use super::{baseline_steps, compare_baseline};
+    use crate::agents::codex::plan::plan;
     use crate::diff::diff;
-    use crate::fingerprint::{PlanOptions, plan};
+    use crate::fingerprint::PlanOptions;
     use crate::test_support::fixture;
 
     /// `check --baseline` and `diff` classify with one classifier: on every diff fixture (A's

@@ -35,10 +35,22 @@ use crate::core::parallel::Threads;
 use crate::core::request::Part;
 use crate::core::shared::{ListId, SharedLists};
 
-/// A session's agent plans its steps; Codex is the only agent so far.
-pub use crate::agents::codex::plan::{PlanOptions, Planner, plan};
 use crate::core::hash::push_hex;
 pub use crate::core::hash::{HASH_NAME, Hash, hash, hex};
+
+/// Options of a plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// Codex: `--instructions FILE` text.
+    pub instructions: Option<String>,
+    /// Codex: `--tools FILE` specs (exact JSON of each).
+    pub tools: Option<Vec<String>>,
+    /// Estimate tokens (off: every estimate is 0).
+    pub estimate_tokens: bool,
+    /// Threads for token counting, the step headers and the request fingerprints (0 or 1:
+    /// everything on the calling thread). The result does not depend on it.
+    pub threads: Threads,
+}
 
 pub(crate) fn chain_start() -> Hash {
     hash("input", b"")

@@ -6,9 +6,10 @@ use crate::LoadOptions;
 use crate::agents::codex::content::{is_context_message, is_turn_boundary};
 use crate::agents::codex::model::{EventKind, Item, ItemKind, RecordKind};
 use crate::agents::codex::normalize::{Origin, first_violation};
+use crate::agents::codex::plan::plan;
 use crate::agents::codex::replay::Effect;
 use crate::agents::codex::session::Session;
-use crate::fingerprint::{PlanOptions, common_prefix, hash, plan};
+use crate::fingerprint::{PlanOptions, common_prefix, hash};
 
 /// What happens to a call's output.
 #[derive(Debug, Clone, Copy)]

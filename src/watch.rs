@@ -277,9 +277,10 @@ fn grow<S: Growing>(
 mod tests {
     use super::{Event, Loader, Watch};
     use crate::LoadOptions;
+    use crate::agents::codex::plan::{Planner, plan};
     use crate::agents::codex::session::Session;
     use crate::cache::StepCache;
-    use crate::fingerprint::{Plan, PlanOptions, Planner, plan};
+    use crate::fingerprint::{Plan, PlanOptions};
 
     fn loader() -> Loader<Session> {
         Loader {

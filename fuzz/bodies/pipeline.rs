@@ -122,7 +122,7 @@ fn render(
 }
 
 fn plan(session: &Session, threads: Threads) -> Plan {
-    promptc::fingerprint::plan(
+    promptc::agents::codex::plan::plan(
         session,
         &PlanOptions {
             estimate_tokens: true,

@@ -1,9 +1,10 @@
 //! Fingerprints: the documented encoding, and the incremental per-step views against a direct
 //! normalization of each step's history.
 
+use crate::agents::codex::plan::plan;
 use crate::agents::codex::session::Session;
 use crate::core::parallel::Threads;
-use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex, plan};
+use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex};
 use crate::test_support::{all_fixtures, real_samples, session};
 
 /// Expected values computed independently with the Python `xxhash` package (4.1.0), which

@@ -178,8 +178,9 @@ fn fingerprint_lines<S: AgentSession>(session: &S, plan: &Plan, steps: &[usize])
 mod tests {
     use super::{fingerprint_lines, write_fingerprints};
     use crate::AgentSession;
+    use crate::agents::codex::plan::plan;
     use crate::core::parallel::Threads;
-    use crate::fingerprint::{PlanOptions, plan};
+    use crate::fingerprint::PlanOptions;
     use crate::render::RenderOptions;
     use crate::render::cells::push_percent;
     use crate::render::steps::{step_rows, write_steps};

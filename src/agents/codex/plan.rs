@@ -14,7 +14,6 @@ use foldhash::HashMap;
 use crate::agents::codex::compile::{InstructionsSource, ToolPlan, params};
 use crate::agents::codex::normalize::ViewEntry;
 use crate::agents::codex::session::Session;
-use crate::core::parallel::Threads;
 use crate::core::shared::{SharedLists, Slice};
 use crate::core::tokens;
 use crate::fingerprint::{
@@ -61,19 +60,7 @@ pub fn view(plan: &Plan, step: usize) -> Slice<'_, ViewEntry> {
     codex(plan).entries.slice(list, ..len)
 }
 
-/// Options of the plan.
-#[derive(Debug, Clone, Default)]
-pub struct PlanOptions {
-    /// `--instructions FILE` text.
-    pub instructions: Option<String>,
-    /// `--tools FILE` specs (exact JSON of each).
-    pub tools: Option<Vec<String>>,
-    /// Estimate tokens (off: every estimate is 0).
-    pub estimate_tokens: bool,
-    /// Threads for token counting, the step headers and the request fingerprints (0 or 1:
-    /// everything on the calling thread). The result does not depend on it.
-    pub threads: Threads,
-}
+pub use crate::fingerprint::PlanOptions;
 
 /// Build the plan: every step's model view, fingerprints and token estimates, sharing work
 /// between steps so the total cost is linear in the rollout. A rewrite of history (a rollback, a
