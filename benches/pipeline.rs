@@ -13,7 +13,8 @@ use std::sync::LazyLock;
 
 use divan::Bencher;
 use divan::counter::{BytesCount, ItemsCount};
-use promptc::{LoadOptions, Session};
+use promptc::LoadOptions;
+use promptc::agents::codex::session::Session;
 use serde_json::{Value, json};
 
 fn main() {
@@ -67,7 +68,7 @@ fn session_load(bencher: Bencher) {
     });
 }
 
-/// `fingerprint::plan` on one thread: every step's request, compiled and hashed (what
+/// `agents::codex::plan::plan` on one thread: every step's request, compiled and hashed (what
 /// `promptc fingerprint` and `promptc steps --no-tokens` do after loading), and with token
 /// estimates what `promptc steps` adds: each distinct item counted once. The thread's
 /// remembered pieces stay from one sample to the next, so samples after the first count with
@@ -83,7 +84,7 @@ fn plan(bencher: Bencher, estimate_tokens: bool) {
     };
     bencher
         .counter(ItemsCount::new(session.replay.steps.len()))
-        .bench(|| promptc::fingerprint::plan(&session, &options));
+        .bench(|| promptc::agents::codex::plan::plan(&session, &options));
 }
 
 /// `Session::model_view` of the history after the whole file.
@@ -105,7 +106,7 @@ enum Rewrite {
     LateOutputs,
 }
 
-/// `Session::load` and `fingerprint::plan` (no token estimates) of a file of `cycles` rewrites.
+/// `Session::load` and `agents::codex::plan::plan` (no token estimates) of a file of `cycles` rewrites.
 #[divan::bench(
     sample_count = 5,
     sample_size = 1,
@@ -121,7 +122,7 @@ fn rewrites<const CYCLES: usize>(bencher: Bencher, kind: &str) {
     let options = promptc::fingerprint::PlanOptions::default();
     bencher.counter(ItemsCount::new(CYCLES)).bench(|| {
         let session = Session::load("bench.jsonl", &bytes, LoadOptions::default()).expect("loads");
-        promptc::fingerprint::plan(&session, &options)
+        promptc::agents::codex::plan::plan(&session, &options)
     });
 }
 

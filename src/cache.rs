@@ -1,39 +1,79 @@
 //! What the provider cache could reuse at each step against what it did reuse
-//! (caching-and-drift.md sections 4 and 5), and whether each request could have gone out
+//! (caching-and-drift.md sections 4 and 5), why, and whether each request could have gone out
 //! incrementally (`previous_response_id`, codex-rollout.md section 8.4).
+//!
+//! One procedure for every agent and provider: a recorded cause is named before the provider is
+//! blamed. What differs is the provider's: an automatic prefix cache (OpenAI) is predicted from
+//! token estimates and the previous request's size, its retention a soft limit that only
+//! explains a miss; a cache keyed on explicit breakpoints (Anthropic) is simulated request by
+//! request ([`crate::providers::BreakpointCache`]), so what a request should have read, the
+//! model it is keyed on and its TTL are exact.
 
+use crate::AgentSession;
+use crate::agents::Reset;
 use crate::core::request::Part;
 use crate::fingerprint::{Plan, common_prefix};
-use crate::{AgentSession, Session};
+use crate::providers::Lookup;
 
 /// Why a step's cache outcome is what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// The first request of the session: nothing to reuse.
     First,
+    /// The first request in this file, its history sent before by requests another file
+    /// records (a resume's copy, a fork): what they cached should be read; this file does not
+    /// say how much.
+    EarlierFile,
+    /// A request of another session this file copied (a fork): judged in that session's file.
+    Copied,
     /// The history was replaced by a compaction.
     Compaction,
     /// Turns were rolled back.
     Rollback,
-    /// A component before the input changed (`instructions`, `tools`, `params`, `prompt_cache_key`).
+    /// A component before the input changed (`instructions`, `tools`, `params`, `prompt_cache_key`;
+    /// `system` for Claude Code).
     ComponentChanged(&'static str),
     /// The input no longer starts with the previous input: first differing view index.
     HistoryRewritten(usize),
     /// The recorded parts of the prefix were intact and the cache dropped, but a recorded
-    /// turn-context field changed (`sandbox_policy`, `approval_policy`, …): it feeds a part of
-    /// the request the rollout does not record (the tools) or that promptc cannot see.
-    ContextChanged(&'static str),
+    /// setting changed (Codex: a turn-context field, `sandbox_policy`, `approval_policy`, …): it
+    /// feeds a part of the request the session does not record (the tools) or that promptc
+    /// cannot see. `effect` says which, in its agent's words.
+    ContextChanged {
+        field: &'static str,
+        effect: &'static str,
+    },
+    /// A cache is per model: the model changed, and nothing was read.
+    ModelSwitch { from: String, to: String },
     /// The cache dropped on the request whose output a compaction replaced the history with:
     /// Codex sends its compaction request without the turn's tools, so its prefix differs.
     CompactionRequest,
     /// The prefix was intact but the gap since the previous request exceeds the retention.
     IdleGap(i64),
+    /// The idle gap was longer than the TTL of every entry that would have served (a cache
+    /// with an exact TTL): nothing was read.
+    TtlExpired { gap_seconds: i64, ttl_seconds: i64 },
+    /// The previous request's entry is more than the provider's lookback before every
+    /// breakpoint of this one.
+    LookbackExceeded,
+    /// Less was read than the recorded prefix predicts, and parts the session does not record
+    /// come before what should have been read: one of them must have changed.
+    UnrecordedChange(Vec<String>),
+    /// Less was read than predicted because the agent's build rewrites its prefix by a rule of
+    /// its own that the log does not show (Claude Code 1.0.x under `claude -p` sends the last
+    /// tool turn twice).
+    KnownRewrite {
+        name: &'static str,
+        why: &'static str,
+    },
     /// The prefix was intact, yet far less was cached than the previous request's size.
     ProviderMiss,
     /// Cached as the prompt predicts.
     Hit,
     /// No usage was recorded for this step.
     NoUsage,
+    /// The backend reports no cache counts: nothing can be said of its cache.
+    NoCacheFields,
 }
 
 impl Verdict {
@@ -41,16 +81,24 @@ impl Verdict {
     pub fn name(&self) -> &'static str {
         match self {
             Verdict::First => "first_request",
+            Verdict::EarlierFile => "earlier_file",
+            Verdict::Copied => "copied",
             Verdict::Compaction => "compaction_reset",
             Verdict::Rollback => "rollback_reset",
             Verdict::ComponentChanged(_) => "prefix_broken",
             Verdict::HistoryRewritten(_) => "prefix_broken",
-            Verdict::ContextChanged(_) => "prefix_broken_context",
+            Verdict::ContextChanged { .. } => "prefix_broken_context",
+            Verdict::ModelSwitch { .. } => "model_switch",
             Verdict::CompactionRequest => "compaction_request",
             Verdict::IdleGap(_) => "idle_gap",
+            Verdict::TtlExpired { .. } => "ttl_expired",
+            Verdict::LookbackExceeded => "lookback_exceeded",
+            Verdict::UnrecordedChange(_) => "unrecorded_change",
+            Verdict::KnownRewrite { name, .. } => name,
             Verdict::ProviderMiss => "provider_miss",
             Verdict::Hit => "hit",
             Verdict::NoUsage => "no_usage",
+            Verdict::NoCacheFields => "no_cache_fields",
         }
     }
 
@@ -58,16 +106,29 @@ impl Verdict {
     pub fn short(&self) -> String {
         match self {
             Verdict::First => "cold start".into(),
+            Verdict::EarlierFile => "history from an earlier file".into(),
+            Verdict::Copied => "copied".into(),
             Verdict::Compaction => "reset: compaction".into(),
             Verdict::Rollback => "reset: rollback".into(),
             Verdict::ComponentChanged(c) => format!("broken: {c}"),
             Verdict::HistoryRewritten(i) => format!("broken: item {i}"),
-            Verdict::ContextChanged(f) => format!("broken: {f}"),
+            Verdict::ContextChanged { field, .. } => format!("broken: {field}"),
+            Verdict::ModelSwitch { from, to } => format!("model switch {from} -> {to}"),
             Verdict::CompactionRequest => "compaction request".into(),
             Verdict::IdleGap(s) => format!("idle {}m", s / 60),
+            Verdict::TtlExpired {
+                gap_seconds,
+                ttl_seconds,
+            } => format!("ttl expired ({gap_seconds} s > {ttl_seconds} s)"),
+            Verdict::LookbackExceeded => "lookback exceeded".into(),
+            Verdict::UnrecordedChange(parts) => {
+                format!("unrecorded change: {}", parts.join(", "))
+            }
+            Verdict::KnownRewrite { name, .. } => name.replace('_', " "),
             Verdict::ProviderMiss => "provider miss".into(),
             Verdict::Hit => "hit".into(),
             Verdict::NoUsage => "no usage".into(),
+            Verdict::NoCacheFields => "no cache fields".into(),
         }
     }
 
@@ -75,25 +136,60 @@ impl Verdict {
     pub fn explain(&self) -> String {
         match self {
             Verdict::First => "first request: cold cache".into(),
+            Verdict::EarlierFile => "the history was sent before by requests another file \
+                                     records: their prefix should be read"
+                .into(),
+            Verdict::Copied => {
+                "a request of the session this file copied: judged in that session's file".into()
+            }
             Verdict::Compaction => "compaction replaced the history: expected reset".into(),
             Verdict::Rollback => "rollback dropped turns: expected reset".into(),
             Verdict::ComponentChanged(c) => format!("prefix broken: {c} changed"),
             Verdict::HistoryRewritten(i) => format!("prefix broken: input item {i} differs"),
-            Verdict::ContextChanged(f) => format!(
-                "prefix broken: {f} changed ({})",
-                crate::agents::codex::settings::field_effect(f)
-            ),
+            Verdict::ContextChanged { field, effect } => {
+                format!("prefix broken: {field} changed ({effect})")
+            }
+            Verdict::ModelSwitch { from, to } => {
+                format!("model changed from {from} to {to}: a cache is per model")
+            }
             Verdict::CompactionRequest => {
                 "prefix broken: the compaction request is sent without the tools".into()
             }
             Verdict::IdleGap(s) => {
                 format!("idle {}m{}s: longer than cache retention", s / 60, s % 60)
             }
+            Verdict::TtlExpired {
+                gap_seconds,
+                ttl_seconds,
+            } => format!(
+                "idle {gap_seconds} s, longer than the {ttl_seconds} s TTL: the entry expired"
+            ),
+            Verdict::LookbackExceeded => format!(
+                "the previous entry is more than {} blocks before every breakpoint",
+                crate::providers::anthropic::LOOKBACK_BLOCKS
+            ),
+            Verdict::UnrecordedChange(parts) => format!(
+                "read less than the recorded prefix predicts; not recorded by this build and \
+                 before it: {}",
+                parts.join(", ")
+            ),
+            Verdict::KnownRewrite { why, .. } => why.to_string(),
             Verdict::ProviderMiss => "prefix intact, cache missed on the provider's side".into(),
             Verdict::Hit => "prefix reused as predicted".into(),
             Verdict::NoUsage => "no usage recorded".into(),
+            Verdict::NoCacheFields => "the backend reports no cache counts".into(),
         }
     }
+}
+
+/// Where a request stops extending the one before it, whatever the cache then did: the fact
+/// `check` holds a session to (a verdict may name an earlier loss first, an expired entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefixBreak {
+    /// A part before the input changed (its name, as the verdict's).
+    Component(&'static str),
+    /// The input differs from the previous request's at this entry.
+    Input(usize),
 }
 
 /// The analysis of one step.
@@ -106,12 +202,26 @@ pub struct StepCache {
     pub shared_items: usize,
     /// Estimated tokens of the shared prefix (instructions, tools and shared items).
     pub shared_tokens: usize,
-    /// What the provider could cache, from the prompt alone.
-    pub predicted_cached: usize,
+    /// What the provider could cache, from the prompt alone (an automatic cache), or what the
+    /// cache held of this prompt, from the previous request's usage (a breakpoint cache; `None`
+    /// where it held a part of the prompt whose size the log does not give).
+    pub predicted_cached: Option<usize>,
+    /// The whole prompt's tokens (Anthropic: uncached input, cache reads and cache writes).
     pub observed_input: Option<u64>,
     pub observed_cached: Option<u64>,
     pub observed_cache_write: Option<u64>,
+    /// Of the tokens written, those kept an hour.
+    pub observed_cache_write_1h: Option<u64>,
     pub verdict: Verdict,
+    /// Where the prefix broke, in the agent's terms, where it names it finer than the verdict
+    /// (`system[1]`, `messages[3].content[0]`).
+    pub location: Option<String>,
+    /// The request does not extend the previous one (no reset in between), whatever the verdict.
+    pub prefix_break: Option<PrefixBreak>,
+    /// A breakpoint cache: the last block of the prompt it held a prefix up to (`None`:
+    /// nothing), and the breakpoints the request sent.
+    pub read_block: Option<usize>,
+    pub breakpoints: usize,
     /// Could this request have been sent as `previous_response_id` + new items?
     pub incremental: bool,
     /// If not, why.
@@ -128,11 +238,78 @@ impl StepCache {
             _ => None,
         }
     }
+
+    /// The verdict in a few words, the break's place named where the agent names it.
+    pub fn short(&self) -> String {
+        match (&self.verdict, &self.location) {
+            (Verdict::ComponentChanged(_) | Verdict::HistoryRewritten(_), Some(at)) => {
+                format!("broken: {at}")
+            }
+            (verdict, _) => verdict.short(),
+        }
+    }
+
+    /// The verdict explained, the break's place named where the agent names it.
+    pub fn explain(&self) -> String {
+        match (&self.verdict, &self.location) {
+            (Verdict::ComponentChanged(_), Some(at)) => format!("prefix broken: {at} changed"),
+            (Verdict::HistoryRewritten(_), Some(at)) => {
+                format!("prefix broken at {at}: it differs from the previous request's")
+            }
+            (verdict, _) => verdict.explain(),
+        }
+    }
+}
+
+/// A read within this many tokens of the prediction is the prediction: a breakpoint cache's
+/// prediction is the provider's own count of the previous request, in its own tokenizer.
+const SLACK: u64 = 8;
+
+/// What a breakpoint cache's simulation found for one request, and what the analysis of the
+/// next one needs of it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Simulated {
+    lookup: Lookup,
+    /// The request's last breakpoint and its longest TTL.
+    last_breakpoint: Option<usize>,
+    longest_ttl: Option<i64>,
+    breakpoints: usize,
+    /// Unix seconds the request was taken at (a line without a time: the previous one's).
+    now: i64,
+}
+
+/// The simulation of a breakpoint cache over every step with a prompt, in order; `None` for
+/// an automatic prefix cache.
+fn simulate<S: AgentSession>(session: &S, plan: &Plan) -> Option<Vec<Option<Simulated>>> {
+    let mut cache = session.cache_model().breakpoint_cache()?;
+    let mut last_time = 0;
+    let steps = session.steps();
+    let mut out = Vec::with_capacity(steps.len());
+    for (k, step) in steps.iter().enumerate() {
+        let now = step.unix_seconds.unwrap_or(last_time);
+        last_time = now;
+        let Some(prompt) = session.prompt(plan, k) else {
+            out.push(None);
+            continue;
+        };
+        let model = session.step_model(k).unwrap_or("");
+        let lookup = cache.request(model, prompt.as_ref(), now);
+        let breakpoints = prompt.breakpoints();
+        out.push(Some(Simulated {
+            lookup,
+            last_breakpoint: breakpoints.last().map(|&(p, _)| p),
+            longest_ttl: breakpoints.iter().map(|&(_, t)| t).max(),
+            breakpoints: breakpoints.len(),
+            now,
+        }));
+    }
+    Some(out)
 }
 
 /// Analyse every step against the one before it, in blocks of steps on the plan's threads
-/// (each step needs only itself and the one before).
-pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
+/// (each step needs only itself and the one before, and a breakpoint cache's lookups, which
+/// are simulated first, in order).
+pub fn analyze<S: AgentSession>(session: &S, plan: &Plan) -> Vec<StepCache> {
     let mut rows = Vec::new();
     analyze_more(session, plan, &mut rows);
     rows
@@ -140,53 +317,68 @@ pub fn analyze(session: &Session, plan: &Plan) -> Vec<StepCache> {
 
 /// Analyse the steps after those `rows` holds (`watch`: the session grew; a step's row needs
 /// only it and the step before it).
-pub fn analyze_more(session: &Session, plan: &Plan, rows: &mut Vec<StepCache>) {
+pub fn analyze_more<S: AgentSession>(session: &S, plan: &Plan, rows: &mut Vec<StepCache>) {
     // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
     // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
     const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
     let from = rows.len();
-    let steps = session.replay.steps.len().saturating_sub(from);
+    let steps = session.steps().len().saturating_sub(from);
+    let simulated = simulate(session, plan);
     rows.extend(crate::core::parallel::map_each(
         steps,
         BLOCK,
         plan.threads,
-        |k| analyze_step(session, plan, from + k),
+        |k| analyze_step(session, plan, from + k, simulated.as_deref()),
     ));
 }
 
 /// Step `k` against the one before it.
-pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCache {
-    let replay = &session.replay;
-    let step = &replay.steps[k];
+pub(crate) fn analyze_step<S: AgentSession>(
+    session: &S,
+    plan: &Plan,
+    k: usize,
+    simulated: Option<&[Option<Simulated>]>,
+) -> StepCache {
+    let steps = session.steps();
+    let step = &steps[k];
     let fingerprint = &plan.fingerprints[k];
     let estimated_input = plan.request_tokens(k);
     let usage = step.usage.as_ref().map(|o| &o.usage);
-    let observed_input = usage.map(|u| u.input_tokens);
-    let observed_cached = usage.map(|u| u.cached_input_tokens);
-    let observed_cache_write = usage.and_then(|u| u.cache_write_input_tokens);
+    let mut row = StepCache {
+        step: k,
+        estimated_input,
+        shared_items: 0,
+        shared_tokens: 0,
+        predicted_cached: Some(0),
+        observed_input: usage.map(|u| u.input_tokens),
+        observed_cached: usage.map(|u| u.cached_input_tokens),
+        observed_cache_write: usage.and_then(|u| u.cache_write_input_tokens),
+        observed_cache_write_1h: usage.and_then(|u| u.cache_write_1h_input_tokens),
+        verdict: Verdict::NoUsage,
+        location: None,
+        prefix_break: None,
+        read_block: None,
+        breakpoints: 0,
+        incremental: false,
+        chain_break: Some("first request".into()),
+        lost_tokens: 0,
+    };
+    if let Some(simulated) = simulated {
+        breakpoint_step(session, plan, k, simulated, &mut row);
+        return row;
+    }
     let base = plan.instruction_tokens[k] + plan.tool_tokens;
     let provider = session.cache_model();
+    let observed_cached = row.observed_cached;
     let Some(previous) = k.checked_sub(1) else {
-        return StepCache {
-            step: k,
-            estimated_input,
-            shared_items: 0,
-            shared_tokens: 0,
-            predicted_cached: 0,
-            observed_input,
-            observed_cached,
-            observed_cache_write,
-            verdict: if usage.is_some() {
-                Verdict::First
-            } else {
-                Verdict::NoUsage
-            },
-            incremental: false,
-            chain_break: Some("first request".into()),
-            lost_tokens: 0,
+        row.verdict = if usage.is_some() {
+            Verdict::First
+        } else {
+            Verdict::NoUsage
         };
+        return row;
     };
-    let prev_step = &replay.steps[previous];
+    let prev_step = &steps[previous];
     let prev_fp = &plan.fingerprints[previous];
     let component = Part::BEFORE_INPUT
         .into_iter()
@@ -216,26 +408,18 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     } else {
         provider.cacheable(shared_tokens)
     };
-    let reset = if step.epoch != prev_step.epoch {
-        let line = step.line;
-        let compaction = replay
-            .checkpoints
-            .iter()
-            .any(|c| c.epoch > prev_step.epoch && c.epoch <= step.epoch && c.line <= line);
-        Some(if compaction {
-            Verdict::Compaction
-        } else {
-            Verdict::Rollback
-        })
-    } else {
-        None
-    };
+    let reset = session.reset_between(previous, k).map(|reset| match reset {
+        Reset::Compaction => Verdict::Compaction,
+        Reset::Rollback => Verdict::Rollback,
+    });
     let prefix_intact = component.is_none() && shared_items == prev_len && reset.is_none();
     // Only a miss asks how long the session was idle (from seconds read with the lines: the
     // input's bytes may be released by now).
     let gap = || Some(step.unix_seconds? - prev_step.unix_seconds?);
-    let prev_observed = prev_step.usage.as_ref().map(|o| o.usage.input_tokens);
-    let floor = prev_observed.map(|i| provider.cacheable(i as usize) as u64);
+    let floor = prev_step
+        .usage
+        .as_ref()
+        .map(|o| provider.left_cached(&o.usage));
     let verdict = if let Some(reset) = &reset {
         reset.clone()
     } else if let Some(component) = component {
@@ -245,23 +429,14 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
     } else if let Some(cached) = observed_cached {
         match floor {
             // A recorded cause first: only when nothing recorded changed is it the provider's.
-            Some(floor) if cached < floor => {
-                // A change the agent's rules say leaves its unrecorded part as it was is no cause.
-                let cause = session
-                    .setting_changes(previous, session, k)
-                    .into_iter()
-                    .find(|c| {
-                        session
-                            .unrecorded_effect(previous, session, k, c)
-                            .is_none_or(|e| e.changes != Some(false))
-                    });
-                match (cause, gap()) {
-                    (Some(change), _) => Verdict::ContextChanged(change.field),
-                    _ if replay.steps[k].compaction => Verdict::CompactionRequest,
-                    (None, Some(g)) if g > provider.retention_seconds() => Verdict::IdleGap(g),
-                    (None, _) => Verdict::ProviderMiss,
-                }
-            }
+            Some(floor) if cached < floor => match recorded_setting_change(session, previous, k) {
+                Some(changed) => changed,
+                None if step.compaction => Verdict::CompactionRequest,
+                None => match gap() {
+                    Some(g) if g > provider.retention_seconds() => Verdict::IdleGap(g),
+                    _ => Verdict::ProviderMiss,
+                },
+            },
             _ => Verdict::Hit,
         }
     } else {
@@ -287,26 +462,210 @@ pub(crate) fn analyze_step(session: &Session, plan: &Plan, k: usize) -> StepCach
         reset.as_ref(),
         prefix_intact,
     );
+    let prefix_break = match &verdict {
+        Verdict::ComponentChanged(c) => Some(PrefixBreak::Component(c)),
+        Verdict::HistoryRewritten(i) => Some(PrefixBreak::Input(*i)),
+        _ => None,
+    };
     StepCache {
-        step: k,
-        estimated_input,
         shared_items,
         shared_tokens,
-        predicted_cached,
-        observed_input,
-        observed_cached,
-        observed_cache_write,
+        prefix_break,
+        predicted_cached: Some(predicted_cached),
         verdict,
         incremental: chain_break.is_none(),
         chain_break,
         lost_tokens,
+        ..row
     }
+}
+
+/// A recorded setting that changed between two requests and feeds a part the session does not
+/// record, as the cause of a drop; a change the agent's rules say leaves that part as it was is
+/// no cause.
+fn recorded_setting_change<S: AgentSession>(
+    session: &S,
+    previous: usize,
+    k: usize,
+) -> Option<Verdict> {
+    let change = session
+        .setting_changes(previous, session, k)
+        .into_iter()
+        .find(|c| {
+            session
+                .unrecorded_effect(previous, session, k, c)
+                .is_none_or(|e| e.changes != Some(false))
+        })?;
+    Some(Verdict::ContextChanged {
+        field: change.field,
+        effect: session.setting_effect(change.field),
+    })
+}
+
+/// Step `k` of a session whose provider keys its cache on breakpoints: judged against the
+/// nearest earlier request with a prompt, from the simulation's lookups. Structural causes in
+/// the order the cache loses tokens: a model the cache has nothing for and an expired entry
+/// lose the whole prompt; a compaction the messages; a changed part or message what follows
+/// it; then a read short of the prediction is put on a setting, the build's own rewrite or an
+/// unrecorded part before the provider is blamed.
+fn breakpoint_step<S: AgentSession>(
+    session: &S,
+    plan: &Plan,
+    k: usize,
+    simulated: &[Option<Simulated>],
+    row: &mut StepCache,
+) {
+    let steps = session.steps();
+    row.incremental = false;
+    row.chain_break = None;
+    row.predicted_cached = None;
+    if session.copied(k) {
+        row.verdict = Verdict::Copied;
+        return;
+    }
+    let Some(this) = simulated[k] else {
+        // No prompt: a compaction's own request, which the log does not record.
+        row.verdict = Verdict::NoUsage;
+        return;
+    };
+    row.read_block = this.lookup.read_block;
+    row.breakpoints = this.breakpoints;
+    let previous = (0..k)
+        .rev()
+        .find(|&p| simulated[p].is_some() && !session.copied(p));
+    if previous.is_none() && session.history_from_elsewhere(k) {
+        row.verdict = Verdict::EarlierFile;
+        return;
+    }
+    let Some(usage) = steps[k].usage.as_ref().map(|o| &o.usage) else {
+        row.verdict = Verdict::NoUsage;
+        return;
+    };
+    if usage.no_cache_counts {
+        row.verdict = Verdict::NoCacheFields;
+        return;
+    }
+    let Some(p) = previous else {
+        row.predicted_cached = Some(0);
+        row.verdict = Verdict::First;
+        return;
+    };
+    let before = simulated[p].expect("a previous request has a prompt");
+    let prompt = session
+        .prompt(plan, k)
+        .expect("a simulated step has a prompt");
+    let prev_prompt = session
+        .prompt(plan, p)
+        .expect("a simulated step has a prompt");
+    let read = usage.cached_input_tokens;
+    let prev_usage = steps[p].usage.as_ref().map(|o| &o.usage);
+    let lookup = this.lookup;
+    // The blocks the two prompts share: the head block by block, the messages by their chains.
+    let (head, prev_head) = (prompt.head(), prev_prompt.head());
+    let head_shared = head
+        .iter()
+        .zip(prev_head)
+        .take_while(|(a, b)| a.hash == b.hash)
+        .count();
+    let messages_shared = if head_shared == head.len() && head.len() == prev_head.len() {
+        common_prefix(plan, p, plan, k)
+    } else {
+        0
+    };
+    let shared = head_shared + messages_shared;
+    row.shared_items = messages_shared;
+    row.shared_tokens = if head_shared == head.len() {
+        plan.instruction_tokens[k] + plan.tool_tokens + plan.input_tokens(k, messages_shared)
+    } else {
+        0
+    };
+    let whole_prefix = before
+        .last_breakpoint
+        .is_some_and(|b| lookup.read_block.is_some_and(|r| r >= b));
+    // What the previous request cached is not a prefix of this one.
+    let reset = session.reset_between(p, k);
+    if reset.is_none() && before.last_breakpoint.is_some_and(|b| shared <= b) {
+        row.prefix_break = Some(if shared < head.len() {
+            PrefixBreak::Component(session.part_name(head[shared].part.kind()))
+        } else {
+            PrefixBreak::Input(shared - head.len())
+        });
+    }
+    let left = prev_usage.map(|u| session.cache_model().left_cached(u));
+    let predicted = match lookup.read_block {
+        None => Some(0),
+        Some(_) if whole_prefix => left,
+        Some(_) => None,
+    };
+    row.predicted_cached = predicted.map(|p| p as usize);
+    // What the previous request left cached and this one did not read (none on a hit).
+    row.lost_tokens = left.map_or(0, |left| left.saturating_sub(read));
+    let (model, prev_model) = (session.step_model(k), session.step_model(p));
+    row.verdict = if model != prev_model && lookup.read_block.is_none() {
+        Verdict::ModelSwitch {
+            from: prev_model.unwrap_or("").to_string(),
+            to: model.unwrap_or("").to_string(),
+        }
+    } else if lookup.expired {
+        Verdict::TtlExpired {
+            gap_seconds: this.now - before.now,
+            ttl_seconds: before.longest_ttl.unwrap_or(300),
+        }
+    } else if let Some(reset) = reset {
+        match reset {
+            Reset::Compaction => Verdict::Compaction,
+            Reset::Rollback => Verdict::Rollback,
+        }
+    } else if !whole_prefix {
+        let lookback = before.last_breakpoint.is_some_and(|b| {
+            shared > b
+                && prompt
+                    .breakpoints()
+                    .iter()
+                    .find(|&&(at, _)| at > b)
+                    .is_some_and(|&(at, _)| at - b > crate::providers::anthropic::LOOKBACK_BLOCKS)
+        });
+        if lookback {
+            Verdict::LookbackExceeded
+        } else if shared < head.len() {
+            row.location = Some(head[shared].part.name());
+            Verdict::ComponentChanged(session.part_name(head[shared].part.kind()))
+        } else {
+            let at = shared - head.len();
+            row.location = Some(
+                session
+                    .entry_location(plan, k, at)
+                    .unwrap_or_else(|| "the end of the prompt".to_string()),
+            );
+            Verdict::HistoryRewritten(at)
+        }
+    } else {
+        let short = match predicted {
+            Some(p) => read.saturating_add(SLACK) < p || (read == 0 && p > 0),
+            None => read == 0,
+        };
+        if !short {
+            row.lost_tokens = 0;
+            Verdict::Hit
+        } else if let Some(changed) = recorded_setting_change(session, p, k) {
+            changed
+        } else if let Some((name, why)) = session.known_rewrite(p, k) {
+            Verdict::KnownRewrite { name, why }
+        } else {
+            let parts = session.unrecorded_parts(plan, k, lookup.read_block.unwrap_or(0));
+            if parts.is_empty() {
+                Verdict::ProviderMiss
+            } else {
+                Verdict::UnrecordedChange(parts)
+            }
+        }
+    };
 }
 
 /// Why a request could not go out incrementally (`previous_response_id` plus only the new
 /// items): a reset, a changed part, a rewritten history, or what its agent says.
-fn chain_break(
-    session: &Session,
+fn chain_break<S: AgentSession>(
+    session: &S,
     plan: &Plan,
     previous: usize,
     k: usize,
@@ -362,7 +721,8 @@ mod tests {
             ];
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
             let s = crate::test_support::session(&lines);
-            let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
+            let plan =
+                crate::agents::codex::plan::plan(&s, &crate::fingerprint::PlanOptions::default());
             let cache = analyze(&s, &plan);
             assert_eq!(cache.len(), 2);
             // The prefix was intact: 5000 tokens were cacheable, in granules of 128.
@@ -397,7 +757,14 @@ mod tests {
             )
         };
         for (second, turn_id, expected) in [
-            ("read-only", true, Verdict::ContextChanged("sandbox_policy")),
+            (
+                "read-only",
+                true,
+                Verdict::ContextChanged {
+                    field: "sandbox_policy",
+                    effect: "tools depend on it, not recorded",
+                },
+            ),
             ("danger-full-access", true, Verdict::ProviderMiss),
             ("read-only", false, Verdict::ProviderMiss),
         ] {
@@ -413,20 +780,22 @@ mod tests {
             ];
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
             let s = crate::test_support::session(&lines);
-            let plan = crate::fingerprint::plan(&s, &crate::fingerprint::PlanOptions::default());
+            let plan =
+                crate::agents::codex::plan::plan(&s, &crate::fingerprint::PlanOptions::default());
             let cache = analyze(&s, &plan);
             assert_eq!(
                 cache[1].verdict, expected,
                 "second sandbox {second}, turn id {turn_id}"
             );
         }
+        let sandbox = Verdict::ContextChanged {
+            field: "sandbox_policy",
+            effect: crate::agents::codex::settings::field_effect("sandbox_policy"),
+        };
         assert_eq!(
-            Verdict::ContextChanged("sandbox_policy").explain(),
+            sandbox.explain(),
             "prefix broken: sandbox_policy changed (tools depend on it, not recorded)"
         );
-        assert_eq!(
-            Verdict::ContextChanged("cwd").name(),
-            "prefix_broken_context"
-        );
+        assert_eq!(sandbox.name(), "prefix_broken_context");
     }
 }

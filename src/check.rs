@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{Verdict, analyze};
+use crate::AgentSession;
+use crate::cache::{PrefixBreak, analyze};
 use crate::core::volatile;
 use crate::diff::{Components, DriftClass, component_drifts};
 use crate::fingerprint::Plan;
-use crate::render::request::FingerprintDocument;
-use crate::{AgentSession, Session};
+use crate::render::fingerprint::FingerprintDocument;
 
 /// Names of the invariants, in the order they are checked.
 pub const INVARIANTS: &[&str] = &[
@@ -40,39 +40,50 @@ fn finding(name: &str, step: Option<usize>, detail: String) -> Finding {
 }
 
 /// Check every invariant of one rollout.
-pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
+pub fn check<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
     let mut findings = Vec::new();
     let rows = analyze(session, plan);
     for row in &rows {
-        match &row.verdict {
-            Verdict::HistoryRewritten(index) => findings.push(finding(
+        // The request's prefix, not the verdict: an expired entry may be named first.
+        match row.prefix_break {
+            Some(PrefixBreak::Input(index)) => findings.push(finding(
                 "input_extends_previous",
                 Some(row.step),
-                format!("the input does not extend the previous request: item {index} differs"),
+                match &row.location {
+                    Some(at) => {
+                        format!("the input does not extend the previous request: {at} differs")
+                    }
+                    None => format!(
+                        "the input does not extend the previous request: item {index} differs"
+                    ),
+                },
             )),
-            Verdict::ComponentChanged(component) => {
+            Some(PrefixBreak::Component(component)) => {
                 let model_switch = row.step > 0
                     && session.step_model(row.step - 1) != session.step_model(row.step);
-                let explained = match *component {
+                let explained = match component {
                     // Parameters come from the recorded turn context; new instructions are
                     // explained by a recorded model switch.
                     "params" => true,
-                    "instructions" => model_switch,
+                    "instructions" | "system" => model_switch,
                     _ => false,
                 };
                 if !explained {
                     findings.push(finding(
                         "stable_prefix_components",
                         Some(row.step),
-                        format!("{component} changed within the thread with no recorded cause"),
+                        format!(
+                            "{} changed within the thread with no recorded cause",
+                            row.location.as_deref().unwrap_or(component)
+                        ),
                     ));
                 }
             }
-            _ => {}
+            None => {}
         }
         if let Some(reason) = &row.chain_break
             && reason.starts_with("normalization")
-            && !outputs_follow_their_calls(plan, row.step)
+            && !session.repairs_in_place(plan, row.step)
         {
             findings.push(finding(
                 "input_extends_previous",
@@ -94,30 +105,12 @@ pub fn check(session: &Session, plan: &Plan) -> Vec<Finding> {
     findings
 }
 
-/// Whether every synthetic output in a step's new input sits right after its own call: what
-/// Codex sends for calls that were never answered (an interrupted response, one call or several
-/// of any type), which extends the previous request though not by its output alone.
-fn outputs_follow_their_calls(plan: &Plan, step: usize) -> bool {
-    use crate::agents::codex::normalize::Origin;
-    let Some(previous) = step.checked_sub(1) else {
-        return false;
-    };
-    let view = plan.view(step);
-    let start = plan.views[previous].1;
-    (start..view.len()).all(|i| match view[i].origin {
-        Origin::Synthetic { call } => {
-            i > 0 && matches!(view[i - 1].origin, Origin::Raw(c) if c == call)
-        }
-        Origin::Raw(_) => true,
-    })
-}
-
-fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
+fn volatile_findings<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut seen_instructions: Vec<String> = Vec::new();
-    for (step, (text, _)) in plan.instructions.iter().enumerate() {
-        if let Some(text) = text
-            && !seen_instructions.iter().any(|t| t == text.as_ref())
+    for step in 0..plan.views.len() {
+        if let (Some(text), _) = session.instructions(plan, step)
+            && !seen_instructions.iter().any(|t| t == text)
         {
             seen_instructions.push(text.to_string());
             let values: Vec<String> = volatile::find(text).into_iter().map(|v| v.text).collect();
@@ -130,8 +123,24 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
             }
         }
     }
-    if let Some(tools) = &plan.tools.tools {
-        for tool in tools {
+    // Each tool list once, and in a later list only the tools no earlier list had (an agent
+    // whose tools change from request to request has several lists).
+    let mut earlier_tools: Vec<&str> = Vec::new();
+    let mut last_list: Option<&[String]> = None;
+    for step in 0..plan.views.len() {
+        let Some(tools) = session.tools(plan, step) else {
+            continue;
+        };
+        if last_list.is_some_and(|last| std::ptr::eq(last, tools) || last == tools) {
+            continue;
+        }
+        last_list = Some(tools);
+        let new: Vec<&String> = tools
+            .iter()
+            .filter(|t| !earlier_tools.contains(&t.as_str()))
+            .collect();
+        earlier_tools.extend(tools.iter().map(String::as_str));
+        for tool in new {
             let values: Vec<String> = volatile::find(tool).into_iter().map(|v| v.text).collect();
             if !values.is_empty() {
                 out.push(finding(
@@ -148,20 +157,22 @@ fn volatile_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     }
     // The opening context messages of the first request sit in every later prefix.
     if !plan.views.is_empty() {
-        for entry in plan.view(0) {
-            if !session.is_context_entry(entry) {
+        for k in 0..plan.views[0].1 {
+            let entry = session.entry(plan, 0, k);
+            if !entry.context {
                 break;
             }
-            let item = session.view_item(entry);
-            let json = session.view_json(entry);
-            let values: Vec<String> = volatile::find(json).into_iter().map(|v| v.text).collect();
+            let values: Vec<String> = volatile::find(&entry.json)
+                .into_iter()
+                .map(|v| v.text)
+                .collect();
             if !values.is_empty() {
                 out.push(finding(
                     "no_volatile_prefix",
                     Some(0),
                     format!(
                         "context message at line {} contains per-run values: {}",
-                        item.line,
+                        entry.line,
                         values.join(", ")
                     ),
                 ));
@@ -180,9 +191,9 @@ pub struct Baseline {
     #[serde(default = "hash_of_unmarked_baselines")]
     pub fingerprint_hash: String,
     pub rollouts: BTreeMap<String, Vec<BaselineStep>>,
-    /// Claude Code transcripts, by file: their own fingerprints' parts.
+    /// Claude Code transcripts, by file, in the same form.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub transcripts: BTreeMap<String, Vec<crate::agents::claude::fingerprint::BaselineStep>>,
+    pub transcripts: BTreeMap<String, Vec<BaselineStep>>,
 }
 
 fn hash_of_unmarked_baselines() -> String {
@@ -229,14 +240,14 @@ pub struct BaselineStep {
 }
 
 /// The baseline entries of one rollout.
-pub fn baseline_steps(session: &Session, plan: &Plan) -> Vec<BaselineStep> {
+pub fn baseline_steps<S: AgentSession>(session: &S, plan: &Plan) -> Vec<BaselineStep> {
     plan.fingerprints
         .iter()
         .enumerate()
         .map(|(k, fp)| {
-            let s = &session.replay.steps[k];
+            let s = &session.steps()[k];
             BaselineStep {
-                turn: session.replay.turns[s.turn].number,
+                turn: session.turns()[s.turn].number,
                 step: s.number,
                 fingerprint: FingerprintDocument::new(fp),
             }
@@ -321,8 +332,9 @@ pub fn compare_baseline(expected: &[BaselineStep], actual: &[BaselineStep]) -> V
 #[cfg(test)]
 mod tests {
     use super::{baseline_steps, compare_baseline};
+    use crate::agents::codex::plan::plan;
     use crate::diff::diff;
-    use crate::fingerprint::{PlanOptions, plan};
+    use crate::fingerprint::PlanOptions;
     use crate::test_support::fixture;
 
     /// `check --baseline` and `diff` classify with one classifier: on every diff fixture (A's

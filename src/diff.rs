@@ -6,10 +6,9 @@
 //! a resume's or fork's first request against the request it should extend. Each function gets
 //! the two sides of its comparison as two [`Side`]s.
 
-use crate::Session;
-use crate::agents::codex::normalize::ViewEntry;
+use crate::AgentSession;
+use crate::agents::Entry;
 use crate::core::request::Part;
-use crate::core::shared::Slice;
 use crate::fingerprint::{Fingerprint, Plan, common_prefix};
 
 mod align;
@@ -36,6 +35,11 @@ pub enum DriftClass {
     ContextAppended,
     SyntheticOutputChanged,
     HistoryRewritten,
+    /// Context the agent injects changed where the previous request had it (Claude Code's
+    /// CLAUDE.md or git status in its first message).
+    ContextChanged,
+    /// Nothing recorded changed, yet less was read than the previous request left cached.
+    UnrecordedChange,
 }
 
 impl DriftClass {
@@ -55,6 +59,8 @@ impl DriftClass {
             DriftClass::ContextAppended => "context_appended",
             DriftClass::SyntheticOutputChanged => "synthetic_output_changed",
             DriftClass::HistoryRewritten => "history_rewritten",
+            DriftClass::ContextChanged => "context_changed",
+            DriftClass::UnrecordedChange => "unrecorded_change",
         }
     }
 
@@ -147,16 +153,24 @@ impl PromptDiff {
 }
 
 /// One side of a comparison: a session, its plan, and the step of it being compared.
-#[derive(Debug, Clone, Copy)]
-pub struct Side<'a> {
-    pub session: &'a Session,
+#[derive(Debug)]
+pub struct Side<'a, S> {
+    pub session: &'a S,
     pub plan: &'a Plan,
     pub step: usize,
 }
 
-impl<'a> Side<'a> {
+impl<S> Clone for Side<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Side<'_, S> {}
+
+impl<'a, S: AgentSession> Side<'a, S> {
     /// The same session and plan at another step.
-    pub fn at(self, step: usize) -> Side<'a> {
+    pub fn at(self, step: usize) -> Side<'a, S> {
         Side { step, ..self }
     }
 
@@ -164,14 +178,9 @@ impl<'a> Side<'a> {
         &self.plan.fingerprints[self.step]
     }
 
-    /// The model-view entries of the step's request.
-    fn view(&self) -> Slice<'a, ViewEntry> {
-        self.plan.view(self.step)
-    }
-
-    /// The epoch of the history the step's input is a prefix of.
-    fn epoch(&self) -> usize {
-        self.session.replay.steps[self.step].epoch
+    /// Entry `k` of the step's input.
+    fn entry(&self, k: usize) -> Entry<'a> {
+        self.session.entry(self.plan, self.step, k)
     }
 
     /// How many input items the step's request has.
@@ -181,15 +190,15 @@ impl<'a> Side<'a> {
 }
 
 /// Input items two sides' requests share.
-fn shared_items(a: &Side<'_>, b: &Side<'_>) -> usize {
+fn shared_items<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> usize {
     common_prefix(a.plan, a.step, b.plan, b.step)
 }
 
 /// Compare two sessions. With `only`, compare that one pair of steps.
-pub fn diff(
-    a: &Session,
+pub fn diff<S: AgentSession>(
+    a: &S,
     pa: &Plan,
-    b: &Session,
+    b: &S,
     pb: &Plan,
     only: Option<(usize, usize)>,
 ) -> PromptDiff {
@@ -213,10 +222,10 @@ pub fn diff(
         let a_paired: std::collections::HashSet<usize> = pairs.iter().map(|p| p.0).collect();
         let b_paired: std::collections::HashSet<usize> = pairs.iter().map(|p| p.1).collect();
         (
-            (0..a.session.replay.steps.len())
+            (0..a.session.steps().len())
                 .filter(|s| !a_paired.contains(s))
                 .collect(),
-            (0..b.session.replay.steps.len())
+            (0..b.session.steps().len())
                 .filter(|s| !b_paired.contains(s))
                 .collect(),
         )
@@ -242,7 +251,8 @@ pub fn diff(
     for &(sa, sb) in &pairs {
         let (a, b) = (a.at(sa), b.at(sb));
         let (fa, fb) = (a.fingerprint(), b.fingerprint());
-        if fa.request == fb.request {
+        // A copy of another session's request (a fork's) is that session's: not compared.
+        if fa.request == fb.request || a.session.copied(sa) || b.session.copied(sb) {
             continue;
         }
         let found = components::compare(a, b);
@@ -278,7 +288,28 @@ pub fn diff(
             }
         }
     }
-    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (b_only.first(), pairs.last()) {
+    // Two sessions of an agent whose requests have keys and none in common: B's first request
+    // is held to A's last, as a resume's would be.
+    if only.is_none()
+        && pairs.is_empty()
+        && let (Some(last_a), Some(first_b)) = (
+            (0..a.session.steps().len())
+                .rev()
+                .find(|&k| a.session.judged(k)),
+            (0..b.session.steps().len()).find(|&k| b.session.judged(k)),
+        )
+        && a.session.step_key(last_a).is_some()
+    {
+        drifts.extend(continuation::resumed(a.at(last_a), b.at(first_b)));
+    }
+    // The pairs and B's steps past them that were requests of the session's own (Claude Code's
+    // compactions and a fork's copies are neither compared nor continued from).
+    let last_pair = pairs
+        .iter()
+        .rev()
+        .find(|&&(x, y)| a.session.judged(x) && b.session.judged(y));
+    let first_b_only = b_only.iter().find(|&&k| b.session.judged(k));
+    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (first_b_only, last_pair) {
         let (last_a, last_b, first_b_only) = (a.at(last_a), b.at(last_b), b.at(first_b_only));
         // B continues A: its first step past the shared ones may start from a reset.
         if let Some(d) = continuation::reset(last_a, last_b, first_b_only) {
@@ -297,11 +328,11 @@ pub fn diff(
     }
 }
 
-fn drift(
+fn drift<S: AgentSession>(
     class: DriftClass,
     component: &'static str,
-    a: &Side<'_>,
-    b: &Side<'_>,
+    a: &Side<'_, S>,
+    b: &Side<'_, S>,
     detail: String,
 ) -> Drift {
     Drift {

@@ -28,21 +28,29 @@
 //! where an unknown component is written as `unknown`; such a request fingerprint is partial
 //! and says so in `unknown`.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::agents::codex::compile::{InstructionsSource, ToolPlan};
-use crate::agents::codex::normalize::ViewEntry;
 use crate::core::parallel::Threads;
 use crate::core::request::Part;
-use crate::core::shared::{ListId, SharedLists, Slice};
+use crate::core::shared::{ListId, SharedLists};
 
-/// A session's agent plans its steps; Codex is the only agent so far.
-pub use crate::agents::codex::plan::{PlanOptions, Planner, plan};
 use crate::core::hash::push_hex;
 pub use crate::core::hash::{HASH_NAME, Hash, hash, hex};
+
+/// Options of a plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// Codex: `--instructions FILE` text.
+    pub instructions: Option<String>,
+    /// Codex: `--tools FILE` specs (exact JSON of each).
+    pub tools: Option<Vec<String>>,
+    /// Estimate tokens (off: every estimate is 0).
+    pub estimate_tokens: bool,
+    /// Threads for token counting, the step headers and the request fingerprints (0 or 1:
+    /// everything on the calling thread). The result does not depend on it.
+    pub threads: Threads,
+}
 
 pub(crate) fn chain_start() -> Hash {
     hash("input", b"")
@@ -91,6 +99,11 @@ pub struct Fingerprint {
     pub input: Hash,
     pub input_items: usize,
     pub request: Hash,
+    /// The agent's API has no cache key (Anthropic's): `prompt_cache_key` is absent, not unknown.
+    pub cache_key_absent: bool,
+    /// The input holds context the session does not record (Claude Code before 2.1.3xx
+    /// injects it into the first message): `input` covers what it records.
+    pub input_partial: bool,
 }
 
 impl Fingerprint {
@@ -115,8 +128,11 @@ impl Fingerprint {
         if self.tools.is_none() {
             unknown.push("tools");
         }
-        if self.prompt_cache_key.is_none() {
+        if self.prompt_cache_key.is_none() && !self.cache_key_absent {
             unknown.push("prompt_cache_key");
+        }
+        if self.input_partial {
+            unknown.push("input");
         }
         unknown
     }
@@ -148,46 +164,19 @@ pub(crate) struct EntryData {
     pub(crate) tokens: usize,
 }
 
-/// The model views of all steps: append-only lists that share prefixes. A step's view is a
-/// prefix of one list; a rewrite of already-sent history (a rollback, an output after a
-/// synthetic one) forks a list at the first entry that changes instead of copying the prefix.
-/// `entries` and `data` always have the same shape (same list ids, same lengths).
-#[derive(Debug, Default)]
-pub(crate) struct ViewLists {
-    pub(crate) entries: SharedLists<ViewEntry>,
-    pub(crate) data: SharedLists<EntryData>,
-}
-
-impl ViewLists {
-    pub(crate) fn new_list(&mut self, capacity: usize) -> ListId {
-        let id = self.entries.new_list_from(Vec::with_capacity(capacity));
-        let same = self.data.new_list_from(Vec::with_capacity(capacity));
-        debug_assert_eq!(id, same);
-        id
-    }
-
-    pub(crate) fn fork(&mut self, list: ListId, len: usize) -> ListId {
-        let id = self.entries.fork(list, len);
-        let same = self.data.fork(list, len);
-        debug_assert_eq!(id, same);
-        id
-    }
-
-    pub(crate) fn len(&self, list: ListId) -> usize {
-        self.entries.list_len(list)
-    }
-}
-
-/// What is known about each step's request, computed once for the whole session.
+/// What is known about each step's request, computed once for the whole session: the neutral
+/// part (each step's input as a prefix of one of the shared lists, its fingerprints and token
+/// estimates) and what the session's agent keeps beside it ([`AgentPlan`]), which only that
+/// agent reads.
 #[derive(Debug)]
 pub struct Plan {
-    pub(crate) arrays: ViewLists,
+    /// Per input entry: its hash, the chain up to it and the tokens up to it. The input of step
+    /// `k` is `data[views[k].0][..views[k].1]`; model views of all steps share these lists, a
+    /// rewrite of already-sent history forking a list at the first entry that changes.
+    pub(crate) data: SharedLists<EntryData>,
     /// Per step: `(view list, view length)`.
     pub views: Vec<(ListId, usize)>,
     pub fingerprints: Vec<Fingerprint>,
-    /// Per step: the instructions used and their source.
-    pub instructions: Vec<(Option<Arc<str>>, InstructionsSource)>,
-    pub tools: ToolPlan,
     /// Estimated tokens of the instructions of each step and of the tools.
     pub instruction_tokens: Vec<usize>,
     pub tool_tokens: usize,
@@ -199,15 +188,19 @@ pub struct Plan {
     /// The threads the plan was made on; the stages that go over its steps afterwards (cache
     /// analysis, the text tables) use them too.
     pub threads: Threads,
+    /// What the session's agent keeps of each step beside the neutral part.
+    pub agent: AgentPlan,
+}
+
+/// The part of a plan only its session's agent reads: each agent's entries (in lists of the same
+/// shape as [`Plan::data`]), the texts its parts were made from.
+#[derive(Debug)]
+pub enum AgentPlan {
+    Codex(crate::agents::codex::plan::CodexPlan),
+    Claude(crate::agents::claude::session::ClaudePlan),
 }
 
 impl Plan {
-    /// The model-view entries of a step's request.
-    pub fn view(&self, step: usize) -> Slice<'_, ViewEntry> {
-        let (list, len) = self.views[step];
-        self.arrays.entries.slice(list, ..len)
-    }
-
     /// Chain value after `k` entries of a step's input.
     pub fn chain(&self, step: usize, k: usize) -> &Hash {
         match k.checked_sub(1) {
@@ -219,7 +212,7 @@ impl Plan {
     fn data(&self, step: usize, k: usize) -> &EntryData {
         let (list, len) = self.views[step];
         assert!(k < len, "entry {k} of a view of {len}");
-        self.arrays.data.get(list, k)
+        self.data.get(list, k)
     }
 
     /// The first position of an item equal to entry `k` (same item hash) in a step's input:
@@ -229,8 +222,8 @@ impl Plan {
         assert!(k < len, "entry {k} of a view of {len}");
         let first = self
             .first_seen
-            .get_or_init(|| self.arrays.data.first_positions(|d| d.item_hash));
-        let (segment, index) = self.arrays.data.locate_item(list, k);
+            .get_or_init(|| self.data.first_positions(|d| d.item_hash));
+        let (segment, index) = self.data.locate_item(list, k);
         first[segment][index]
     }
 

@@ -21,6 +21,7 @@ pub mod pricing;
 pub mod providers;
 pub mod render;
 pub mod report;
+pub mod session;
 pub mod watch;
 
 #[cfg(test)]
@@ -30,9 +31,9 @@ mod test_support;
 
 pub use agents::AgentSession;
 pub use agents::codex::parse::{LoadError, LoadOptions};
-/// The session the stages work on. The stages name it here, not in an agent's folder: with a
-/// second agent it becomes the choice between agents' sessions.
-pub use agents::codex::session::{SelectError, Session, TurnSelector};
+pub use agents::codex::session::{SelectError, TurnSelector};
+/// The session the binary loads, of either agent; the stages take it, or either agent's own.
+pub use session::Session;
 
 /// Version of every JSON document promptc writes.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -2,12 +2,14 @@
 
 use proptest::prelude::*;
 
+use crate::LoadOptions;
 use crate::agents::codex::content::{is_context_message, is_turn_boundary};
 use crate::agents::codex::model::{EventKind, Item, ItemKind, RecordKind};
 use crate::agents::codex::normalize::{Origin, first_violation};
+use crate::agents::codex::plan::plan;
 use crate::agents::codex::replay::Effect;
-use crate::fingerprint::{PlanOptions, common_prefix, hash, plan};
-use crate::{LoadOptions, Session};
+use crate::agents::codex::session::Session;
+use crate::fingerprint::{PlanOptions, common_prefix, hash};
 
 /// What happens to a call's output.
 #[derive(Debug, Clone, Copy)]
@@ -358,7 +360,7 @@ proptest! {
         for step in 0..s.replay.steps.len() {
             let direct = s.model_view(s.replay.step_history(step));
             let direct: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
-            let planned: Vec<&str> = a.view(step).iter().map(|e| s.view_json(e)).collect();
+            let planned: Vec<&str> = crate::agents::codex::plan::view(&a, step).iter().map(|e| s.view_json(e)).collect();
             prop_assert_eq!(planned, direct);
         }
     }
@@ -446,9 +448,15 @@ fn views_equal_a_direct_computation(ops: &[Op]) -> Result<(), TestCaseError> {
     for step in 0..s.replay.steps.len() {
         let direct = s.model_view(s.replay.step_history(step));
         let json: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
-        let planned: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+        let planned: Vec<&str> = crate::agents::codex::plan::view(&p, step)
+            .iter()
+            .map(|e| s.view_json(e))
+            .collect();
         prop_assert_eq!(&planned, &json, "step {}", step);
-        let origins: Vec<_> = p.view(step).iter().map(|e| e.origin).collect();
+        let origins: Vec<_> = crate::agents::codex::plan::view(&p, step)
+            .iter()
+            .map(|e| e.origin)
+            .collect();
         let direct_origins: Vec<_> = direct.entries.iter().map(|e| e.origin).collect();
         prop_assert_eq!(origins, direct_origins, "step {}", step);
         let mut chain = hash("input", b"");

@@ -147,7 +147,7 @@ pub enum Cause {
     /// A component before the input changed (`instructions`, `tools`, `params`,
     /// `prompt_cache_key`), `history` when the input itself was rewritten, or the recorded
     /// turn-context field that changed (`sandbox_policy`, …); for Claude Code the part where the
-    /// prefix broke (`tools`, `system`, `params`, `history`).
+    /// prefix broke (`tools`, `system`, `params`) or `history`.
     PrefixBroken(&'static str),
     /// Claude Code: the model changed (a cache is per model).
     ModelSwitch,
@@ -157,8 +157,9 @@ pub enum Cause {
     LookbackExceeded,
     /// Claude Code: a part the build does not record must have changed.
     UnrecordedChange,
-    /// Claude Code 1.0.x run as `claude -p`: the last tool turn sent twice.
-    RepeatedToolTurn,
+    /// A rewrite the agent's build makes by a rule of its own, by its verdict's name (Claude
+    /// Code 1.0.x run as `claude -p`: `repeated_tool_turn`).
+    KnownRewrite(&'static str),
     /// The session's first request: nothing to reuse. Its uncached input is counted apart and
     /// is not a loss.
     ColdStart,
@@ -173,12 +174,23 @@ impl Cause {
             Verdict::ComponentChanged(c) => Cause::PrefixBroken(c),
             Verdict::HistoryRewritten(_) => Cause::PrefixBroken("history"),
             // A recorded turn-context field that feeds a part the rollout does not record.
-            Verdict::ContextChanged(field) => Cause::PrefixBroken(field),
+            Verdict::ContextChanged { field, .. } => Cause::PrefixBroken(field),
             // The compaction's own request, sent without the tools.
             Verdict::CompactionRequest => Cause::Compaction,
             Verdict::IdleGap(_) => Cause::IdleGap,
+            // A cache with an exact TTL (Anthropic's) names its own causes.
+            Verdict::TtlExpired { .. } => Cause::TtlExpired,
+            Verdict::ModelSwitch { .. } => Cause::ModelSwitch,
+            Verdict::LookbackExceeded => Cause::LookbackExceeded,
+            // A part the session does not record changed, or the build rewrote its prefix.
+            Verdict::UnrecordedChange(_) => Cause::UnrecordedChange,
+            Verdict::KnownRewrite { name, .. } => Cause::KnownRewrite(name),
             Verdict::ProviderMiss => Cause::ProviderMiss,
-            Verdict::Hit | Verdict::NoUsage => return None,
+            Verdict::Hit
+            | Verdict::NoUsage
+            | Verdict::NoCacheFields
+            | Verdict::EarlierFile
+            | Verdict::Copied => return None,
         })
     }
 
@@ -194,7 +206,7 @@ impl Cause {
             Cause::TtlExpired => "ttl_expired".into(),
             Cause::LookbackExceeded => "lookback_exceeded".into(),
             Cause::UnrecordedChange => "unrecorded_change".into(),
-            Cause::RepeatedToolTurn => "repeated_tool_turn".into(),
+            Cause::KnownRewrite(name) => (*name).into(),
             Cause::ColdStart => "cold_start".into(),
         }
     }
@@ -211,7 +223,7 @@ impl Cause {
             Cause::TtlExpired => "ttl expired".into(),
             Cause::LookbackExceeded => "lookback exceeded".into(),
             Cause::UnrecordedChange => "unrecorded change".into(),
-            Cause::RepeatedToolTurn => "repeated tool turn".into(),
+            Cause::KnownRewrite(name) => name.replace('_', " "),
             Cause::ColdStart => "cold start (not a loss)".into(),
         }
     }

@@ -2,9 +2,10 @@
 
 mod samples_dir;
 
+use crate::LoadOptions;
 use crate::agents::codex::model::Item;
 use crate::agents::codex::session::Session;
-use crate::{LoadOptions, Session as S};
+use crate::agents::codex::session::Session as S;
 
 /// Load a rollout from JSONL lines.
 pub fn session(lines: &[&str]) -> Session {

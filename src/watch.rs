@@ -1,4 +1,5 @@
-//! Following a rollout while Codex writes it (`promptc watch`): appended bytes in, events out.
+//! Following a session while its agent writes it (`promptc watch`): appended bytes in, events
+//! out.
 //!
 //! The caller (the binary) owns the file and the clock: it hands [`Watch::push`] the bytes
 //! appended since its last read, in chunks cut anywhere (inside a line, inside a UTF-8
@@ -8,28 +9,69 @@
 //! after such a row, a drift.
 //!
 //! What costs what: the new lines, not the file. Appending a line costs a copy and a scan for
-//! the few line types that can bring an event. A line that can bring one (`token_count`, turn
-//! boundaries, `compacted`, `thread_rolled_back`), at most once per [`Watch::push`], runs the
-//! pipeline on the lines new since the last load: parse
-//! ([`crate::agents::codex::parse::load_more`], into the bytes already held), replay
-//! ([`crate::agents::codex::replay::replay_more`]), plan ([`crate::fingerprint::Planner::extend`])
-//! and analysis ([`crate::cache::analyze_more`]) go on from where they stopped, redoing only the
-//! last step (the one that may still change).
-//! `steps` runs the same functions from nothing, so the rows are `steps`' by construction. The
-//! first load is the binary's loader (a fork's parent is read then, once).
+//! the few line types that can bring an event ([`Growing::may_bring_event`]). A line that can
+//! bring one, at most once per [`Watch::push`], runs the pipeline on the lines new since the
+//! last load: the agent reads them into its session ([`Growing::load_appended`]: Codex's
+//! `load_more` and `replay_more`), its planner plans the steps they added, and the analysis
+//! ([`crate::cache::analyze_more`]) goes on from where it stopped, redoing only the steps the
+//! agent says may have changed. `steps` runs the same functions from nothing, so the rows are
+//! `steps`' by construction. The first load is the binary's loader (a fork's parent is read
+//! then, once).
 
-use crate::Session;
-use crate::agents::codex::follow::may_bring_event;
+use crate::AgentSession;
 use crate::cache::{StepCache, Verdict};
-use crate::fingerprint::{Plan, PlanOptions, Planner};
+use crate::core::lines::SkippedLine;
+use crate::fingerprint::Plan;
 
-/// Loads complete lines into a session: the binary's loader (it finds a fork's parent).
-pub type Loader = Box<dyn FnMut(&str, &[u8]) -> Result<Session, String>>;
+/// What `watch` asks of a session that grows while its agent writes it: the agent's own reading
+/// of appended lines, and the planner that goes on with the steps they add.
+pub trait Growing: AgentSession + Sized {
+    /// The agent's plan, growing with the session.
+    type Planner;
+
+    /// Whether appended complete lines hold a line that can bring an event: until one does,
+    /// nothing is loaded.
+    fn may_bring_event(added: &[u8]) -> bool;
+
+    /// Read `bytes`, the complete lines after the `lines` lines read, into the session. Returns
+    /// the lines read in all and how many of the first steps stayed as they were.
+    fn load_appended(&mut self, bytes: &[u8], lines: usize) -> (usize, usize);
+
+    /// The events of the records from record `from` on (compactions, rollbacks, turns that
+    /// ended), each with its line, in record order.
+    fn record_events(&self, from: usize) -> Vec<(usize, Event)>;
+
+    /// Records read so far.
+    fn records(&self) -> usize;
+
+    /// The lines skipped so far, in line order.
+    fn skipped_lines(&self) -> &[SkippedLine];
+
+    /// Plan the steps from step `unchanged` on (those before it kept their plan). Returns how
+    /// many of the first steps kept their plan.
+    fn extend_plan(planner: &mut Self::Planner, session: &Self, unchanged: usize) -> usize;
+
+    /// The plan of the steps so far.
+    fn plan(planner: &Self::Planner) -> &Plan;
+}
+
+/// Loads a file's complete lines into a session (its name, its bytes).
+pub type Load<S> = Box<dyn FnMut(&str, &[u8]) -> Result<S, String>>;
+
+/// Makes a session's planner.
+pub type MakePlanner<S> = Box<dyn Fn(&S) -> <S as Growing>::Planner>;
+
+/// Loads complete lines into a session (the binary's loader: it finds a fork's parent), and
+/// makes the session's planner.
+pub struct Loader<S: Growing> {
+    pub load: Load<S>,
+    pub planner: MakePlanner<S>,
+}
 
 /// Something that happened in the rollout, in line order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    /// A turn started (index into `Replay::turns`).
+    /// A turn started (index into the session's turns).
     TurnStarted { turn: usize, line: usize },
     /// A turn ended (`task_complete`, or `turn_aborted` when `aborted`).
     TurnEnded { line: usize, aborted: bool },
@@ -38,11 +80,12 @@ pub enum Event {
     /// A rollback dropped turns.
     Rollback { line: usize, turns: usize },
     /// A step's row is final: its usage arrived, or the next request's output came without
-    /// it, or the watch ended. Index into `Replay::steps` and into the rows of [`Watch::current`].
+    /// it, or the watch ended. Index into the session's steps and into the rows of
+    /// [`Watch::current`].
     Step { step: usize, line: usize },
     /// The step just reported changed what the cache could reuse.
     Drift { step: usize, line: usize },
-    /// A line was skipped (index into `Rollout::skipped`).
+    /// A line was skipped (index into [`Growing::skipped_lines`]).
     Skipped { index: usize },
 }
 
@@ -51,30 +94,39 @@ pub enum Event {
 /// prefix that broke, `None` for no drift (a hit, a cold start, an idle gap, a provider miss).
 pub fn drift(verdict: &Verdict) -> Option<bool> {
     match verdict {
-        Verdict::Compaction | Verdict::Rollback | Verdict::CompactionRequest => Some(true),
+        Verdict::Compaction
+        | Verdict::Rollback
+        | Verdict::CompactionRequest
+        | Verdict::ModelSwitch { .. } => Some(true),
         Verdict::ComponentChanged(_)
         | Verdict::HistoryRewritten(_)
-        | Verdict::ContextChanged(_) => Some(false),
+        | Verdict::ContextChanged { .. }
+        | Verdict::LookbackExceeded
+        | Verdict::UnrecordedChange(_)
+        | Verdict::KnownRewrite { .. } => Some(false),
         Verdict::First
+        | Verdict::EarlierFile
+        | Verdict::Copied
         | Verdict::IdleGap(_)
+        | Verdict::TtlExpired { .. }
         | Verdict::ProviderMiss
         | Verdict::Hit
-        | Verdict::NoUsage => None,
+        | Verdict::NoUsage
+        | Verdict::NoCacheFields => None,
     }
 }
 
-/// The state of one followed rollout.
-pub struct Watch {
+/// The state of one followed session.
+pub struct Watch<S: Growing> {
     name: String,
-    options: PlanOptions,
-    loader: Loader,
+    loader: Loader<S>,
     /// Complete lines not yet loaded.
     fresh: Vec<u8>,
     /// The last line, until its newline arrives.
     partial: Vec<u8>,
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
-    current: Option<(Session, Planner, Vec<StepCache>)>,
+    current: Option<(S, S::Planner, Vec<StepCache>)>,
     /// Lines loaded.
     lines: usize,
     records_seen: usize,
@@ -83,11 +135,10 @@ pub struct Watch {
     skipped_seen: usize,
 }
 
-impl Watch {
-    pub fn new(name: &str, options: PlanOptions, loader: Loader) -> Watch {
+impl<S: Growing> Watch<S> {
+    pub fn new(name: &str, loader: Loader<S>) -> Watch<S> {
         Watch {
             name: name.to_string(),
-            options,
             loader,
             fresh: Vec::new(),
             partial: Vec::new(),
@@ -113,7 +164,7 @@ impl Watch {
         self.partial.extend_from_slice(&bytes[last_newline + 1..]);
         let added = &self.fresh[start..];
         if !self.dirty {
-            self.dirty = may_bring_event(added);
+            self.dirty = S::may_bring_event(added);
         }
         if !self.dirty {
             return Ok(Vec::new());
@@ -133,10 +184,10 @@ impl Watch {
     }
 
     /// The session, plan and rows of the last load, which the events index into.
-    pub fn current(&self) -> Option<(&Session, &Plan, &[StepCache])> {
+    pub fn current(&self) -> Option<(&S, &Plan, &[StepCache])> {
         self.current
             .as_ref()
-            .map(|(s, p, r)| (s, p.plan(), r.as_slice()))
+            .map(|(s, p, r)| (s, S::plan(p), r.as_slice()))
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
@@ -150,12 +201,12 @@ impl Watch {
                     self.fresh.clear();
                 }
                 None => {
-                    let session = (self.loader)(&self.name, &self.fresh)?;
+                    let session = (self.loader.load)(&self.name, &self.fresh)?;
                     self.lines = memchr::memchr_iter(b'\n', &self.fresh).count();
                     self.fresh.clear();
-                    let mut planner = Planner::new(&session, &self.options);
-                    planner.extend(&session, 0);
-                    let rows = crate::cache::analyze(&session, planner.plan());
+                    let mut planner = (self.loader.planner)(&session);
+                    S::extend_plan(&mut planner, &session, 0);
+                    let rows = crate::cache::analyze(&session, S::plan(&planner));
                     self.current = Some((session, planner, rows));
                 }
             }
@@ -164,22 +215,19 @@ impl Watch {
         let Some((session, _, rows)) = &self.current else {
             return Ok(Vec::new());
         };
-        let replay = &session.replay;
         let mut events = Vec::new();
-        for index in self.skipped_seen..session.rollout.skipped.len() {
-            events.push((
-                session.rollout.skipped[index].line,
-                Event::Skipped { index },
-            ));
+        let skipped = session.skipped_lines();
+        for (index, s) in skipped.iter().enumerate().skip(self.skipped_seen) {
+            events.push((s.line, Event::Skipped { index }));
         }
-        self.skipped_seen = session.rollout.skipped.len();
-        for (turn, t) in replay.turns.iter().enumerate().skip(self.turns_seen) {
+        self.skipped_seen = skipped.len();
+        for (turn, t) in session.turns().iter().enumerate().skip(self.turns_seen) {
             events.push((t.line, Event::TurnStarted { turn, line: t.line }));
         }
-        self.turns_seen = replay.turns.len();
+        self.turns_seen = session.turns().len();
         events.extend(session.record_events(self.records_seen));
-        self.records_seen = session.rollout.records.len();
-        let steps = &replay.steps;
+        self.records_seen = session.records();
+        let steps = session.steps();
         // Rows go out in step order: a row made final by a later step's output can come after
         // that step's own row line (its usage was carried from an earlier line, a retry's).
         let mut row_key = 0;
@@ -209,18 +257,19 @@ impl Watch {
 /// Read `bytes`, the complete lines after the `lines` lines read, into the session, its plan
 /// and its rows: the same as loading, planning and analysing the whole file, at the cost of the
 /// new lines. Returns the lines read in all.
-fn grow(
-    session: &mut Session,
-    planner: &mut Planner,
+fn grow<S: Growing>(
+    session: &mut S,
+    planner: &mut S::Planner,
     rows: &mut Vec<StepCache>,
     bytes: &[u8],
     lines: usize,
 ) -> usize {
     let (lines, unchanged) = session.load_appended(bytes, lines);
-    // Every step is planned again when the session's meta arrived since: its rows too.
-    let kept = planner.extend(session, unchanged);
+    // Every step is planned again when the agent says so (Codex: the session's meta arrived
+    // since): its rows too.
+    let kept = S::extend_plan(planner, session, unchanged);
     rows.truncate(kept);
-    crate::cache::analyze_more(session, planner.plan(), rows);
+    crate::cache::analyze_more(session, S::plan(planner), rows);
     lines
 }
 
@@ -228,22 +277,26 @@ fn grow(
 mod tests {
     use super::{Event, Loader, Watch};
     use crate::LoadOptions;
-    use crate::Session;
+    use crate::agents::codex::plan::{Planner, plan};
+    use crate::agents::codex::session::Session;
     use crate::cache::StepCache;
-    use crate::fingerprint::{Plan, PlanOptions, Planner, plan};
+    use crate::fingerprint::{Plan, PlanOptions};
 
-    fn loader() -> Loader {
-        Box::new(|name: &str, bytes: &[u8]| {
-            Session::load(name, bytes, LoadOptions::default()).map_err(|e| e.to_string())
-        })
+    fn loader() -> Loader<Session> {
+        Loader {
+            load: Box::new(|name: &str, bytes: &[u8]| {
+                Session::load(name, bytes, LoadOptions::default()).map_err(|e| e.to_string())
+            }),
+            planner: Box::new(|s: &Session| Planner::new(s, &PlanOptions::default())),
+        }
     }
 
     /// The step rows a watch reports, fed `bytes` in chunks of `size` (the last may be
     /// shorter), then finished: their debug form, in order, each once.
     fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
-        let mut watch = Watch::new(name, PlanOptions::default(), loader());
+        let mut watch = Watch::new(name, loader());
         let mut rows = Vec::new();
-        let mut take = |watch: &Watch, events: Vec<Event>| {
+        let mut take = |watch: &Watch<Session>, events: Vec<Event>| {
             let (_, _, current) = watch.current().expect("loaded");
             for event in events {
                 if let Event::Step { step, .. } = event {
@@ -282,7 +335,7 @@ mod tests {
                 .nth(n - 1)
                 .map_or(bytes.len(), |(i, _)| i + 1)
         };
-        let mut watch = Watch::new("rows_final_together", PlanOptions::default(), loader());
+        let mut watch = Watch::new("rows_final_together", loader());
         let mut order = Vec::new();
         for (from, to) in [(0, cut(20)), (cut(20), cut(50)), (cut(50), bytes.len())] {
             for event in watch.push(&bytes[from..to]).expect("loads") {
@@ -383,7 +436,7 @@ mod tests {
     fn outputs(session: &Session, plan: &Plan, rows: &[StepCache]) -> String {
         let mut text = format!("{:?}\n", session.replay);
         for step in 0..plan.views.len() {
-            let view = plan.view(step);
+            let view = crate::agents::codex::plan::view(plan, step);
             let data: Vec<_> = (0..view.len())
                 .map(|k| {
                     (
@@ -397,12 +450,16 @@ mod tests {
             text += &format!(
                 "{step}: {view:?} {data:?} {:?} {:?} {} {}\n",
                 plan.fingerprints[step],
-                plan.instructions[step],
+                crate::agents::codex::plan::codex(plan).instructions[step],
                 plan.instruction_tokens[step],
                 plan.request_tokens(step),
             );
         }
-        text + &format!("{:?} {} {rows:?}", plan.tools, plan.tool_tokens)
+        text + &format!(
+            "{:?} {} {rows:?}",
+            crate::agents::codex::plan::codex(plan).tools,
+            plan.tool_tokens
+        )
     }
 
     /// Going on from a session, its plan and rows at every cut (every 1, 2, 5 lines) gives
@@ -585,8 +642,10 @@ mod tests {
     fn only_lines_that_can_bring_an_event_reload() {
         let mut watch = Watch::new(
             "x",
-            PlanOptions::default(),
-            Box::new(|_, _| panic!("loaded")),
+            Loader::<Session> {
+                load: Box::new(|_, _| panic!("loaded")),
+                planner: Box::new(|s: &Session| Planner::new(s, &PlanOptions::default())),
+            },
         );
         let line = br#"{"timestamp":"2025-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#;
         assert_eq!(watch.push(line).unwrap(), Vec::new());

@@ -2,8 +2,9 @@
 //! (`tests/cli/fuzz_bodies.rs`): load and replay a rollout on `threads` threads, then normalize
 //! its final history. Reading it in ranges and pieces gives what one piece on one thread gives.
 
+use promptc::LoadOptions;
+use promptc::agents::codex::session::Session;
 use promptc::core::parallel::Threads;
-use promptc::{LoadOptions, Session};
 
 /// The JSON of every model-view entry of the final history (`None`: the bytes do not load).
 pub fn run(data: &[u8], threads: usize) -> Option<Vec<String>> {

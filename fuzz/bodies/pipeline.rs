@@ -12,10 +12,11 @@
 //! - `diff(A, A)` is identical, and so is its rendering's verdict; with no 0xFF, the diff of two
 //!   loads of the same bytes is identical too (loading and planning are deterministic);
 //! - one fingerprint per step.
+use promptc::agents::codex::session::Session;
 use promptc::core::parallel::Threads;
 use promptc::fingerprint::{Plan, PlanOptions};
 use promptc::render::RenderOptions;
-use promptc::{LoadOptions, Session, TurnSelector};
+use promptc::{LoadOptions, TurnSelector};
 
 /// Every output of the pipeline on `data` (each named), loading and planning on `threads`
 /// threads; empty when A does not load. Panics where an invariant breaks.
@@ -121,7 +122,7 @@ fn render(
 }
 
 fn plan(session: &Session, threads: Threads) -> Plan {
-    promptc::fingerprint::plan(
+    promptc::agents::codex::plan::plan(
         session,
         &PlanOptions {
             estimate_tokens: true,
@@ -138,7 +139,8 @@ fn single(
     threads: Threads,
     outputs: &mut Outputs,
 ) -> Plan {
-    use promptc::render::{check as rcheck, request, steps, view};
+    use promptc::agents::codex::render::{compile, view};
+    use promptc::render::{check as rcheck, fingerprint, steps};
 
     let plan = plan(session, threads);
     let steps = session.replay.steps.len();
@@ -147,6 +149,7 @@ fn single(
     let rows = promptc::cache::analyze(session, &plan);
     let findings = promptc::check::check(session, &plan);
     let report = rcheck::RolloutReport {
+        kind: "rollout",
         name: session.rollout.name.clone(),
         steps,
         findings: findings
@@ -207,14 +210,14 @@ fn single(
             outputs,
             "compile json",
             render("compile json", |o| {
-                request::write_compile_json(o, session, &plan, last)
+                compile::write_compile_json(o, session, &plan, last)
             }),
         );
         text(
             outputs,
             "compile text",
             render("compile text", |o| {
-                request::write_compile_text(o, session, &plan, last, options)
+                compile::write_compile_text(o, session, &plan, last, options)
             }),
         );
     }
@@ -223,14 +226,14 @@ fn single(
         outputs,
         "fingerprint text",
         render("fingerprint text", |o| {
-            request::write_fingerprints(o, session, &plan, &all, false)
+            fingerprint::write_fingerprints(o, session, &plan, &all, false)
         }),
     );
     json(
         outputs,
         "fingerprint json",
         render("fingerprint json", |o| {
-            request::write_fingerprints(o, session, &plan, &all, true)
+            fingerprint::write_fingerprints(o, session, &plan, &all, true)
         }),
     );
     text(

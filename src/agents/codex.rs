@@ -13,6 +13,7 @@ pub mod model;
 pub mod normalize;
 pub mod parse;
 pub mod plan;
+pub mod render;
 pub mod replay;
 pub mod rules;
 pub mod session;

@@ -156,6 +156,24 @@ impl<T> SharedLists<T> {
         }
     }
 
+    /// The same lists (the same ids, lengths and shared prefixes), each item made from this
+    /// one's by `f`: a second kind of data about the same entries.
+    pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> SharedLists<U> {
+        SharedLists {
+            segments: self
+                .segments
+                .iter()
+                .map(|s| Segment {
+                    start: s.start,
+                    parent: s.parent,
+                    jump: s.jump,
+                    depth: s.depth,
+                    items: s.items.iter().map(&mut f).collect(),
+                })
+                .collect(),
+        }
+    }
+
     /// Every item of every list, each stored item once.
     pub fn stored_items(&self) -> impl Iterator<Item = &T> {
         self.segments.iter().flat_map(|s| s.items.iter())

@@ -54,3 +54,41 @@ pub struct Step {
     /// the agent's compaction prompt (Codex: [`crate::agents::codex::rules::COMPACTION_PROMPT`]).
     pub compaction: bool,
 }
+
+/// How a command names a turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnSelector {
+    /// 1-based number.
+    Number(usize),
+    /// A `turn_id` from the file.
+    Id(String),
+}
+
+impl std::str::FromStr for TurnSelector {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<TurnSelector, Self::Err> {
+        Ok(match text.parse::<usize>() {
+            Ok(n) => TurnSelector::Number(n),
+            Err(_) => TurnSelector::Id(text.to_string()),
+        })
+    }
+}
+
+/// A selection that does not exist in the rollout.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SelectError {
+    #[error("the rollout has no turns")]
+    NoTurns,
+    #[error("no turn {0} (the rollout has {1} turns)")]
+    NoSuchTurn(String, usize),
+    #[error("turn {turn} has no step {step} (it has {steps})")]
+    NoSuchStep {
+        turn: usize,
+        step: usize,
+        steps: usize,
+    },
+    #[error("turn {0} has no steps")]
+    NoSteps(usize),
+    #[error("--step needs --turn")]
+    StepWithoutTurn,
+}

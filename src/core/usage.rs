@@ -19,6 +19,10 @@ pub struct Usage {
     /// `ephemeral_1h_input_tokens`, priced apart), when the provider says. Codex records none.
     pub cache_write_1h_input_tokens: Option<u64>,
     pub output_tokens: u64,
+    /// The provider (a backend behind a compatible API) reports no cache counts at all: the
+    /// cache counts above are not zeros but unknown.
+    #[serde(skip)]
+    pub no_cache_counts: bool,
     pub reasoning_output_tokens: u64,
     pub total_tokens: u64,
 }

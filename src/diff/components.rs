@@ -74,7 +74,7 @@ pub fn component_drifts<T: PartialEq>(
 }
 
 /// Every drift between two aligned requests, component by component.
-pub(super) fn compare(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
+pub(super) fn compare<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Vec<Drift> {
     let mut out = Vec::new();
     for (class, _) in component_drifts(a.fingerprint().into(), b.fingerprint().into()) {
         match class {
@@ -103,7 +103,7 @@ pub(super) fn compare(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
 }
 
 /// A changed `prompt_cache_key`: a fork when one session records the other as its origin.
-fn cache_key_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
+fn cache_key_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> Drift {
     let (a_id, b_id) = (a.session.id(), b.session.id());
     let forked = (a_id.is_some() && b.session.forked_from() == a_id)
         || (b_id.is_some() && a.session.forked_from() == b_id);
@@ -130,9 +130,9 @@ fn cache_key_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
 }
 
 /// Changed instructions: per-run values when only those differ.
-fn instructions_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
-    let (source_a, source_b) = (&a.plan.instructions[a.step], &b.plan.instructions[b.step]);
-    let (ta, tb) = (source_a.0.as_deref(), source_b.0.as_deref());
+fn instructions_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> Drift {
+    let (ta, source_a) = a.session.instructions(a.plan, a.step);
+    let (tb, source_b) = b.session.instructions(b.plan, b.step);
     let mut d = match (ta, tb) {
         (Some(x), Some(y)) if volatile::mask(x) == volatile::mask(y) => {
             let values: Vec<String> = volatile::find(x).into_iter().map(|v| v.text).collect();
@@ -165,9 +165,15 @@ fn instructions_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
                 a,
                 b,
                 format!(
-                    "instructions differ ({} → {}){why}",
-                    source_a.1.name(),
-                    source_b.1.name()
+                    "instructions differ ({source_a} → {source_b}){why}{}",
+                    match (ta, tb) {
+                        (Some(x), Some(y)) => a
+                            .session
+                            .name_change(x, y)
+                            .map(|what| format!(": {what} changed"))
+                            .unwrap_or_default(),
+                        _ => String::new(),
+                    }
                 ),
             )
         }
@@ -181,8 +187,11 @@ fn instructions_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
 
 /// Changed tools (`class` from [`component_drifts`]): which were added, removed or changed,
 /// or the names in their two orders.
-fn tools_drift(a: &Side<'_>, b: &Side<'_>, class: DriftClass) -> Drift {
-    let (Some(ta), Some(tb)) = (&a.plan.tools.tools, &b.plan.tools.tools) else {
+fn tools_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>, class: DriftClass) -> Drift {
+    let (Some(ta), Some(tb)) = (
+        a.session.tools(a.plan, a.step),
+        b.session.tools(b.plan, b.step),
+    ) else {
         return drift(
             DriftClass::ToolsChanged,
             "tools",
@@ -249,7 +258,7 @@ fn tools_drift(a: &Side<'_>, b: &Side<'_>, class: DriftClass) -> Drift {
 }
 
 /// Changed request parameters, each changed field named.
-fn params_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
+fn params_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> Drift {
     let ja = a.session.request_params(a.step);
     let jb = b.session.request_params(b.step);
     let va: Value = serde_json::from_str(&ja).unwrap_or(Value::Null);
@@ -286,12 +295,8 @@ fn params_drift(a: &Side<'_>, b: &Side<'_>) -> Drift {
     d
 }
 
-fn checkpoint_line(side: &Side<'_>) -> String {
-    let epoch = side.epoch();
+fn checkpoint_line<S: AgentSession>(side: &Side<'_, S>) -> String {
     side.session
-        .replay
-        .checkpoints
-        .iter()
-        .rfind(|c| c.epoch <= epoch)
-        .map_or("none".to_string(), |c| format!("line {}", c.line))
+        .checkpoint_line(side.step)
+        .map_or("none".to_string(), |line| format!("line {line}"))
 }

@@ -5,10 +5,15 @@
 use super::input::{input_drift, pretty_items};
 use super::{Drift, DriftClass, Side, components, drift, shared_items};
 use crate::AgentSession;
+use crate::agents::Reset;
 
 /// What breaks the prefix between A's request `a` and B's request `b` that should extend it (B
 /// resumes or forks A), or what B appends as expected.
-pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> {
+pub(super) fn continuation<S: AgentSession>(
+    a: Side<'_, S>,
+    b: Side<'_, S>,
+    label: &str,
+) -> Vec<Drift> {
     // The components before the input, as for aligned steps; the input is held to "extends".
     let mut out: Vec<Drift> = components::compare(a, b)
         .into_iter()
@@ -58,13 +63,13 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
     }
     // The prefix is intact: what follows A's input is A's response output, then B's new input.
     // Context messages there (an AGENTS.md or environment update) are an expected append.
-    let view = b.view();
+    let len = b.input_len();
     let mut k = prev_len;
-    while k < view.len() && b.session.view_item(&view[k]).is_model_output() {
+    while k < len && b.entry(k).model_output {
         k += 1;
     }
     let start = k;
-    while k < view.len() && b.session.is_context_entry(&view[k]) {
+    while k < len && b.entry(k).context {
         k += 1;
     }
     if k > start {
@@ -79,7 +84,7 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
             ),
         );
         d.input_index = Some(start);
-        d.evidence = Some((String::new(), pretty_items(b.session, view.slice(start..k))));
+        d.evidence = Some((String::new(), pretty_items(&b, start..k)));
         out.push(d);
     }
     out
@@ -90,9 +95,14 @@ pub(super) fn continuation(a: Side<'_>, b: Side<'_>, label: &str) -> Vec<Drift> 
 /// turn, as 0.152+ do when the resumed model is another one: `0.171.0/model_switch`), it is
 /// named as the expected reset it is, and the turn's request after it is held to A's last for
 /// what else the resume changed (the model, the settings).
-pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
+pub(super) fn resumed<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Vec<Drift> {
     let mut out = continuation(a, b, "B's first request after A's end");
-    let steps = &b.session.replay.steps;
+    if out.is_empty()
+        && let Some(d) = unrecorded_change(a, b)
+    {
+        out.push(d);
+    }
+    let steps = b.session.steps();
     if !steps[b.step].compaction {
         return out;
     }
@@ -127,7 +137,11 @@ pub(super) fn resumed(a: Side<'_>, b: Side<'_>) -> Vec<Drift> {
 
 /// B continues A from its step `before` (paired with A's `a`) to `after` across a reset (a
 /// rollback or a compaction): its next request does not extend A's last one, as expected.
-pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Drift> {
+pub(super) fn reset<S: AgentSession>(
+    a: Side<'_, S>,
+    before: Side<'_, S>,
+    after: Side<'_, S>,
+) -> Option<Drift> {
     let class = reset_class(&before, &after)?;
     let mut d = drift(
         class,
@@ -148,20 +162,56 @@ pub(super) fn reset(a: Side<'_>, before: Side<'_>, after: Side<'_>) -> Option<Dr
 }
 
 /// A reset between two steps of the same session: a rollback or a compaction.
-fn reset_class(before: &Side<'_>, after: &Side<'_>) -> Option<DriftClass> {
-    let (e1, e2) = (before.epoch(), after.epoch());
-    if e1 == e2 {
+fn reset_class<S: AgentSession>(before: &Side<'_, S>, after: &Side<'_, S>) -> Option<DriftClass> {
+    Some(
+        match after.session.reset_between(before.step, after.step)? {
+            Reset::Compaction => DriftClass::Compaction,
+            Reset::Rollback => DriftClass::Rollback,
+        },
+    )
+}
+
+/// Nothing recorded broke the prefix, yet B's first request read less than A's last left in a
+/// cache whose reads are exact (one keyed on breakpoints): a part the log does not record must
+/// have changed, or the provider missed. The parts are named.
+fn unrecorded_change<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Option<Drift> {
+    let provider = a.session.cache_model();
+    if !provider.keyed_on_breakpoints() {
         return None;
     }
-    if after
-        .session
-        .replay
-        .checkpoints
-        .iter()
-        .any(|c| c.epoch > e1 && c.epoch <= e2)
-    {
-        Some(DriftClass::Compaction)
-    } else {
-        Some(DriftClass::Rollback)
+    let left = provider.left_cached(&a.session.steps()[a.step].usage.as_ref()?.usage);
+    let read = b.session.steps()[b.step]
+        .usage
+        .as_ref()?
+        .usage
+        .cached_input_tokens;
+    if read >= left {
+        return None;
     }
+    let prompt = a.session.prompt(a.plan, a.step)?;
+    let last = (prompt.head().len() + prompt.message_blocks()).checked_sub(1)?;
+    let mut parts = a.session.unrecorded_parts(a.plan, a.step, last);
+    if let Some((name, _)) = a.session.known_rewrite(a.step, b.step) {
+        parts.push(format!("or the build's {}", name.replace('_', " ")));
+    }
+    let d = drift(
+        DriftClass::UnrecordedChange,
+        "prefix",
+        &a,
+        &b,
+        if parts.is_empty() {
+            format!(
+                "B's first request read {read} of the {left} tokens A's last request left \
+                 cached, though every recorded part is the same"
+            )
+        } else {
+            format!(
+                "B's first request read {read} of the {left} tokens A's last request left \
+                 cached; the recorded parts are the same, so one the build does not record \
+                 changed: {}",
+                parts.join(", ")
+            )
+        },
+    );
+    Some(d)
 }

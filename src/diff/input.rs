@@ -5,47 +5,37 @@
 use serde_json::Value;
 
 use super::{Drift, DriftClass, Side, drift, shared_items};
-use crate::Session;
-use crate::agents::codex::model::Item;
-use crate::agents::codex::normalize::{Origin, ViewEntry};
-use crate::core::shared::Slice;
+use crate::AgentSession;
+use crate::agents::Entry;
 use crate::core::volatile;
 use crate::fingerprint::canonical_item_hash;
 
 /// The drift at the first input item two requests do not share, if any does differ.
-pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
+pub(super) fn input_drift<S: AgentSession>(a: &Side<'_, S>, b: &Side<'_, S>) -> Option<Drift> {
     let lcp = shared_items(a, b);
-    let view_a = a.view();
-    let view_b = b.view();
+    let (len_a, len_b) = (a.input_len(), b.input_len());
     let d = |class: DriftClass, detail: String| {
         let mut d = drift(class, "input", a, b, detail);
         d.input_index = Some(lcp);
         d
     };
-    if rollbacks_before(a) != rollbacks_before(b) {
+    if a.session.rollbacks_before(a.step) != b.session.rollbacks_before(b.step) {
         return Some(d(
             DriftClass::Rollback,
             "turns were rolled back on one side: the history was cut, an expected reset".into(),
         ));
     }
-    let entry_a = view_a.get(lcp);
-    let entry_b = view_b.get(lcp);
-    match (entry_a, entry_b) {
-        (None, None) => None,
-        (None, Some(_)) | (Some(_), None) => {
-            let (longer, view, session, side) = if entry_b.is_some() {
-                (view_b.len(), view_b, b.session, "B")
+    match (lcp < len_a, lcp < len_b) {
+        (false, false) => None,
+        (false, true) | (true, false) => {
+            let (longer, side, name) = if lcp < len_b {
+                (len_b, b, "B")
             } else {
-                (view_a.len(), view_a, a.session, "A")
+                (len_a, a, "A")
             };
-            let extra = view.slice(lcp..);
-            let all_context = extra.iter().all(|e| session.is_context_entry(e));
-            let evidence_text: String = extra
-                .iter()
-                .map(|e| pretty(session.view_json(e)))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let mut drift = if all_context && side == "B" {
+            let all_context = (lcp..longer).all(|k| side.entry(k).context);
+            let evidence_text = pretty_items(side, lcp..longer);
+            let mut drift = if all_context && name == "B" {
                 d(
                     DriftClass::ContextAppended,
                     format!(
@@ -57,67 +47,59 @@ pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
                 d(
                     DriftClass::HistoryRewritten,
                     format!(
-                        "{side}'s input has {} more item(s) from index {lcp}",
+                        "{name}'s input has {} more item(s) from index {lcp}",
                         longer - lcp
                     ),
                 )
             };
-            drift.evidence = Some(if side == "B" {
+            drift.evidence = Some(if name == "B" {
                 (String::new(), evidence_text)
             } else {
                 (evidence_text, String::new())
             });
             Some(drift)
         }
-        (Some(ea), Some(eb)) => {
-            let ja = a.session.view_json(ea);
-            let jb = b.session.view_json(eb);
-            let ia = a.session.view_item(ea);
-            let ib = b.session.view_item(eb);
-            let synthetic = |e: &ViewEntry| matches!(e.origin, Origin::Synthetic { .. });
+        (true, true) => {
+            let (ea, eb) = (a.entry(lcp), b.entry(lcp));
+            let (ja, jb) = (&*ea.json, &*eb.json);
             // A contextual item sent again: the same item already stands in the shared prefix.
-            let reinjected = |side: &Side<'_>, k: usize| {
-                side.session.is_context_entry(&side.view()[k])
-                    && side.plan.first_occurrence(side.step, k) < lcp
+            let reinjected = |side: &Side<'_, S>, k: usize| {
+                side.entry(k).context && side.plan.first_occurrence(side.step, k) < lcp
             };
-            let next_synthetic = |view: Slice<ViewEntry>| view.get(lcp + 1).is_some_and(synthetic);
+            let next_synthetic =
+                |side: &Side<'_, S>| lcp + 1 < side.input_len() && side.entry(lcp + 1).synthetic;
             // B inserted context (an environment or permission update) and then goes on as A.
             let appended_context = {
                 let mut k = lcp;
-                while k < view_b.len()
-                    && b.session.is_context_entry(&view_b[k])
-                    && !reinjected(b, k)
-                {
+                while k < len_b && b.entry(k).context && !reinjected(b, k) {
                     k += 1;
                 }
-                let goes_on_as_a = match view_b.get(k) {
-                    None => true,
-                    Some(next) => b.session.view_json(next) == ja,
-                };
+                let goes_on_as_a = k >= len_b || b.entry(k).json == ja;
                 (k > lcp && goes_on_as_a).then_some(k)
             };
-            let mut drift = if synthetic(ea) || synthetic(eb) {
+            let mut drift = if ea.synthetic || eb.synthetic {
                 d(
                     DriftClass::SyntheticOutputChanged,
                     format!(
                         "the model view's repair differs at input item {lcp}: {} vs {}",
-                        describe(ia, synthetic(ea)),
-                        describe(ib, synthetic(eb))
+                        describe(&ea, ea.synthetic),
+                        describe(&eb, eb.synthetic)
                     ),
                 )
-            } else if (next_synthetic(view_a) || next_synthetic(view_b)) && same_but_id(ja, jb) {
-                let id_of = |view: Slice<ViewEntry>, session: &Session| {
-                    view.get(lcp + 1)
-                        .filter(|e| synthetic(e))
-                        .and_then(|e| session.view_item(e).id.clone())
-                        .unwrap_or_else(|| "none".into())
+            } else if (next_synthetic(a) || next_synthetic(b)) && same_but_id(ja, jb) {
+                let id_of = |side: &Side<'_, S>| {
+                    (lcp + 1 < side.input_len())
+                        .then(|| side.entry(lcp + 1))
+                        .filter(|e| e.synthetic)
+                        .and_then(|e| e.id.map(|id| id.into_owned()))
+                        .unwrap_or_else(|| "none".to_string())
                 };
                 d(
                     DriftClass::SyntheticOutputChanged,
                     format!(
                         "the call at input item {lcp} changed only its item id, so its synthetic output's id changed: {} vs {}",
-                        id_of(view_a, a.session),
-                        id_of(view_b, b.session)
+                        id_of(a),
+                        id_of(b)
                     ),
                 )
             } else if let Some(end) = appended_context {
@@ -127,11 +109,16 @@ pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
                         "B appends context at input item {lcp} (an environment or permission update) and then goes on as A"
                     ),
                 );
-                drift.evidence = Some((
-                    String::new(),
-                    pretty_items(b.session, view_b.slice(lcp..end)),
-                ));
+                drift.evidence = Some((String::new(), pretty_items(b, lcp..end)));
                 return Some(drift);
+            } else if let Some(what) = (ea.context && eb.context)
+                .then(|| a.session.name_change(ja, jb))
+                .flatten()
+            {
+                d(
+                    DriftClass::ContextChanged,
+                    format!("the context at input item {lcp} changed: {what}"),
+                )
             } else if reinjected(b, lcp) || reinjected(a, lcp) {
                 d(
                     DriftClass::ContextReinjected,
@@ -153,34 +140,20 @@ pub(super) fn input_drift(a: &Side<'_>, b: &Side<'_>) -> Option<Drift> {
                     DriftClass::HistoryRewritten,
                     format!(
                         "input item {lcp} ({}) has the same content with its keys reordered",
-                        ia.type_name
+                        ea.kind
                     ),
                 )
             } else {
+                let plain = |e: &Entry<'_>| describe(e, false);
                 d(
                     DriftClass::HistoryRewritten,
-                    format!(
-                        "input item {lcp} differs: {} vs {}",
-                        describe(ia, false),
-                        describe(ib, false)
-                    ),
+                    format!("input item {lcp} differs: {} vs {}", plain(&ea), plain(&eb)),
                 )
             };
             drift.evidence = Some((pretty(ja), pretty(jb)));
             Some(drift)
         }
     }
-}
-
-/// Rollbacks that dropped turns before a side's step.
-fn rollbacks_before(side: &Side<'_>) -> usize {
-    let epoch = side.epoch();
-    side.session
-        .replay
-        .rollbacks
-        .iter()
-        .filter(|r| r.dropped_turns > 0 && r.epoch <= epoch)
-        .count()
 }
 
 /// Two items that differ only in their `id` field.
@@ -196,20 +169,22 @@ fn same_but_id(a: &str, b: &str) -> bool {
     }
 }
 
-fn describe(item: &Item, synthetic: bool) -> String {
-    let mut text = item.type_name.to_string();
-    if let Some(role) = &item.role {
+/// An entry in a few words: its type, role and call, and whether the agent made it.
+fn describe(entry: &Entry<'_>, synthetic: bool) -> String {
+    let mut text = entry.kind.to_string();
+    if let Some(role) = entry.role {
         text.push('/');
         text.push_str(role);
     }
-    if let Some(call_id) = &item.call_id {
+    if let Some(call_id) = &entry.call_id {
         text.push_str(&format!(" {call_id}"));
     }
     if synthetic {
         text.push_str(&format!(
             " (synthetic{})",
-            item.id
-                .as_deref()
+            entry
+                .id
+                .as_ref()
                 .map(|id| format!(", id {id}"))
                 .unwrap_or_default()
         ));
@@ -217,12 +192,12 @@ fn describe(item: &Item, synthetic: bool) -> String {
     text
 }
 
-/// Model-view entries as pretty JSON, one after the other.
-pub(super) fn pretty_items(session: &Session, entries: Slice<'_, ViewEntry>) -> String {
-    let items: Vec<String> = entries
-        .iter()
-        .map(|e| pretty(session.view_json(e)))
-        .collect();
+/// Input entries of a side's request as pretty JSON, one after the other.
+pub(super) fn pretty_items<S: AgentSession>(
+    side: &Side<'_, S>,
+    range: std::ops::Range<usize>,
+) -> String {
+    let items: Vec<String> = range.map(|k| pretty(&side.entry(k).json)).collect();
     items.join("\n")
 }
 

@@ -1,4 +1,5 @@
-use crate::fingerprint::{PlanOptions, plan};
+use crate::agents::codex::plan::plan;
+use crate::fingerprint::PlanOptions;
 use crate::test_support::{fixture, session};
 
 /// A fork of A that made no request yet (its `session_meta` only) diffs against A without a

@@ -1,9 +1,10 @@
 //! Fingerprints: the documented encoding, and the incremental per-step views against a direct
 //! normalization of each step's history.
 
+use crate::agents::codex::plan::plan;
 use crate::agents::codex::session::Session;
 use crate::core::parallel::Threads;
-use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex, plan};
+use crate::fingerprint::{Plan, PlanOptions, common_prefix, hash, hex};
 use crate::test_support::{all_fixtures, real_samples, session};
 
 /// Expected values computed independently with the Python `xxhash` package (4.1.0), which
@@ -55,7 +56,10 @@ fn check_views_match_direct_normalization(name: &str, s: &Session) {
     for step in 0..s.replay.steps.len() {
         let direct = s.model_view(s.replay.step_history(step));
         let direct_json: Vec<&str> = direct.entries.iter().map(|e| s.view_json(e)).collect();
-        let planned_json: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+        let planned_json: Vec<&str> = crate::agents::codex::plan::view(&p, step)
+            .iter()
+            .map(|e| s.view_json(e))
+            .collect();
         assert_eq!(planned_json, direct_json, "{name} step {step}");
         // The chain after all items is the input fingerprint.
         assert_eq!(
@@ -104,8 +108,14 @@ fn common_prefix_equals_a_naive_comparison() {
     for (name, s) in all_fixtures() {
         let p = plan(&s, &PlanOptions::default());
         for step in 1..s.replay.steps.len() {
-            let a: Vec<&str> = p.view(step - 1).iter().map(|e| s.view_json(e)).collect();
-            let b: Vec<&str> = p.view(step).iter().map(|e| s.view_json(e)).collect();
+            let a: Vec<&str> = crate::agents::codex::plan::view(&p, step - 1)
+                .iter()
+                .map(|e| s.view_json(e))
+                .collect();
+            let b: Vec<&str> = crate::agents::codex::plan::view(&p, step)
+                .iter()
+                .map(|e| s.view_json(e))
+                .collect();
             let naive = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
             assert_eq!(
                 common_prefix(&p, step - 1, &p, step),
@@ -258,7 +268,11 @@ fn plans_do_not_depend_on_the_thread_count() {
             for other in &plans[1..] {
                 let label = format!("{name}, tokens {estimate_tokens}, {instructions:?}");
                 assert_eq!(one.fingerprints, other.fingerprints, "{label}");
-                assert_eq!(one.instructions, other.instructions, "{label}");
+                assert_eq!(
+                    crate::agents::codex::plan::codex(one).instructions,
+                    crate::agents::codex::plan::codex(other).instructions,
+                    "{label}"
+                );
                 assert_eq!(one.instruction_tokens, other.instruction_tokens, "{label}");
                 for step in 0..s.replay.steps.len() {
                     assert_eq!(
@@ -385,7 +399,10 @@ fn rewrites_in_the_middle_of_the_history_reuse_earlier_views() {
     let s = session(&refs);
     check_views_match_direct_normalization("mid-rewrites", &s);
     let p = plan(&s, &PlanOptions::default());
-    let stored = p.arrays.entries.stored_items().count();
+    let stored = crate::agents::codex::plan::codex(&p)
+        .entries
+        .stored_items()
+        .count();
     // Each cycle adds a kept turn to both families and an answer turn to one: about 7 entries.
     assert!(
         stored < 10 * cycles,
@@ -435,7 +452,7 @@ fn every_component_matches_the_reference_script() {
         let expected = case["steps"].as_array().expect("steps");
         assert_eq!(p.fingerprints.len(), expected.len(), "{name}: steps");
         for (step, (f, want)) in p.fingerprints.iter().zip(expected).enumerate() {
-            let got = serde_json::to_value(crate::render::request::FingerprintDocument::new(f))
+            let got = serde_json::to_value(crate::render::fingerprint::FingerprintDocument::new(f))
                 .expect("serializes");
             assert_eq!(want.as_object().map(|o| o.len()), Some(9), "{name}");
             // The request last: a wrong component is named before the request it changes.

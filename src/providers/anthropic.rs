@@ -8,6 +8,8 @@
 use serde_json::Value;
 
 use crate::core::hash::{Hash, hash};
+use crate::providers::{BreakpointCache, CacheModel};
+pub use crate::providers::{Lookup, PromptView};
 
 /// Blocks the cache looks back from a breakpoint for an earlier entry.
 pub const LOOKBACK_BLOCKS: usize = 20;
@@ -45,6 +47,17 @@ impl Part {
         match self {
             Part::Message(i, _) => prefix == format!("messages[{i}].content"),
             _ => false,
+        }
+    }
+
+    /// The part of the request (as every agent's requests are divided) this block is in.
+    pub fn kind(self) -> crate::core::request::Part {
+        use crate::core::request::Part as Whole;
+        match self {
+            Part::Tool(_) | Part::Tools => Whole::Tools,
+            Part::System(_) | Part::SystemWhole => Whole::Instructions,
+            Part::Params => Whole::Params,
+            Part::Message(..) => Whole::Input,
         }
     }
 
@@ -178,62 +191,110 @@ pub fn canonical_without_cache_control(value: &Value) -> String {
     serde_json::to_string(&without_cache_control(value)).expect("a JSON value serializes")
 }
 
+/// The chain over a prompt's message blocks, from its start: two prompts share their first `k`
+/// message blocks exactly when their chains agree at `k` (the 16-byte hashes chained, as
+/// `fingerprint`'s input chain is).
+pub fn message_chain_start() -> Hash {
+    hash("claude-messages-chain", b"")
+}
+
+/// The chain value after `block` (its [`block_hash`]) follows a prefix whose chain is `link`.
+pub fn message_chain_next(link: &Hash, block: &Hash) -> Hash {
+    let mut bytes = [0u8; 32];
+    bytes[..16].copy_from_slice(link);
+    bytes[16..].copy_from_slice(block);
+    hash("claude-messages-chain", &bytes)
+}
+
+/// A prompt held as one list of blocks (a compiled body's, [`prompt_blocks`]) as a
+/// [`PromptView`]: costs its length once.
+pub struct BlocksView {
+    head: Vec<Block>,
+    chains: Vec<Hash>,
+    breakpoints: Vec<(usize, i64)>,
+}
+
+impl BlocksView {
+    pub fn new(blocks: &[Block]) -> BlocksView {
+        let head_len = blocks
+            .iter()
+            .position(|b| matches!(b.part, Part::Message(..)))
+            .unwrap_or(blocks.len());
+        let mut link = message_chain_start();
+        let chains = blocks[head_len..]
+            .iter()
+            .map(|b| {
+                link = message_chain_next(&link, &b.hash);
+                link
+            })
+            .collect();
+        BlocksView {
+            head: blocks[..head_len].to_vec(),
+            chains,
+            breakpoints: blocks
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| b.breakpoint.map(|t| (i, t)))
+                .collect(),
+        }
+    }
+}
+
+impl PromptView for BlocksView {
+    fn head(&self) -> &[Block] {
+        &self.head
+    }
+    fn message_blocks(&self) -> usize {
+        self.chains.len()
+    }
+    fn message_chain(&self, k: usize) -> Hash {
+        self.chains[k]
+    }
+    fn breakpoints(&self) -> &[(usize, i64)] {
+        &self.breakpoints
+    }
+}
+
 /// The provider's cache as the session's requests fill it.
 #[derive(Debug, Default)]
 pub struct Simulation {
-    /// Prefix chain (model first) → expiry, in seconds since the epoch.
+    /// Prefix (model, head blocks, message chain) → expiry, in seconds since the epoch.
     entries: foldhash::HashMap<Hash, i64>,
-    /// The last request's blocks and chain: the next one's shared blocks keep their links.
-    blocks: Vec<(Hash, Hash)>,
-    model: String,
-}
-
-/// What the cache holds for one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lookup {
-    /// The last block of the longest prefix found, if any.
-    pub read_block: Option<usize>,
-    /// An entry for a longer prefix existed but had expired.
-    pub expired: bool,
 }
 
 impl Simulation {
-    /// Look `blocks` up at `now`, then write its breakpoints' entries. The chain is taken on from
-    /// the blocks it shares with the previous request, so a session costs its new blocks.
+    /// Look `blocks` up at `now`, then write its breakpoints' entries.
     pub fn request(&mut self, model: &str, blocks: &[Block], now: i64) -> Lookup {
-        if model != self.model {
-            self.blocks.clear();
-            self.model = model.to_string();
+        self.request_view(model, &BlocksView::new(blocks), now)
+    }
+
+    /// Look `prompt` up at `now`, then write its breakpoints' entries. A prefix is named by the
+    /// model, the head blocks and the message chain where it ends, so a request costs its
+    /// breakpoints (each looked up over the 20 blocks before it), not its length. Message
+    /// blocks are hashed under a tag of their own, so a head never equals a message prefix.
+    pub fn request_view(
+        &mut self,
+        model: &str,
+        prompt: &(impl PromptView + ?Sized),
+        now: i64,
+    ) -> Lookup {
+        let head = prompt.head();
+        let mut links = Vec::with_capacity(head.len());
+        let mut link = hash("claude-prefix", model.as_bytes());
+        for b in head {
+            link = prefix_next(&link, &b.hash);
+            links.push(link);
         }
-        let shared = self
-            .blocks
-            .iter()
-            .zip(blocks)
-            .take_while(|((h, _), b)| *h == b.hash)
-            .count();
-        self.blocks.truncate(shared);
-        let mut link = self
-            .blocks
-            .last()
-            .map_or_else(|| hash("claude-prefix", model.as_bytes()), |(_, c)| *c);
-        for b in &blocks[shared..] {
-            let mut bytes = [0u8; 32];
-            bytes[..16].copy_from_slice(&link);
-            bytes[16..].copy_from_slice(&b.hash);
-            link = hash("claude-prefix", &bytes);
-            self.blocks.push((b.hash, link));
-        }
-        let chain = |p: usize| self.blocks[p].1;
-        let breakpoints: Vec<(usize, i64)> = blocks
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| b.breakpoint.map(|t| (i, t)))
-            .collect();
+        let key = |p: usize| match p.checked_sub(head.len()) {
+            None => links[p],
+            Some(k) => prefix_next(&link, &prompt.message_chain(k)),
+        };
+        let breakpoints = prompt.breakpoints();
         let mut read_block = None;
         let mut expired = false;
-        for &(bp, _) in &breakpoints {
+        for &(bp, _) in breakpoints {
             for p in (bp.saturating_sub(LOOKBACK_BLOCKS)..=bp).rev() {
-                match self.entries.get(&chain(p)) {
+                match self.entries.get(&key(p)) {
                     Some(&expiry) if expiry > now => {
                         read_block = read_block.max(Some(p));
                         break;
@@ -243,13 +304,68 @@ impl Simulation {
                 }
             }
         }
-        for &(bp, ttl) in &breakpoints {
-            let entry = self.entries.entry(chain(bp)).or_insert(0);
+        for &(bp, ttl) in breakpoints {
+            let entry = self.entries.entry(key(bp)).or_insert(0);
             *entry = (*entry).max(now + ttl);
         }
         Lookup {
             read_block,
             expired: expired && read_block.is_none(),
         }
+    }
+}
+
+fn prefix_next(link: &Hash, block: &Hash) -> Hash {
+    let mut bytes = [0u8; 32];
+    bytes[..16].copy_from_slice(link);
+    bytes[16..].copy_from_slice(block);
+    hash("claude-prefix", &bytes)
+}
+
+impl BreakpointCache for Simulation {
+    fn request(&mut self, model: &str, prompt: &dyn PromptView, now: i64) -> Lookup {
+        self.request_view(model, prompt, now)
+    }
+}
+
+/// Anthropic's prompt cache: explicit breakpoints, each entry per model for its TTL (5 minutes
+/// or an hour), read from a breakpoint or up to [`LOOKBACK_BLOCKS`] blocks before it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BreakpointPrefixCache;
+
+/// The provider's minimum cacheable prefix for the models Claude Code sends (Sonnet and Opus
+/// 4.x); below it nothing is written, without error.
+pub const MIN_CACHEABLE: usize = 1024;
+
+/// A TTL when a breakpoint names none.
+pub const DEFAULT_TTL_SECONDS: i64 = 300;
+
+impl CacheModel for BreakpointPrefixCache {
+    /// Nothing below the minimum; no granule (reads and writes are counted to the token).
+    fn cacheable(&self, tokens: usize) -> usize {
+        if tokens < MIN_CACHEABLE { 0 } else { tokens }
+    }
+
+    fn retention_seconds(&self) -> i64 {
+        DEFAULT_TTL_SECONDS
+    }
+
+    fn reports_writes(&self) -> bool {
+        true
+    }
+
+    /// What it read and what it wrote: the prefix up to its last breakpoint.
+    fn left_cached(&self, usage: &crate::core::usage::Usage) -> u64 {
+        usage
+            .cached_input_tokens
+            .saturating_add(usage.cache_write_input_tokens.unwrap_or(0))
+    }
+
+    fn keyed_on_breakpoints(&self) -> bool {
+        true
+    }
+
+    fn breakpoint_cache(&self) -> Option<Box<dyn BreakpointCache>> {
+        Some(Box::new(Simulation::default()))
     }
 }

@@ -27,4 +27,15 @@ impl CacheModel for AutomaticPrefixCache {
     fn retention_seconds(&self) -> i64 {
         IDLE_GAP_SECONDS
     }
+
+    /// A few newer models report writes (`cache_write_input_tokens`), as part of the input;
+    /// the page draws what was read and what was not.
+    fn reports_writes(&self) -> bool {
+        false
+    }
+
+    /// Its whole input, as far as the cache keeps it.
+    fn left_cached(&self, usage: &crate::core::usage::Usage) -> u64 {
+        self.cacheable(usage.input_tokens as usize) as u64
+    }
 }

@@ -8,10 +8,12 @@ use super::{RenderOptions, Tone, paint, write_json};
 use crate::check::Finding;
 use crate::core::sanitize::escape_line;
 
-/// The outcome of checking one rollout.
+/// The outcome of checking one session's file.
 #[derive(Debug, Clone)]
 pub struct RolloutReport {
     pub name: String,
+    /// What the file is, in the summary's words: `rollout` (Codex), `transcript` (Claude Code).
+    pub kind: &'static str,
     pub steps: usize,
     /// Findings with the step rendered as `(turn, step)`.
     pub findings: Vec<(Finding, Option<(usize, usize)>)>,
@@ -99,9 +101,15 @@ pub fn write_check(
         }
     }
     let failed = reports.iter().filter(|r| !r.findings.is_empty()).count();
+    // Rollouts, transcripts, or files when both were checked.
+    let noun = match reports.first().map(|r| r.kind) {
+        Some(kind) if reports.iter().all(|r| r.kind == kind) => format!("{kind}s"),
+        Some(_) => "files".to_string(),
+        None => "rollouts".to_string(),
+    };
     writeln!(
         out,
-        "check: {} of {} rollouts passed{}",
+        "check: {} of {} {noun} passed{}",
         reports.len() - failed,
         reports.len(),
         if failed > 0 {

@@ -7,9 +7,9 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::AgentSession;
 use crate::core::sanitize::escape_line;
 use crate::diff::{Drift, PromptDiff};
-use crate::{AgentSession, Session};
 
 /// Where a step is, for output.
 #[derive(Serialize, Clone, Copy)]
@@ -19,10 +19,10 @@ pub struct StepRef {
 }
 
 /// A step's position in its session.
-pub fn step_ref(session: &Session, step: usize) -> StepRef {
-    let s = &session.replay.steps[step];
+pub fn step_ref<S: AgentSession>(session: &S, step: usize) -> StepRef {
+    let s = &session.steps()[step];
     StepRef {
-        turn: session.replay.turns[s.turn].number,
+        turn: session.turns()[s.turn].number,
         step: s.number,
     }
 }
@@ -78,10 +78,10 @@ pub fn verdict(diff: &PromptDiff) -> &'static str {
 }
 
 /// `diff --format json`.
-pub fn write_diff_json(
+pub fn write_diff_json<S: AgentSession>(
     out: &mut dyn Write,
-    a: &Session,
-    b: &Session,
+    a: &S,
+    b: &S,
     diff: &PromptDiff,
 ) -> io::Result<()> {
     let document = DiffDocument {
@@ -128,10 +128,10 @@ pub fn write_diff_json(
 }
 
 /// `diff` as text.
-pub fn write_diff_text(
+pub fn write_diff_text<S: AgentSession>(
     out: &mut dyn Write,
-    a: &Session,
-    b: &Session,
+    a: &S,
+    b: &S,
     diff: &PromptDiff,
     options: &RenderOptions,
 ) -> io::Result<()> {
@@ -149,9 +149,9 @@ pub fn write_diff_text(
         out,
         "A {} ({} steps)\nB {} ({} steps)\n{} aligned steps",
         escape_line(a.name()),
-        a.replay.steps.len(),
+        a.steps().len(),
         escape_line(b.name()),
-        b.replay.steps.len(),
+        b.steps().len(),
         diff.pairs.len()
     )?;
     if !diff.b_only.is_empty() {
@@ -189,10 +189,10 @@ pub fn write_diff_text(
     Ok(())
 }
 
-fn write_drift(
+fn write_drift<S: AgentSession>(
     out: &mut dyn Write,
-    a: &Session,
-    b: &Session,
+    a: &S,
+    b: &S,
     drift: &Drift,
     options: &RenderOptions,
 ) -> io::Result<()> {

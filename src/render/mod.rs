@@ -3,17 +3,13 @@
 
 mod cells;
 pub mod check;
-pub mod claude;
-pub mod claude_diff;
-pub mod claude_view;
 pub mod diff;
+pub mod fingerprint;
 pub mod header;
 pub mod page;
 pub mod report;
 pub mod report_html;
-pub mod request;
 pub mod steps;
-pub mod view;
 pub mod watch;
 
 use std::io::{self, Write};

@@ -12,9 +12,10 @@ use std::io::{self, Write};
 
 use crate::core::sanitize::escape_block;
 
-pub mod claude;
-pub mod codex;
+mod build;
 mod html;
+
+pub use build::{page, shell_word};
 
 pub use html::{write_diff_page, write_page};
 
@@ -128,14 +129,7 @@ impl Piece {
     }
 }
 
-/// A row of the history table: a raw entry and what the model view made of it.
-#[derive(Debug, Default)]
-pub struct HistoryRow {
-    pub raw: Option<String>,
-    pub view: Option<String>,
-    /// A repair (a synthetic output, a dropped orphan, a line not sent) and why.
-    pub mark: Option<String>,
-}
+pub use crate::agents::HistoryRow;
 
 /// Text from the session, safe in HTML text and attributes: controls, bidi and zero-width
 /// characters become visible escapes (as on a terminal), then the five HTML specials entities.

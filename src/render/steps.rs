@@ -8,27 +8,29 @@ use serde::Serialize;
 use super::cells::{TABLE_BLOCK, push_left, push_number, push_percent};
 use super::header::write_header;
 use super::{RenderOptions, Tone, paint, write_json};
+use crate::AgentSession;
 use crate::cache::StepCache;
 use crate::core::sanitize::{escape_line, truncate};
 use crate::fingerprint::Plan;
-use crate::{AgentSession, Session};
 
 /// The `steps` table's lines of `rows`. The model and effort cells are escaped once for each
 /// run of steps that share them, and rows are pushed piece by piece without the formatter:
 /// the rows of a 7 000-step file were 11 ms of `steps` at 100 MB, most of it in allocations
 /// and formatting of pieces.
-pub(crate) fn step_rows(
-    session: &Session,
+pub(crate) fn step_rows<S: AgentSession>(
+    session: &S,
     plan: &Plan,
     rows: &[StepCache],
     options: &RenderOptions,
 ) -> String {
     let mut lines = String::new();
     let mut context_cells: Option<(&str, &str, String, String)> = None;
+    let writes = session.cache_model().reports_writes();
+    let incremental_possible = session.incremental_possible();
     for r in rows {
         let row_start = lines.len();
-        let s = &session.replay.steps[r.step];
-        let turn = &session.replay.turns[s.turn];
+        let s = &session.steps()[r.step];
+        let turn = &session.turns()[s.turn];
         let model = session.step_model(r.step).unwrap_or("-");
         let effort = session.step_effort(r.step).unwrap_or("-");
         let (_, _, model_cell, effort_cell) = match context_cells.take() {
@@ -36,7 +38,7 @@ pub(crate) fn step_rows(
             _ => context_cells.insert((
                 model,
                 effort,
-                truncate(&escape_line(model), 16).into_owned(),
+                truncate(&escape_line(model), if writes { 24 } else { 16 }).into_owned(),
                 truncate(&escape_line(effort), 7).into_owned(),
             )),
         };
@@ -45,11 +47,12 @@ pub(crate) fn step_rows(
             crate::cache::Verdict::Compaction | crate::cache::Verdict::Rollback => Tone::Dim,
             _ => Tone::Warning,
         };
-        let mut verdict = r.verdict.short();
+        let mut verdict = r.short();
         if s.compaction {
             verdict.insert_str(0, "compaction request; ");
         }
-        if !r.incremental
+        if incremental_possible
+            && !r.incremental
             && r.verdict != crate::cache::Verdict::First
             && let Some(reason) = &r.chain_break
         {
@@ -57,25 +60,55 @@ pub(crate) fn step_rows(
         }
         push_number(&mut lines, Some(turn.number), 4);
         push_number(&mut lines, Some(s.number), 4);
-        push_left(&mut lines, model_cell, 16);
-        push_left(&mut lines, effort_cell, 7);
+        if writes {
+            push_left(&mut lines, model_cell, 24);
+        } else {
+            push_left(&mut lines, model_cell, 16);
+            push_left(&mut lines, effort_cell, 7);
+        }
         // A compaction request sends the checkpoint prompt after the history.
         push_number(
             &mut lines,
             Some(plan.views[r.step].1 + usize::from(s.compaction)),
             5,
         );
-        let estimated = plan.estimate_tokens.then_some(r.estimated_input);
-        push_number(&mut lines, estimated, 7);
-        push_number(&mut lines, r.observed_input, 8);
+        if writes {
+            // A provider that counts reads and writes apart from the uncached input
+            // (Anthropic) is shown in its own terms.
+            let written = r.observed_cache_write;
+            let uncached = r.observed_input.map(|i| {
+                i.saturating_sub(r.observed_cached.unwrap_or(0))
+                    .saturating_sub(written.unwrap_or(0))
+            });
+            let hour = r.observed_cache_write_1h;
+            push_number(&mut lines, uncached, 8);
+            push_number(
+                &mut lines,
+                written.map(|w| w.saturating_sub(hour.unwrap_or(0))),
+                8,
+            );
+            push_number(&mut lines, written.map(|_| hour.unwrap_or(0)), 8);
+        } else {
+            let estimated = plan.estimate_tokens.then_some(r.estimated_input);
+            push_number(&mut lines, estimated, 7);
+            push_number(&mut lines, r.observed_input, 8);
+        }
         push_number(&mut lines, r.observed_cached, 8);
         match r.hit_rate() {
             Some(h) => push_percent(&mut lines, h),
             None => lines.push_str("    - "),
         }
-        let predicted = plan.estimate_tokens.then_some(r.predicted_cached);
+        // An automatic cache's prediction is made of estimates; a breakpoint cache's is the
+        // previous request's own count.
+        let predicted = if session.cache_model().keyed_on_breakpoints() {
+            r.predicted_cached
+        } else {
+            plan.estimate_tokens.then_some(r.predicted_cached).flatten()
+        };
         push_number(&mut lines, predicted, 8);
-        push_left(&mut lines, if r.incremental { "yes" } else { "no" }, 3);
+        if incremental_possible {
+            push_left(&mut lines, if r.incremental { "yes" } else { "no" }, 3);
+        }
         lines.push(' ');
         let room = options
             .width
@@ -114,12 +147,41 @@ pub(crate) struct StepRowDocument<'a> {
     hit_rate: Option<f64>,
     shared_prefix_items: usize,
     shared_prefix_tokens: usize,
-    predicted_cached_tokens: usize,
+    predicted_cached_tokens: Option<usize>,
     verdict: &'static str,
     explanation: String,
-    incremental: bool,
+    /// `null` where the agent's API has no incremental request (Claude Code's).
+    incremental: Option<bool>,
     chain_break: Option<&'a str>,
     lost_tokens: u64,
+    /// Where the prefix broke, in the agent's terms (`system[1]`, `messages[3].content[0]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    break_at: Option<&'a str>,
+    /// The provider's own counts, where they are not OpenAI's (Anthropic's, whose reads and
+    /// writes are apart from `input_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<ProviderUsage>,
+    /// A cache keyed on breakpoints: the breakpoints the request sent, and the last block
+    /// (position in the prompt, tools first) the cache held a prefix up to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    breakpoints: Option<Breakpoints>,
+}
+
+/// Anthropic's usage of one request, as its response reports it.
+#[derive(Serialize)]
+pub(crate) struct ProviderUsage {
+    input_tokens: u64,
+    cache_creation_input_tokens: u64,
+    cache_creation_5m_input_tokens: Option<u64>,
+    cache_creation_1h_input_tokens: Option<u64>,
+    cache_read_input_tokens: u64,
+    output_tokens: u64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct Breakpoints {
+    count: usize,
+    read_block: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -130,9 +192,12 @@ struct SummaryDocument {
     cached_tokens: u64,
     hit_rate: Option<f64>,
     lost_tokens_by_cause: Vec<(String, u64)>,
+    /// Tokens written to the cache, where the provider reports them apart (Anthropic).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written_tokens: Option<u64>,
 }
 
-fn summary(rows: &[StepCache]) -> SummaryDocument {
+fn summary(rows: &[StepCache], writes: bool) -> SummaryDocument {
     let observed: Vec<&StepCache> = rows.iter().filter(|r| r.observed_input.is_some()).collect();
     let input: u64 = observed.iter().filter_map(|r| r.observed_input).sum();
     let cached: u64 = observed.iter().filter_map(|r| r.observed_cached).sum();
@@ -152,17 +217,19 @@ fn summary(rows: &[StepCache]) -> SummaryDocument {
         cached_tokens: cached,
         hit_rate: (input > 0).then(|| cached as f64 / input as f64),
         lost_tokens_by_cause: lost,
+        written_tokens: writes
+            .then(|| observed.iter().filter_map(|r| r.observed_cache_write).sum()),
     }
 }
 
 /// One row of `steps --format json` (and of `watch`'s step events).
-pub(crate) fn step_row_document<'a>(
-    session: &'a Session,
+pub(crate) fn step_row_document<'a, S: AgentSession>(
+    session: &'a S,
     plan: &'a Plan,
     r: &'a StepCache,
 ) -> StepRowDocument<'a> {
-    let s = &session.replay.steps[r.step];
-    let turn = &session.replay.turns[s.turn];
+    let s = &session.steps()[r.step];
+    let turn = &session.turns()[s.turn];
     StepRowDocument {
         turn: turn.number,
         step: s.number,
@@ -180,10 +247,39 @@ pub(crate) fn step_row_document<'a>(
         shared_prefix_tokens: r.shared_tokens,
         predicted_cached_tokens: r.predicted_cached,
         verdict: r.verdict.name(),
-        explanation: r.verdict.explain(),
-        incremental: r.incremental,
+        explanation: r.explain(),
+        incremental: session.incremental_possible().then_some(r.incremental),
         chain_break: r.chain_break.as_deref(),
         lost_tokens: r.lost_tokens,
+        break_at: r.location.as_deref(),
+        usage: s
+            .usage
+            .as_ref()
+            .filter(|_| session.cache_model().reports_writes())
+            .map(|o| {
+                let u = &o.usage;
+                let written = u.cache_write_input_tokens.unwrap_or(0);
+                ProviderUsage {
+                    input_tokens: u
+                        .input_tokens
+                        .saturating_sub(u.cached_input_tokens)
+                        .saturating_sub(written),
+                    cache_creation_input_tokens: written,
+                    cache_creation_5m_input_tokens: u
+                        .cache_write_1h_input_tokens
+                        .map(|h| written.saturating_sub(h)),
+                    cache_creation_1h_input_tokens: u.cache_write_1h_input_tokens,
+                    cache_read_input_tokens: u.cached_input_tokens,
+                    output_tokens: u.output_tokens,
+                }
+            }),
+        breakpoints: session
+            .cache_model()
+            .keyed_on_breakpoints()
+            .then_some(Breakpoints {
+                count: r.breakpoints,
+                read_block: r.read_block,
+            }),
     }
 }
 
@@ -192,15 +288,15 @@ fn round3(value: Option<f64>) -> Option<f64> {
 }
 
 /// `steps` output.
-pub fn write_steps(
+pub fn write_steps<S: AgentSession>(
     out: &mut dyn Write,
-    session: &Session,
+    session: &S,
     plan: &Plan,
     rows: &[StepCache],
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
-    let summary = summary(rows);
+    let summary = summary(rows, session.cache_model().reports_writes());
     if json {
         let document = StepsDocument {
             schema_version: crate::SCHEMA_VERSION,
@@ -219,7 +315,15 @@ pub fn write_steps(
     }
     write_header(out, session, options)?;
     writeln!(out)?;
-    writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()))?;
+    writeln!(
+        out,
+        "{}",
+        paint(
+            options,
+            Tone::Heading,
+            &steps_heading(session.cache_model().reports_writes())
+        )
+    )?;
     for block in crate::core::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
         step_rows(session, plan, &rows[range], options)
     }) {
@@ -228,8 +332,25 @@ pub fn write_steps(
     write_steps_summary(out, &summary, options)
 }
 
-/// The heading of `steps`' table (and `watch`'s).
-pub(crate) fn steps_heading() -> String {
+/// The heading of `steps`' table (and `watch`'s): the estimated input, or the tokens written
+/// to the cache where the provider reports them.
+pub(crate) fn steps_heading(writes: bool) -> String {
+    if writes {
+        return format!(
+            "{:>4} {:>4} {:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>5} {:>8}  {}",
+            "turn",
+            "step",
+            "model",
+            "items",
+            "input",
+            "write5m",
+            "write1h",
+            "read",
+            "hit",
+            "predict",
+            "verdict"
+        );
+    }
     format!(
         "{:>4} {:>4} {:<16} {:<7} {:>5} {:>7} {:>8} {:>8} {:>5} {:>8} {:<3}  {}",
         "turn",
@@ -256,16 +377,29 @@ fn write_steps_summary(
     let rate = summary
         .hit_rate
         .map_or("-".to_string(), |h| format!("{:.1}%", h * 100.0));
-    writeln!(
-        out,
-        "{} {} steps ({} with usage), input {} tokens, cached {}, hit rate {}",
-        paint(options, Tone::Heading, "summary"),
-        summary.steps,
-        summary.observed_steps,
-        summary.input_tokens,
-        summary.cached_tokens,
-        rate
-    )?;
+    match summary.written_tokens {
+        // Anthropic's terms: the whole prompt, and what was read from and written to the cache.
+        Some(written) => writeln!(
+            out,
+            "{} {} steps ({} with usage), prompt {} tokens, read {}, written {written}, hit rate {}",
+            paint(options, Tone::Heading, "summary"),
+            summary.steps,
+            summary.observed_steps,
+            summary.input_tokens,
+            summary.cached_tokens,
+            rate
+        )?,
+        None => writeln!(
+            out,
+            "{} {} steps ({} with usage), input {} tokens, cached {}, hit rate {}",
+            paint(options, Tone::Heading, "summary"),
+            summary.steps,
+            summary.observed_steps,
+            summary.input_tokens,
+            summary.cached_tokens,
+            rate
+        )?,
+    }
     for (cause, tokens) in &summary.lost_tokens_by_cause {
         writeln!(out, "  lost to {cause}: {tokens} tokens")?;
     }

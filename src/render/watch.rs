@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::steps::{step_row_document, step_rows, steps_heading};
 use super::{RenderOptions, Tone, paint};
 use crate::core::sanitize::escape_line;
-use crate::watch::{Event, Watch, drift};
+use crate::watch::{Event, Growing, Watch, drift};
 
 /// Why the watch started over on a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,11 +58,13 @@ fn json_line<T: Serialize>(
 
 /// The line `watch` writes when it starts following a file (in text, then the table heading),
 /// or when it starts over on one, and why.
+/// `writes`: the session's provider reports cache writes (the table's columns are Anthropic's).
 pub fn write_following(
     out: &mut dyn Write,
     file: &str,
     restart: Option<Restart>,
     json: bool,
+    writes: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
     if json {
@@ -83,7 +85,11 @@ pub fn write_following(
     let Some(why) = restart else {
         let text = format!("watching {}", escape_line(file));
         writeln!(out, "{}", paint(options, Tone::Dim, &text))?;
-        return writeln!(out, "{}", paint(options, Tone::Heading, &steps_heading()));
+        return writeln!(
+            out,
+            "{}",
+            paint(options, Tone::Heading, &steps_heading(writes))
+        );
     };
     let what = match why {
         Restart::Truncated => "was truncated",
@@ -95,9 +101,9 @@ pub fn write_following(
 }
 
 /// One event of `watch`. `Skipped` writes nothing here: it is a warning, for stderr.
-pub fn write_event(
+pub fn write_event<S: Growing>(
     out: &mut dyn Write,
-    watch: &Watch,
+    watch: &Watch<S>,
     event: &Event,
     json: bool,
     options: &RenderOptions,
@@ -105,7 +111,7 @@ pub fn write_event(
     let Some((session, plan, rows)) = watch.current() else {
         return Ok(());
     };
-    let replay = &session.replay;
+    let (turns, steps) = (session.turns(), session.steps());
     #[derive(Serialize)]
     struct Line {
         line: usize,
@@ -138,7 +144,7 @@ pub fn write_event(
     let rule = |text: String| paint(options, Tone::Dim, &format!("-- {text}"));
     match *event {
         Event::TurnStarted { turn, line } => {
-            let t = &replay.turns[turn];
+            let t = &turns[turn];
             let body = Turn {
                 line,
                 turn: t.number,
@@ -191,14 +197,14 @@ pub fn write_event(
         }
         Event::Drift { step, line } => {
             let row = &rows[step];
-            let s = &replay.steps[step];
+            let s = &steps[step];
             let expected = drift(&row.verdict).unwrap_or(true);
             let body = Drift {
                 line,
-                turn: replay.turns[s.turn].number,
+                turn: turns[s.turn].number,
                 step: s.number,
                 verdict: row.verdict.name(),
-                explanation: row.verdict.explain(),
+                explanation: row.explain(),
                 expected,
             };
             if json {

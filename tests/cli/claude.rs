@@ -35,16 +35,25 @@ fn steps_json_carries_anthropics_numbers_and_the_cause() {
         "json",
         &fixture("claude_md_edit_2.1.100"),
     ]);
-    assert_eq!(steps["agent"], "claude");
     let rows = steps["steps"].as_array().expect("steps");
     let read: Vec<u64> = rows
         .iter()
-        .map(|s| s["cache_read_input_tokens"].as_u64().unwrap())
+        .map(|s| s["usage"]["cache_read_input_tokens"].as_u64().unwrap())
         .collect();
     let written: Vec<u64> = rows
         .iter()
-        .map(|s| s["cache_creation_input_tokens"].as_u64().unwrap())
+        .map(|s| s["usage"]["cache_creation_input_tokens"].as_u64().unwrap())
         .collect();
+    // The neutral columns say the same: the whole prompt, what was read of it, what written.
+    for s in rows {
+        let u = &s["usage"];
+        let whole = u["input_tokens"].as_u64().unwrap()
+            + u["cache_creation_input_tokens"].as_u64().unwrap()
+            + u["cache_read_input_tokens"].as_u64().unwrap();
+        assert_eq!(s["observed_input_tokens"].as_u64(), Some(whole));
+        assert_eq!(s["observed_cached_tokens"], u["cache_read_input_tokens"]);
+        assert_eq!(s["cache_write_tokens"], u["cache_creation_input_tokens"]);
+    }
     let case = root().join("tests/conformance/claude/2.1.100/claude_md_edit/requests.jsonl");
     match std::fs::read_to_string(&case) {
         Ok(text) => {
@@ -66,10 +75,21 @@ fn steps_json_carries_anthropics_numbers_and_the_cause() {
         .iter()
         .map(|s| s["verdict"].as_str().unwrap())
         .collect();
-    assert_eq!(verdicts, ["cold_start", "hit", "unrecorded_change", "hit"]);
     assert_eq!(
-        rows[2]["cause"],
-        serde_json::json!(["tools", "system", "messages[0].content"])
+        verdicts,
+        ["first_request", "hit", "unrecorded_change", "hit"]
+    );
+    assert!(
+        rows[2]["explanation"].as_str().unwrap().ends_with(
+            "not recorded by this build and before it: tools, system, messages[0].content"
+        ),
+        "{}",
+        rows[2]["explanation"]
+    );
+    // What the first two requests left cached, less what the third read.
+    assert_eq!(
+        rows[2]["lost_tokens"].as_u64(),
+        Some(read[1] + written[1] - read[2])
     );
     assert_eq!(
         (rows[2]["turn"].as_u64(), rows[2]["step"].as_u64()),
@@ -258,19 +278,17 @@ fn diff_of_a_copied_resume_names_the_possible_causes() {
         String::from_utf8_lossy(&output.stderr)
     );
     let d: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(d["shared_requests"], 2);
-    assert_eq!(
-        d["cache"],
-        serde_json::json!({"read": 13224, "cached_by_a": 13354})
-    );
+    // The copy's two requests are A's (the same response ids); B's own follow.
+    assert_eq!(d["aligned_steps"], 2);
     assert_eq!(d["drifts"].as_array().unwrap().len(), 1);
-    assert_eq!(d["drifts"][0]["class"], "possible_unrecorded_change");
+    assert_eq!(d["drifts"][0]["class"], "unrecorded_change");
     assert_eq!(d["drifts"][0]["expected"], false);
+    let detail = d["drifts"][0]["detail"].as_str().unwrap();
     assert!(
-        d["drifts"][0]["part"]
-            .as_str()
-            .unwrap()
-            .contains("sent twice by 1.0.x run as `claude -p`"),
+        detail.starts_with(
+            "B's first request read 13224 of the 13354 tokens A's last request left cached"
+        ) && detail
+            .ends_with("tools, system, messages[0].content, or the build's repeated tool turn"),
         "{d}"
     );
 }
@@ -287,8 +305,24 @@ fn diff_of_a_fork_that_keeps_the_prefix_names_nothing() {
     };
     let d = json(&["diff", "--format", "json", &a, &b]);
     assert_eq!(d["drifts"], serde_json::json!([]));
-    assert_eq!(d["b_first"], serde_json::json!({"turn": 2, "step": 1}));
-    assert_eq!(d["cache"]["read"], d["cache"]["cached_by_a"]);
+    // The fork's copies of A's two requests are A's; its own begin at turn 2.
+    assert_eq!(d["aligned_steps"], 2);
+    assert_eq!(
+        d["b_only_steps"][0],
+        serde_json::json!({"turn": 2, "step": 1})
+    );
+    // And its first own request read all that A's last left cached.
+    let (sa, sb) = (
+        json(&["steps", "--format", "json", &a]),
+        json(&["steps", "--format", "json", &b]),
+    );
+    let a_last = &sa["steps"][1]["usage"];
+    let left = a_last["cache_read_input_tokens"].as_u64().unwrap()
+        + a_last["cache_creation_input_tokens"].as_u64().unwrap();
+    assert_eq!(
+        sb["steps"][2]["observed_cached_tokens"].as_u64(),
+        Some(left)
+    );
 }
 
 #[test]
@@ -335,7 +369,7 @@ fn check_passes_the_fixtures_and_names_a_rewritten_history() {
     assert!(
         failures
             .iter()
-            .all(|f| f["check"] == "prefix_extends_previous"),
+            .all(|f| f["check"] == "input_extends_previous"),
         "{failures:?}"
     );
     assert_eq!(
@@ -344,7 +378,7 @@ fn check_passes_the_fixtures_and_names_a_rewritten_history() {
     );
 }
 
-/// `XXH3-128(tag ‖ 0x00 ‖ bytes)`, as src/claude/fingerprint.rs documents the encoding.
+/// `XXH3-128(tag ‖ 0x00 ‖ bytes)`, as ARCHITECTURE.md documents the encoding.
 fn tagged(tag: &str, bytes: &[u8]) -> [u8; 16] {
     let mut h = xxhash_rust::xxh3::Xxh3Default::new();
     h.update(tag.as_bytes());
@@ -353,25 +387,22 @@ fn tagged(tag: &str, bytes: &[u8]) -> [u8; 16] {
     h.digest128().to_be_bytes()
 }
 
-fn sorted_without_breakpoints(value: &Value) -> Value {
+fn without_breakpoints(value: &Value) -> Value {
     match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().filter(|k| *k != "cache_control").collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted_without_breakpoints(&map[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted_without_breakpoints).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_breakpoints(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_breakpoints).collect()),
         other => other.clone(),
     }
 }
 
-/// The messages chain of every request, computed here from `compile`'s body by the documented
-/// rule, is what `fingerprint` prints; requests of one session differ, and a second run prints
-/// the same.
+/// The input chain of every request, computed here from `compile`'s body by the documented
+/// rule (ARCHITECTURE.md, "Fingerprint encoding"), is what `fingerprint` prints; requests of
+/// one session differ, and a second run prints the same.
 #[test]
 fn fingerprints_follow_their_documented_encoding() {
     let file = fixture("claude_md_edit_2.1.100");
@@ -383,7 +414,7 @@ fn fingerprints_follow_their_documented_encoding() {
         let compiled = json(&[
             "compile", "--format", "json", "--turn", &turn, "--step", &step, &file,
         ]);
-        let mut chain = tagged("claude-messages", b"");
+        let mut chain = tagged("claude-messages-chain", b"");
         let mut blocks = 0;
         for m in compiled["request"]["messages"].as_array().unwrap() {
             let content = match &m["content"] {
@@ -392,28 +423,29 @@ fn fingerprints_follow_their_documented_encoding() {
                 _ => vec![],
             };
             for block in content {
-                let pair = sorted_without_breakpoints(&serde_json::json!([m["role"], block]));
+                let pair = without_breakpoints(&serde_json::json!([m["role"], block]));
                 let one = tagged(
                     "claude-block",
                     serde_json::to_string(&pair).unwrap().as_bytes(),
                 );
                 let mut bytes = chain.to_vec();
                 bytes.extend_from_slice(&one);
-                chain = tagged("claude-messages", &bytes);
+                chain = tagged("claude-messages-chain", &bytes);
                 blocks += 1;
             }
         }
         let hex: String = chain.iter().map(|b| format!("{b:02x}")).collect();
+        let f = &s["fingerprint"];
+        assert_eq!(f["input"], hex.as_str(), "turn {turn} step {step}");
+        assert_eq!(f["input_items"], blocks);
+        // 2.1.100 records neither the system prompt nor the tools, nor the context it puts
+        // into the first message; the Messages API has no cache key.
+        assert_eq!(f["tools"], Value::Null);
+        assert_eq!(f["instructions"], Value::Null);
+        assert_eq!(f["prompt_cache_key"], Value::Null);
         assert_eq!(
-            s["fingerprint"]["messages"],
-            hex.as_str(),
-            "turn {turn} step {step}"
-        );
-        assert_eq!(s["fingerprint"]["blocks"], blocks);
-        assert_eq!(s["fingerprint"]["tools"], Value::Null);
-        assert_eq!(
-            s["fingerprint"]["unknown"],
-            serde_json::json!(["messages[0].content", "system", "tools"])
+            f["unknown"],
+            serde_json::json!(["instructions", "tools", "input"])
         );
     }
     let requests: std::collections::BTreeSet<&str> = steps
@@ -499,6 +531,7 @@ fn baselines_hold_claude_transcripts() {
         .iter()
         .map(|f| f["check"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["baseline:model_switch"], "{report}");
+    // The model is one of the parameters, as for Codex.
+    assert_eq!(names, ["baseline:params_changed"], "{report}");
     assert_eq!(report["rollouts"][0]["failures"][0]["turn"], 2);
 }

@@ -367,26 +367,34 @@ fn losses_are_steps_verdicts() {
     let mut previous: Option<&Value> = None;
     let mut miss = 0.0;
     for row in rows {
-        let n = |k: &str| row[k].as_u64().unwrap();
+        let usage = |k: &str| row["usage"][k].as_u64().unwrap();
         let verdict = row["verdict"].as_str().unwrap();
-        let lost = match (verdict, previous) {
-            ("cold_start", _) => n("cache_creation_input_tokens"),
-            ("hit", _) => 0,
-            (_, Some(p)) => {
-                let before = p["cache_read_input_tokens"].as_u64().unwrap()
-                    + p["cache_creation_input_tokens"].as_u64().unwrap();
-                before.saturating_sub(n("cache_read_input_tokens"))
-            }
-            (_, None) => 0,
+        // What the request before left cached (it read and wrote), less what this one read.
+        let left = previous.map_or(0, |p| {
+            p["usage"]["cache_read_input_tokens"].as_u64().unwrap()
+                + p["usage"]["cache_creation_input_tokens"].as_u64().unwrap()
+        });
+        let lost = match verdict {
+            "first_request" => usage("cache_creation_input_tokens"),
+            "hit" => 0,
+            _ => left.saturating_sub(usage("cache_read_input_tokens")),
+        };
+        if verdict != "first_request" {
+            assert_eq!(row["lost_tokens"].as_u64().unwrap(), lost, "{row}");
+        }
+        let cause = if verdict == "first_request" {
+            "cold_start"
+        } else {
+            verdict
         };
         if lost > 0 {
-            let e = expected.entry(verdict.to_string()).or_default();
+            let e = expected.entry(cause.to_string()).or_default();
             e.0 += 1;
             e.1 += lost;
-            if verdict != "cold_start" {
+            if cause != "cold_start" {
                 // claude-sonnet-4-6: a 5-minute write $3.75, a read $0.30 per million.
                 assert_eq!(row["model"], "claude-sonnet-4-6");
-                assert_eq!(n("cache_creation_1h_input_tokens"), 0);
+                assert_eq!(usage("cache_creation_1h_input_tokens"), 0);
                 miss += lost as f64 * (3.75 - 0.30) / 1e6;
             }
         }
@@ -449,22 +457,24 @@ fn causes_by_request_are_the_verdicts_of_steps() {
         for file in &files {
             let steps = crate::support::json(&["steps", file.to_str().unwrap(), "--json"]);
             for row in steps["steps"].as_array().unwrap() {
-                if row["compaction"] == true || row["copied"] == true {
+                if row["compaction"] == true {
                     continue;
                 }
-                let cause = match row["verdict"].as_str() {
-                    None | Some("hit" | "no_cache_fields" | "no_usage" | "earlier_file") => {
+                let cause = match row["verdict"].as_str().unwrap() {
+                    "hit" | "no_cache_fields" | "no_usage" | "earlier_file" | "copied" => {
                         "none".to_string()
                     }
-                    Some("prefix_broken") => {
-                        let part = row["cause"][0].as_str().unwrap_or("");
+                    "first_request" => "cold_start".to_string(),
+                    "compaction_reset" => "compaction".to_string(),
+                    "prefix_broken" | "prefix_broken_context" => {
+                        let part = row["break_at"].as_str().unwrap_or("");
                         let group = ["tools", "system", "params"]
                             .into_iter()
                             .find(|g| part.starts_with(g))
                             .unwrap_or("history");
                         format!("prefix_broken:{group}")
                     }
-                    Some(v) => v.to_string(),
+                    v => v.to_string(),
                 };
                 *want.entry(cause).or_default() += 1;
             }

@@ -96,7 +96,7 @@ fn a_big_input_split_in_parts_and_blocks_gives_the_one_thread_outputs() {
 }
 
 fn load_steps(bytes: &[u8]) -> usize {
-    promptc::Session::load("big", bytes, promptc::LoadOptions::default())
+    promptc::agents::codex::session::Session::load("big", bytes, promptc::LoadOptions::default())
         .expect("loads")
         .replay
         .steps

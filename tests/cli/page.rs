@@ -204,7 +204,28 @@ fn diff_page_marks_the_first_break() {
         assert_eq!(a_steps, expected, "{case}: A's steps");
         let first: Vec<_> = html.match_indices("data-first-break=\"true\"").collect();
         match d["common_prefix"].as_object() {
-            None => assert!(first.is_empty(), "{case}: no break, none marked"),
+            // No aligned pair differs: a resume's break is at B's request of the first drift.
+            None => match d["drifts"].as_array().unwrap().first() {
+                None => assert!(first.is_empty(), "{case}: no break, none marked"),
+                Some(drift) => {
+                    assert_eq!(first.len(), 1, "{case}: one first break");
+                    let pair = &html[first[0].0..];
+                    let sections = attributes(
+                        pair,
+                        "<section class=\"step",
+                        &["id", "data-turn", "data-step"],
+                    );
+                    let b = sections
+                        .iter()
+                        .find(|s| s[0].starts_with("b-"))
+                        .expect("B's step in the marked pair");
+                    assert_eq!(
+                        b[1..],
+                        [drift["b_turn"].to_string(), drift["b_step"].to_string()],
+                        "{case}: the break is at B's step of the first drift"
+                    );
+                }
+            },
             Some(prefix) => {
                 assert_eq!(first.len(), 1, "{case}: one first break");
                 let pair = &html[first[0].0..];

@@ -6,8 +6,9 @@
 use serde_json::Value;
 
 use super::load::{LineKind, Transcript, Usage};
+use super::plan::{Planned, Planner, Prompt, View};
 use super::thread::{Conversation, RequestKind, Role, ThreadKey};
-use super::wire::{Build, Compiled, Given, compile};
+use super::wire::{Build, Compiled};
 use crate::core::hash::{Hash, hash};
 use crate::providers::anthropic::{
     Block, LOOKBACK_BLOCKS, Lookup, Part, Simulation, block_hash, canonical_without_cache_control,
@@ -138,15 +139,15 @@ pub struct Step {
     pub copied: bool,
 }
 
-/// The steps of one thread of `c`: each request with its usage, prediction and verdict. Each
-/// line's blocks are hashed once and the cache's chain is taken on from the previous request,
-/// so a session costs its lines, not its requests times its history (but for 2.1.3xx's replay
-/// records, each followed on its own).
+/// The steps of one thread of `c`: each request with its usage, prediction and verdict. The
+/// prompts come from the planner ([`super::plan`]), each grown from the one before, and the
+/// cache's entries are named by chains: a session costs its lines, not its requests times its
+/// history.
 pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> {
     let mut sim = Simulation::default();
-    let mut memo = LineBlocks::default();
+    let mut planner = Planner::new(t, c);
     let mut out: Vec<Step> = Vec::new();
-    // The previous sampling request: its blocks, model, usage and time.
+    // The previous sampling request: its prompt, model, usage and time.
     let mut previous: Option<Previous> = None;
     let mut compacted = false;
     let (mut turn, mut step) = (0, 0);
@@ -171,17 +172,12 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
         let timestamp = t.lines[request.at].timestamp.as_deref().map(str::to_string);
         let version = request_version(t, c, request);
         let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
-        let replayed = request.kind == RequestKind::Sampling && has_replay_record(t, c, request);
-        let fast = (request.kind == RequestKind::Sampling && !replayed)
-            .then(|| rule_blocks(t, c, request, build, &mut memo));
-        let (blocks, copied) = match fast {
-            Some(blocks) => (blocks, false),
-            None => {
-                let compiled = compile(t, c, request, &Given::default());
-                (compiled_blocks(&compiled), compiled.record_elsewhere)
-            }
+        let prompt = match planner.plan(index) {
+            Planned::Prompt(prompt) if request.kind == RequestKind::Sampling => Some(prompt),
+            _ => None,
         };
-        if request.kind == RequestKind::Compaction || copied {
+        let Some(prompt) = prompt else {
+            let copied = request.kind == RequestKind::Sampling;
             out.push(Step {
                 turn,
                 step,
@@ -200,7 +196,7 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
             });
             compacted |= request.kind == RequestKind::Compaction;
             continue;
-        }
+        };
         let response = &c.responses[request.response.expect("a sampling request has a response")];
         let model = response.model.as_deref().unwrap_or("").to_string();
         // A line without a time is taken at the previous one's (never at the epoch).
@@ -209,22 +205,27 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
             .and_then(crate::core::lines::unix_seconds)
             .unwrap_or(last_time);
         last_time = now;
-        let lookup = sim.request(&model, &blocks, now);
+        let view = View {
+            prompt: &prompt,
+            blocks: &planner.blocks,
+        };
+        let lookup = sim.request_view(&model, &view, now);
         let usage = response.usage;
         let history_before =
             request.leaf.is_some() && first_response.is_some_and(|f| f < request.at);
         let (predicted_read, verdict) = if previous.is_none() && history_before {
             (None, Verdict::EarlierFile)
         } else {
-            judge(
-                &blocks,
-                &model,
-                usage,
-                now,
-                lookup,
-                previous.as_ref(),
-                compacted,
-            )
+            let before = previous.as_ref().map(|p| {
+                (
+                    p,
+                    View {
+                        prompt: &p.prompt,
+                        blocks: &planner.blocks,
+                    },
+                )
+            });
+            judge(view, &model, usage, now, lookup, before, compacted)
         };
         out.push(Step {
             turn,
@@ -238,12 +239,12 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
             usage,
             predicted_read,
             predicted_block: lookup.read_block,
-            breakpoints: blocks.iter().filter(|b| b.breakpoint.is_some()).count(),
+            breakpoints: prompt.breakpoints.len(),
             verdict: Some(verdict),
             copied: false,
         });
         previous = Some(Previous {
-            blocks,
+            prompt,
             model,
             usage,
             time: now,
@@ -265,15 +266,6 @@ fn request_version(
         None => request.at,
     };
     t.lines[line].version.as_deref().map(str::to_string)
-}
-
-fn has_replay_record(t: &Transcript, c: &Conversation, request: &super::thread::Request) -> bool {
-    request.response.is_some_and(|r| {
-        c.responses[r]
-            .lines
-            .iter()
-            .any(|&i| matches!(&t.lines[i].kind, LineKind::Assistant(a) if a.request_ref.is_some()))
-    })
 }
 
 /// The blocks of a compiled body as the cache sees them: the billing block following the first
@@ -480,20 +472,8 @@ fn first_prompt_of(t: &Transcript, history: &super::thread::History) -> String {
 
 /// A read short of the prediction: a part the build does not record before where the read
 /// should have gone changed, or, every part recorded, the provider missed.
-fn unexplained(blocks: &[Block], lookup: Lookup) -> Verdict {
-    let upto = lookup.read_block.unwrap_or(0);
-    let mut parts: Vec<String> = Vec::new();
-    for b in blocks.iter().take(upto + 1).filter(|b| !b.known) {
-        // One name per part: `messages[0].content` for its blocks.
-        let part = b
-            .part
-            .name()
-            .split_once("].content[")
-            .map_or(b.part.name(), |(m, _)| format!("{m}].content"));
-        if !parts.contains(&part) {
-            parts.push(part);
-        }
-    }
+fn unexplained(prompt: View<'_>, lookup: Lookup) -> Verdict {
+    let parts = prompt.unknown_parts(lookup.read_block.unwrap_or(0));
     if parts.is_empty() {
         Verdict::ProviderMiss
     } else {
@@ -519,7 +499,7 @@ fn first_prompt(body: &Value) -> String {
 
 /// The request before, as the next one is judged against it.
 struct Previous {
-    blocks: Vec<Block>,
+    prompt: Prompt,
     model: String,
     usage: Option<Usage>,
     time: i64,
@@ -531,12 +511,12 @@ struct Previous {
 const SLACK: u64 = 8;
 
 fn judge(
-    blocks: &[Block],
+    prompt: View<'_>,
     model: &str,
     usage: Option<Usage>,
     now: i64,
     lookup: Lookup,
-    previous: Option<&Previous>,
+    previous: Option<(&Previous, View<'_>)>,
     compacted: bool,
 ) -> (Option<u64>, Verdict) {
     let Some(this) = usage else {
@@ -545,30 +525,30 @@ fn judge(
     if !this.has_cache_fields {
         return (None, Verdict::NoCacheFields);
     }
-    let Some(Previous {
-        blocks: prev_blocks,
-        model: prev_model,
-        usage: prev_usage,
-        time: prev_time,
-        repeat_possible,
-    }) = previous
+    let Some((
+        Previous {
+            model: prev_model,
+            usage: prev_usage,
+            time: prev_time,
+            repeat_possible,
+            ..
+        },
+        prev_prompt,
+    )) = previous
     else {
         return (Some(0), Verdict::ColdStart);
     };
-    let unexplained = |blocks: &[Block], lookup: Lookup| {
+    let unexplained = |lookup: Lookup| {
         if *repeat_possible {
             Verdict::RepeatedToolTurn
         } else {
-            unexplained(blocks, lookup)
+            unexplained(prompt, lookup)
         }
     };
     let read = this.cache_read_input_tokens;
-    let shared = blocks
-        .iter()
-        .zip(prev_blocks)
-        .take_while(|(a, b)| a.hash == b.hash)
-        .count();
-    let prev_last_bp = prev_blocks.iter().rposition(|b| b.breakpoint.is_some());
+    let shared = prompt.shared_with(&prev_prompt);
+    let prev_breakpoints = &prev_prompt.prompt.breakpoints;
+    let prev_last_bp = prev_breakpoints.last().map(|&(p, _)| p);
     let full = prev_usage.map(|u| {
         u.cache_read_input_tokens
             .saturating_add(u.cache_creation_input_tokens)
@@ -589,9 +569,9 @@ fn judge(
         );
     }
     if lookup.expired {
-        let ttl = prev_blocks
+        let ttl = prev_breakpoints
             .iter()
-            .filter_map(|b| b.breakpoint)
+            .map(|&(_, ttl)| ttl)
             .max()
             .unwrap_or(300);
         return (
@@ -608,26 +588,29 @@ fn judge(
     if !whole_prefix {
         if let Some(p) = prev_last_bp
             && shared > p
-            && blocks
+            && prompt
+                .prompt
+                .breakpoints
                 .iter()
-                .skip(p + 1)
-                .position(|b| b.breakpoint.is_some())
-                .is_some_and(|d| d + 1 > LOOKBACK_BLOCKS)
+                .find(|&&(b, _)| b > p)
+                .is_some_and(|&(b, _)| b - p > LOOKBACK_BLOCKS)
         {
             return (predicted, Verdict::LookbackExceeded);
         }
-        let part = blocks
-            .get(shared)
-            .map_or_else(|| "the end of the prompt".to_string(), |b| b.part.name());
+        let part = if shared < prompt.len() {
+            prompt.part(shared).name()
+        } else {
+            "the end of the prompt".to_string()
+        };
         return (predicted, Verdict::PrefixBroken { part });
     }
     match predicted {
         // Less than predicted; with no tokens to predict (the previous request had no usage),
         // nothing at all where the whole prefix should be read.
         Some(p) if read.saturating_add(SLACK) < p || (read == 0 && p > 0) => {
-            (predicted, unexplained(blocks, lookup))
+            (predicted, unexplained(lookup))
         }
-        None if read == 0 => (predicted, unexplained(blocks, lookup)),
+        None if read == 0 => (predicted, unexplained(lookup)),
         _ => (predicted, Verdict::Hit),
     }
 }

@@ -17,8 +17,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::load::{Line, LineKind, Transcript};
 use super::prices::Tokens;
+use super::session::Session;
 use super::thread::{ThreadKey, conversation};
-use super::usage::{BilledRequest, Purpose, billed_requests, compactions};
+use super::usage::{BilledRequest, Judged, Purpose, billed_requests, compactions, judge};
 
 /// What a file's place in `projects/` says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,9 +183,9 @@ enum FileKind {
     Read(Box<FileEntry>),
 }
 
-/// Read the file at `path` (relative to `projects/`). With `verdicts`, each request gets its
-/// `steps` verdict and the input it lost.
-pub fn read_file(path: &str, t: &Transcript, verdicts: bool) -> HomeFile {
+/// Read the file at `path` (relative to `projects/`). With `verdicts`, each request of the
+/// thread `steps` shows gets its verdict and the input it lost.
+pub fn read_file(path: &str, t: Transcript, verdicts: bool) -> HomeFile {
     HomeFile(read(path, t, verdicts))
 }
 
@@ -195,7 +196,7 @@ pub fn read_bytes(
     verdicts: bool,
 ) -> Result<HomeFile, super::load::LoadError> {
     match super::load::load(path, bytes) {
-        Ok(t) => Ok(read_file(path, &t, verdicts)),
+        Ok(t) => Ok(read_file(path, t, verdicts)),
         Err(super::load::LoadError::Empty { .. }) => {
             Ok(HomeFile(FileKind::Empty(path.to_string())))
         }
@@ -260,7 +261,7 @@ fn first_prompt(t: &Transcript) -> Option<String> {
     })
 }
 
-fn read(path: &str, t: &Transcript, verdicts: bool) -> FileKind {
+fn read(path: &str, t: Transcript, verdicts: bool) -> FileKind {
     let Some(role) = file_role(path) else {
         return FileKind::Ignored(path.to_string());
     };
@@ -289,30 +290,48 @@ fn read(path: &str, t: &Transcript, verdicts: bool) -> FileKind {
         .next_back()
         .map(str::to_string)
         .or_else(|| first.clone());
-    let c = conversation(t);
     let main = matches!(role, FileRole::Main { .. });
+    let cwd = lines
+        .clone()
+        .find_map(|l| l.cwd.as_deref().map(str::to_string));
+    let versions = lines
+        .filter_map(|l| l.version.as_deref().map(str::to_string))
+        .collect();
+    let first_prompt = if main { first_prompt(&t) } else { None };
+    let progress_lines = t
+        .lines
+        .iter()
+        .filter(|l| matches!(l.kind, LineKind::Progress))
+        .count();
+    let skipped = t.skipped.len();
+    // The verdicts come from the stages' own steps, which plan the session's shown thread.
+    let (t, c, judged) = if verdicts {
+        let session = Session::new(t);
+        let judged = judge(&session);
+        let Session {
+            transcript,
+            conversation,
+            ..
+        } = session;
+        (transcript, conversation, judged)
+    } else {
+        let c = conversation(&t);
+        (t, c, Judged::new())
+    };
     FileKind::Read(Box::new(FileEntry {
         path: path.to_string(),
         session,
         project: role.project().to_string(),
         main,
-        cwd: lines
-            .clone()
-            .find_map(|l| l.cwd.as_deref().map(str::to_string)),
+        cwd,
         first,
         last,
-        versions: lines
-            .filter_map(|l| l.version.as_deref().map(str::to_string))
-            .collect(),
-        requests: billed_requests(t, &c, verdicts),
+        versions,
+        requests: billed_requests(&t, &c, judged),
         compactions: compactions(&c),
-        skipped: t.skipped.len(),
-        first_prompt: if main { first_prompt(t) } else { None },
-        progress_lines: t
-            .lines
-            .iter()
-            .filter(|l| matches!(l.kind, LineKind::Progress))
-            .count(),
+        skipped,
+        first_prompt,
+        progress_lines,
     }))
 }
 
@@ -344,7 +363,7 @@ impl HomeBuilder {
     }
 
     /// Read and add the file at `path` (relative to `projects/`).
-    pub fn add(&mut self, path: &str, t: &Transcript) {
+    pub fn add(&mut self, path: &str, t: Transcript) {
         self.push(read_file(path, t, self.verdicts));
     }
 

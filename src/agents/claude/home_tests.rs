@@ -534,7 +534,8 @@ fn a_request_costs_its_tokens_at_its_models_price() {
     assert_eq!(totals.requests, home.requests.len());
 }
 
-/// With verdicts, every counted request of a recorded home gets the verdict `steps` gives it.
+/// With verdicts, every counted request of a recorded home gets the verdict `steps` gives it:
+/// the stages' analysis of the file's session.
 #[test]
 fn verdicts_are_those_of_steps() {
     let case =
@@ -542,19 +543,22 @@ fn verdicts_are_those_of_steps() {
     let (_, files) = case_home(&case);
     let home = build(&files, true);
     for (path, bytes) in &files {
-        let t = super::load(path, bytes).expect("loads");
-        let c = super::conversation(&t);
-        let steps = super::cache::steps(&t, &c, &super::ThreadKey::Main);
+        let session = super::session::Session::load(path, bytes).expect("loads");
+        let plan = super::session::plan(
+            &session,
+            super::wire::Given::default(),
+            crate::core::parallel::Threads::default(),
+        );
+        let theirs: Vec<_> = crate::cache::analyze(&session, &plan)
+            .into_iter()
+            .filter(|row| session.claude_steps[row.step].kind == super::RequestKind::Sampling)
+            .map(|row| Some(row.verdict))
+            .collect();
         let mine: Vec<_> = home
             .requests
             .iter()
             .filter(|r| &r.file == path)
             .map(|r| r.request.verdict.clone())
-            .collect();
-        let theirs: Vec<_> = steps
-            .into_iter()
-            .filter(|s| s.kind == super::RequestKind::Sampling)
-            .map(|s| s.verdict)
             .collect();
         assert_eq!(mine, theirs, "{path}");
         assert!(mine.iter().all(Option::is_some));

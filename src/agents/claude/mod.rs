@@ -6,15 +6,17 @@
 //! What a transcript records, build by build, and what Claude Code sends are in CONFORMANCE.md
 //! ("Claude Code"), from recordings of the real CLI in `tests/conformance/claude/`.
 
+mod agent;
 pub mod cache;
-pub mod compare;
-pub mod fingerprint;
 pub mod home;
 pub mod load;
+pub mod plan;
 pub mod prices;
 pub mod record;
+pub mod render;
 pub mod replay;
 pub mod report;
+pub mod session;
 pub mod thread;
 pub mod usage;
 pub mod wire;

@@ -1,12 +1,11 @@
 //! A Claude Code home in `report`'s shapes: one [`SessionUsage`] per session, each counted
 //! request ([`super::home`]: once per response, copies left out) a [`Request`] in the tokens
 //! every agent reports in (a prompt's input is all of it, cache reads and writes included), its
-//! `steps` verdict a [`Cause`].
+//! `steps` verdict a [`Cause`] as a Codex request's is.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::cache::Verdict;
 use super::home::Home;
 use super::prices::Tokens as AnthropicTokens;
 use super::usage::Purpose;
@@ -98,7 +97,7 @@ pub fn report_sessions(
             tokens,
             total: tokens,
             lost: b.lost,
-            cause: b.verdict.as_ref().and_then(cause),
+            cause: b.verdict.as_ref().and_then(Cause::of),
             inherited: false,
             side: b.purpose == Purpose::Side,
         });
@@ -117,37 +116,5 @@ pub fn tokens(t: &AnthropicTokens) -> Tokens {
         reasoning: 0,
         cache_write: written,
         cache_write_1h: t.cache_write_1h,
-    }
-}
-
-/// The cause a verdict names, `None` where nothing was lost to one.
-pub fn cause(verdict: &Verdict) -> Option<Cause> {
-    Some(match verdict {
-        Verdict::ColdStart => Cause::ColdStart,
-        Verdict::ModelSwitch { .. } => Cause::ModelSwitch,
-        Verdict::TtlExpired { .. } => Cause::TtlExpired,
-        Verdict::PrefixBroken { part } => Cause::PrefixBroken(part_group(part)),
-        Verdict::Compaction => Cause::Compaction,
-        Verdict::LookbackExceeded => Cause::LookbackExceeded,
-        Verdict::UnrecordedChange { .. } => Cause::UnrecordedChange,
-        Verdict::ProviderMiss => Cause::ProviderMiss,
-        Verdict::RepeatedToolTurn => Cause::RepeatedToolTurn,
-        Verdict::Hit | Verdict::NoCacheFields | Verdict::NoUsage | Verdict::EarlierFile => {
-            return None;
-        }
-    })
-}
-
-/// The part a prefix broke at, as the report groups it: `tools`, `system`, `params`, or
-/// `history` for a message (the names Codex's causes use).
-fn part_group(part: &str) -> &'static str {
-    if part.starts_with("tools") {
-        "tools"
-    } else if part.starts_with("system") {
-        "system"
-    } else if part == "params" {
-        "params"
-    } else {
-        "history"
     }
 }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::load::{LineKind, LoadError, Loader};
+use super::session::Session;
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
 use crate::test_support::claude_sample_bytes;
@@ -576,7 +577,8 @@ fn older_builds_send_the_messages_their_rules_say() {
 /// block recorded) the block the prediction reads up to is the mock's.
 #[test]
 fn steps_verdicts_agree_with_the_mock_cache() {
-    use super::cache::{Verdict, steps};
+    use crate::AgentSession;
+    use crate::cache::Verdict;
     let mut report = Vec::new();
     let mut checked = 0;
     for (case, meta) in recorded_cases() {
@@ -586,36 +588,35 @@ fn steps_verdicts_agree_with_the_mock_cache() {
             .filter(|r| r["kind"] == "conversation")
             .collect();
         // The file with the whole main thread: the last one a resume wrote (1.0.30 copies).
-        let loaded: Vec<_> = transcripts(&case, &meta)
+        let loaded: Vec<Session> = transcripts(&case, &meta)
             .into_iter()
             .filter(|(name, _)| !name.contains("/agent-") && !name.contains("/subagents/"))
-            .map(|(name, bytes)| {
-                let t = load(&name, &bytes).unwrap();
-                let c = conversation(&t);
-                (t, c)
-            })
+            .map(|(name, bytes)| Session::load(&name, &bytes).unwrap())
             .collect();
-        let Some((t, c)) = loaded
+        let Some(session) = loaded
             .iter()
-            .max_by_key(|(_, c)| c.thread(&ThreadKey::Main).count())
+            .filter(|s| s.thread == ThreadKey::Main)
+            .max_by_key(|s| s.steps().len())
         else {
             continue;
         };
-        for step in steps(t, c, &ThreadKey::Main) {
-            let Some(verdict) = &step.verdict else {
+        let plan = super::session::plan(session, Default::default(), Default::default());
+        for row in crate::cache::analyze(session, &plan) {
+            let step = &session.claude_steps[row.step];
+            // A compaction's own request and a copied one are not judged.
+            if step.prompt.is_none() || step.copied {
                 continue;
-            };
-            let request = &c.requests[step.request];
-            let id = c.responses[request.response.unwrap()]
-                .message_id
-                .as_deref()
-                .unwrap();
+            }
+            let verdict = &row.verdict;
+            let id = step.key.as_deref().unwrap();
             let Some(at) = conversation_rows.iter().position(|r| r["message_id"] == id) else {
                 report.push(format!("{}: {id} not captured", case.display()));
                 continue;
             };
-            let row = conversation_rows[at];
-            let read = row["usage"]["cache_read_input_tokens"].as_u64().unwrap();
+            let captured_row = conversation_rows[at];
+            let read = captured_row["usage"]["cache_read_input_tokens"]
+                .as_u64()
+                .unwrap();
             let full = at.checked_sub(1).map(|p| {
                 let u = &conversation_rows[p]["usage"];
                 u["cache_read_input_tokens"].as_u64().unwrap()
@@ -629,24 +630,27 @@ fn steps_verdicts_agree_with_the_mock_cache() {
                 "part"
             };
             let ours: &[&str] = match verdict {
-                Verdict::ColdStart | Verdict::ModelSwitch { .. } | Verdict::TtlExpired { .. } => {
+                Verdict::First | Verdict::ModelSwitch { .. } | Verdict::TtlExpired { .. } => {
                     &["none"]
                 }
                 Verdict::Hit => &["whole"],
-                Verdict::PrefixBroken { .. } | Verdict::Compaction | Verdict::LookbackExceeded => {
-                    if step.predicted_block.is_some() {
+                Verdict::ComponentChanged(_)
+                | Verdict::HistoryRewritten(_)
+                | Verdict::Compaction
+                | Verdict::LookbackExceeded => {
+                    if row.read_block.is_some() {
                         &["part"]
                     } else {
                         &["none"]
                     }
                 }
                 // The provider read less than the recorded prefix predicts.
-                Verdict::UnrecordedChange { .. } => &["none", "part"],
+                Verdict::UnrecordedChange(_) => &["none", "part"],
                 // What another file's requests wrote is read, whole or in part.
                 Verdict::EarlierFile => &["whole", "part"],
                 // The repeat broke the prefix at its first copy.
-                Verdict::RepeatedToolTurn => &["part", "none"],
-                Verdict::ProviderMiss | Verdict::NoCacheFields | Verdict::NoUsage => &[],
+                Verdict::KnownRewrite { .. } => &["part", "none"],
+                _ => &[],
             };
             let scenario = case
                 .strip_prefix(case.parent().unwrap().parent().unwrap())
@@ -656,28 +660,26 @@ fn steps_verdicts_agree_with_the_mock_cache() {
             if !ours.contains(&mock) {
                 report.push(format!(
                     "{scenario} #{}: {} ({:?}) but the mock read {mock} ({read})",
-                    row["index"],
+                    captured_row["index"],
                     verdict.name(),
                     verdict
                 ));
             }
-            if matches!(verdict, Verdict::Hit) && step.predicted_read != Some(read) {
+            if matches!(verdict, Verdict::Hit) && row.predicted_cached != Some(read as usize) {
                 report.push(format!(
                     "{scenario} #{}: predicted {:?}, read {read}",
-                    row["index"], step.predicted_read
+                    captured_row["index"], row.predicted_cached
                 ));
             }
             if meta["version"] == "2.1.332" {
-                let mock_block = row["cache"]["read_block"].as_i64().unwrap();
-                let ours = step.predicted_block.map_or(-1, |b| b as i64);
-                if !matches!(
-                    verdict,
-                    Verdict::UnrecordedChange { .. } | Verdict::EarlierFile
-                ) && ours != mock_block
+                let mock_block = captured_row["cache"]["read_block"].as_i64().unwrap();
+                let ours = row.read_block.map_or(-1, |b| b as i64);
+                if !matches!(verdict, Verdict::UnrecordedChange(_) | Verdict::EarlierFile)
+                    && ours != mock_block
                 {
                     report.push(format!(
                         "{scenario} #{}: read to block {ours}, the mock {mock_block}",
-                        row["index"]
+                        captured_row["index"]
                     ));
                 }
             }
@@ -731,7 +733,7 @@ fn before_run(case: &Path, meta: &Value, run: usize) -> Option<(String, Vec<u8>)
 /// cached, and none where it read all of it.
 #[test]
 fn diff_names_the_break_of_every_recorded_resume_and_none_elsewhere() {
-    use super::compare::diff;
+    use crate::diff::{DriftClass, diff};
     let mut report = Vec::new();
     let mut checked = 0;
     for (case, meta) in recorded_cases() {
@@ -770,12 +772,15 @@ fn diff_names_the_break_of_every_recorded_resume_and_none_elsewhere() {
                 str::to_string,
             );
         let b_bytes = std::fs::read(case.join("home").join(&b_path)).unwrap();
-        let (ta, tb) = (
-            load(&a_name, &a_bytes).unwrap(),
-            load(&b_path, &b_bytes).unwrap(),
+        let (sa, sb) = (
+            Session::load(&a_name, &a_bytes).unwrap(),
+            Session::load(&b_path, &b_bytes).unwrap(),
         );
-        let (ca, cb) = (conversation(&ta), conversation(&tb));
-        let d = diff(&ta, &ca, &tb, &cb);
+        let (pa, pb) = (
+            super::session::plan(&sa, Default::default(), Default::default()),
+            super::session::plan(&sb, Default::default(), Default::default()),
+        );
+        let d = diff(&sa, &pa, &sb, &pb, None);
         // The mock: B's first conversation request of run 2 against run 1's last.
         let captured = requests(&case);
         let run_requests = |r: usize| -> Vec<&Value> {
@@ -803,17 +808,28 @@ fn diff_names_the_break_of_every_recorded_resume_and_none_elsewhere() {
             .unwrap();
         let broke = read < cached;
         let label = format!("{}/{scenario}", meta["version"].as_str().unwrap());
-        if broke == d.drifts.is_empty() {
+        // A drift that is named: the expected append of context is not a break.
+        let named: Vec<_> = d
+            .drifts
+            .iter()
+            .filter(|x| x.class != DriftClass::ContextAppended)
+            .collect();
+        if broke == named.is_empty() {
             report.push(format!(
                 "{label}: the mock read {read} of {cached}; diff says {:?}",
-                d.drifts
+                named
                     .iter()
-                    .map(|x| (x.class, x.part.clone()))
+                    .map(|x| (x.class.name(), x.component, x.detail.clone()))
                     .collect::<Vec<_>>()
             ));
         }
-        if scenario == "model_switch" && !d.drifts.iter().any(|x| x.class == "model_switch") {
-            report.push(format!("{label}: no model_switch in {:?}", d.drifts));
+        if scenario == "model_switch"
+            && !d
+                .drifts
+                .iter()
+                .any(|x| x.class == DriftClass::ParamsChanged && x.detail.contains("model switch"))
+        {
+            report.push(format!("{label}: no model switch in {:?}", d.drifts));
         }
         checked += 1;
     }
@@ -831,30 +847,33 @@ fn diff_names_the_break_of_every_recorded_resume_and_none_elsewhere() {
 /// itself (1.0.30's repeated tool turn) or the transcript shows a break the mock saw too.
 #[test]
 fn check_holds_the_recorded_sessions_to_the_invariants() {
-    use super::compare::check;
     let mut report = Vec::new();
     for (case, meta) in recorded_cases() {
         for (name, bytes) in transcripts(&case, &meta) {
             if name.contains("agent-") {
                 continue;
             }
-            let t = load(&name, &bytes).unwrap();
-            let c = conversation(&t);
-            let (_, failures) = check(&t, &c);
-            for f in failures {
+            let session = Session::load(&name, &bytes).unwrap();
+            let plan = super::session::plan(&session, Default::default(), Default::default());
+            for f in crate::check::check(&session, &plan) {
+                let at = f.step.map(|k| {
+                    let s = &crate::AgentSession::steps(&session)[k];
+                    (
+                        crate::AgentSession::turns(&session)[s.turn].number,
+                        s.number,
+                    )
+                });
                 let label = format!(
-                    "{}/{} {name} turn {} step {}",
+                    "{}/{} {name} {at:?}",
                     meta["version"].as_str().unwrap(),
                     meta["scenario"].as_str().unwrap(),
-                    f.turn,
-                    f.step
                 );
-                let expected = f.invariant == "prefix_extends_previous"
+                let expected = f.name == "input_extends_previous"
                     && (meta["version"] == "1.0.30"
                         || (meta["version"] == "2.1.100"
                             && meta["scenario"] == "interrupted_call"));
                 if !expected {
-                    report.push(format!("{label}: {} {}", f.invariant, f.detail));
+                    report.push(format!("{label}: {} {}", f.name, f.detail));
                 }
             }
         }
@@ -863,9 +882,12 @@ fn check_holds_the_recorded_sessions_to_the_invariants() {
 }
 
 /// `steps` takes each request's blocks from its lines, each hashed once: they are the blocks of
-/// the body `compile` gives, request by request, on every recording and real sample.
+/// the body `compile` gives, request by request, on every recording and real sample. So are the
+/// planner's, each prompt grown from the one before (2.1.3xx's replayed requests too), and the
+/// history it grows is `Conversation::history`'s.
 #[test]
 fn steps_blocks_are_the_compiled_bodies_blocks() {
+    planned_prompts_are_the_compiled_bodies_blocks();
     use super::cache::{LineBlocks, compiled_blocks, rule_blocks};
     use super::wire::{Build, Given, compile};
     let mut inputs = claude_sample_bytes();
@@ -901,4 +923,70 @@ fn steps_blocks_are_the_compiled_bodies_blocks() {
         }
     }
     assert!(checked > 1000, "{checked} requests");
+}
+
+fn planned_prompts_are_the_compiled_bodies_blocks() {
+    use super::cache::compiled_blocks;
+    use super::plan::{Planned, Planner, View};
+    use super::wire::{Given, compile};
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    let (mut checked, mut replayed) = (0, 0);
+    for (name, bytes) in &inputs {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let mut threads: Vec<ThreadKey> = c.requests.iter().map(|r| r.thread.clone()).collect();
+        threads.sort();
+        threads.dedup();
+        for thread in &threads {
+            let mut planner = Planner::new(&t, &c);
+            for (index, request) in c.requests.iter().enumerate() {
+                if &request.thread != thread {
+                    continue;
+                }
+                let planned = planner.plan(index);
+                let at = t.lines[request.at].number;
+                if request.kind == RequestKind::Compaction {
+                    assert!(matches!(planned, Planned::Compaction), "{name}: line {at}");
+                    continue;
+                }
+                let history = c.history(&t, request);
+                let mine = planner.history();
+                assert_eq!(
+                    format!("{:?}", mine.messages),
+                    format!("{:?}", history.messages),
+                    "{name}: history of the request at line {at}"
+                );
+                assert_eq!(
+                    mine.missing_parent, history.missing_parent,
+                    "{name}: line {at}"
+                );
+                let compiled = compile(&t, &c, request, &Given::default());
+                match planned {
+                    Planned::Prompt(prompt) => {
+                        let view = View {
+                            prompt: &prompt,
+                            blocks: &planner.blocks,
+                        };
+                        assert_eq!(
+                            view.blocks(),
+                            compiled_blocks(&compiled),
+                            "{name}: request at line {at}"
+                        );
+                        assert!(!compiled.record_elsewhere, "{name}: line {at}");
+                        replayed += usize::from(compiled.verified.is_some());
+                    }
+                    Planned::RecordElsewhere => {
+                        assert!(compiled.record_elsewhere, "{name}: line {at}")
+                    }
+                    Planned::Compaction => panic!("{name}: line {at}: a sampling request"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} requests");
+    assert!(replayed >= 42, "{replayed} replayed requests");
 }

@@ -398,8 +398,25 @@ impl Conversation {
         }
     }
 
+    /// The line of `uuid` (its first, where a resume copied it).
+    pub(crate) fn line_of(&self, uuid: &str) -> Option<usize> {
+        self.by_uuid.get(uuid).copied()
+    }
+
+    /// Line `i`'s parent line, where the file has it; `Err` names a parent it does not have.
+    pub(crate) fn parent_of(&self, i: usize) -> Option<Result<usize, &str>> {
+        self.parent[i]
+            .as_ref()
+            .map(|p| p.as_ref().copied().map_err(|u| &**u))
+    }
+
+    /// The response of assistant line `i`.
+    pub(crate) fn response_of(&self, i: usize) -> Option<usize> {
+        self.response_of.get(&i).copied()
+    }
+
     /// The result lines of every call of the response that made call `id`.
-    fn sibling_results(&self, id: &str) -> Vec<usize> {
+    pub(crate) fn sibling_results(&self, id: &str) -> Vec<usize> {
         let one = [id];
         let ids: Vec<&str> = match self.call_of.get(id) {
             Some(&r) => self.responses[r]

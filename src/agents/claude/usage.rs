@@ -21,10 +21,11 @@
 
 use std::collections::HashMap;
 
-use super::cache::{Verdict, steps};
 use super::load::{LineKind, Transcript};
 use super::prices::Tokens;
+use super::session::Session;
 use super::thread::{Conversation, RequestKind, ThreadKey};
+use crate::cache::Verdict;
 
 /// What a request was made for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -60,11 +61,11 @@ pub struct BilledRequest {
     pub tokens: Tokens,
     /// The backend reported cache counts at all.
     pub has_cache_fields: bool,
-    /// `steps`' verdict for it, when verdicts were asked for.
+    /// `steps`' verdict for it, when verdicts were asked for ([`judge`]).
     pub verdict: Option<Verdict>,
-    /// With the verdict: the input the cache could have served but did not (what the previous
-    /// request of its thread read and wrote, less what this one read), for a verdict that names
-    /// a loss; for a cold start, what it wrote (not a loss).
+    /// With the verdict: the input the cache could have served but did not (what the request
+    /// before left cached, less what this one read); for a cold start, what it wrote (not a
+    /// loss).
     pub lost: u64,
     /// 1-based line of its response's first line in its file.
     pub line: usize,
@@ -89,18 +90,16 @@ impl BilledRequest {
     }
 }
 
+/// `steps`' verdict of a response and the input it lost ([`BilledRequest::lost`]), by the
+/// response's index in `Conversation::responses`.
+pub type Judged = HashMap<usize, (Verdict, u64)>;
+
 /// The billed requests of one file, in file order: every response that is not Claude Code's
-/// own (`<synthetic>`) and has usage. With `verdicts`, each gets its `steps` verdict (costs a
-/// compile of every request: the history walk).
-pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<BilledRequest> {
+/// own (`<synthetic>`) and has usage, each with its verdict when `judged` has one.
+pub fn billed_requests(t: &Transcript, c: &Conversation, mut judged: Judged) -> Vec<BilledRequest> {
     let mut threads: Vec<ThreadKey> = c.requests.iter().map(|r| r.thread.clone()).collect();
     threads.sort();
     threads.dedup();
-    let mut verdict_of = if verdicts {
-        judge(t, c, &threads)
-    } else {
-        HashMap::new()
-    };
     let side: Vec<ThreadKey> = threads
         .iter()
         .filter(|k| is_warmup(t, k))
@@ -122,7 +121,7 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
             _ => Purpose::Subagent,
         };
         let first = &t.lines[response.lines[0]];
-        let (verdict, lost) = verdict_of.remove(&r).unzip();
+        let (verdict, lost) = judged.remove(&r).unzip();
         out.push(BilledRequest {
             timestamp: first.timestamp.as_deref().map(str::to_string),
             model: response.model.as_deref().map(str::to_string),
@@ -143,37 +142,27 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
     out
 }
 
-/// Each response's `steps` verdict and the input it lost ([`BilledRequest::lost`]), by its
-/// index in `c.responses`: the one place usage asks `steps`.
-fn judge(
-    t: &Transcript,
-    c: &Conversation,
-    threads: &[ThreadKey],
-) -> HashMap<usize, (Verdict, u64)> {
-    let mut out = HashMap::new();
-    for thread in threads {
-        // What the previous request of the thread left in the cache: its read and written prefix.
-        let mut cached_before: Option<u64> = None;
-        for s in steps(t, c, thread) {
-            let (Some(r), Some(verdict)) = (c.requests[s.request].response, s.verdict) else {
-                continue;
-            };
-            let read = s.usage.map_or(0, |u| u.cache_read_input_tokens);
-            let lost = match verdict {
-                Verdict::ColdStart => s.usage.map_or(0, |u| u.cache_creation_input_tokens),
-                Verdict::Hit | Verdict::NoCacheFields | Verdict::NoUsage | Verdict::EarlierFile => {
-                    0
-                }
-                _ => cached_before.unwrap_or(0).saturating_sub(read),
-            };
-            if let Some(u) = s.usage {
-                cached_before = Some(
-                    u.cache_read_input_tokens
-                        .saturating_add(u.cache_creation_input_tokens),
-                );
-            }
-            out.insert(r, (verdict, lost));
-        }
+/// The verdicts `steps` gives the requests of the session's shown thread (the main one; in a
+/// subagent's file, the subagent's; 1.0.x's sidechains inside a main file get none), with the
+/// input each lost: what the request before left cached and this one did not read, and for a
+/// cold start what it wrote (not a loss). The one place usage asks the cache stage.
+pub fn judge(session: &Session) -> Judged {
+    let plan = super::session::plan(
+        session,
+        super::wire::Given::default(),
+        crate::core::parallel::Threads::default(),
+    );
+    let mut out = Judged::new();
+    for row in crate::cache::analyze(session, &plan) {
+        let request = &session.conversation.requests[session.claude_steps[row.step].request];
+        let Some(r) = request.response else {
+            continue;
+        };
+        let lost = match row.verdict {
+            Verdict::First => row.observed_cache_write.unwrap_or(0),
+            _ => row.lost_tokens,
+        };
+        out.insert(r, (row.verdict, lost));
     }
     out
 }

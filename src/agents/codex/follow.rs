@@ -3,9 +3,12 @@
 //! its new records bring.
 
 use crate::agents::codex::model::{EventKind, RecordKind};
+use crate::agents::codex::plan::Planner;
 use crate::agents::codex::replay::Effect;
 use crate::agents::codex::session::Session;
-use crate::watch::Event;
+use crate::core::lines::SkippedLine;
+use crate::fingerprint::Plan;
+use crate::watch::{Event, Growing};
 
 /// Line types that can bring an event; any other line waits for the next one of these.
 const TRIGGERS: [&[u8]; 6] = [
@@ -17,26 +20,41 @@ const TRIGGERS: [&[u8]; 6] = [
     b"thread_rolled_back",
 ];
 
-/// Whether appended complete lines hold a line type that can bring an event: until one does,
-/// nothing is loaded.
-pub fn may_bring_event(added: &[u8]) -> bool {
-    TRIGGERS
-        .iter()
-        .any(|t| memchr::memmem::find(added, t).is_some())
-}
+impl Growing for Session {
+    type Planner = Planner;
 
-impl Session {
-    /// Read `bytes`, the complete lines after the `lines` lines read, into the session. Returns
-    /// the lines read in all and how many of the first steps replay left unchanged.
-    pub fn load_appended(&mut self, bytes: &[u8], lines: usize) -> (usize, usize) {
+    /// A line type that can bring an event.
+    fn may_bring_event(added: &[u8]) -> bool {
+        TRIGGERS
+            .iter()
+            .any(|t| memchr::memmem::find(added, t).is_some())
+    }
+
+    /// Parse the lines on from where the last load stopped, then replay from where replay
+    /// stopped: the steps before the last one stay.
+    fn load_appended(&mut self, bytes: &[u8], lines: usize) -> (usize, usize) {
         let lines = crate::agents::codex::parse::load_more(&mut self.rollout, bytes, lines);
         let unchanged = crate::agents::codex::replay::replay_more(&self.rollout, &mut self.replay);
         (lines, unchanged)
     }
 
-    /// The events of the records from record `from` on (compactions, rollbacks, turns that
-    /// ended), each with its line, in record order.
-    pub fn record_events(&self, from: usize) -> Vec<(usize, Event)> {
+    fn records(&self) -> usize {
+        self.rollout.records.len()
+    }
+
+    fn skipped_lines(&self) -> &[SkippedLine] {
+        &self.rollout.skipped
+    }
+
+    fn extend_plan(planner: &mut Planner, session: &Session, unchanged: usize) -> usize {
+        planner.extend(session, unchanged)
+    }
+
+    fn plan(planner: &Planner) -> &Plan {
+        planner.plan()
+    }
+
+    fn record_events(&self, from: usize) -> Vec<(usize, Event)> {
         let replay = &self.replay;
         let records = &self.rollout.records;
         let mut events = Vec::new();

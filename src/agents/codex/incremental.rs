@@ -32,7 +32,7 @@ pub(super) fn incremental_break(
             break;
         }
     }
-    let view = plan.view(k);
+    let view = crate::agents::codex::plan::view(plan, k);
     for (offset, entry) in view.slice(prev_len..).iter().take(expected).enumerate() {
         if let Origin::Synthetic { .. } = entry.origin {
             return Some(format!(

@@ -12,31 +12,55 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 use crate::agents::codex::compile::{InstructionsSource, ToolPlan, params};
+use crate::agents::codex::normalize::ViewEntry;
 use crate::agents::codex::session::Session;
-use crate::core::parallel::Threads;
+use crate::core::shared::{SharedLists, Slice};
 use crate::core::tokens;
 use crate::fingerprint::{
-    Fingerprint, Hash, Plan, ViewLists, canonical_json, chain_start, hash, request_text,
+    AgentPlan, Fingerprint, Hash, Plan, canonical_json, chain_start, hash, request_text,
 };
 
 mod digests;
 mod views;
 
 use views::ViewBuilder;
+pub(crate) use views::ViewLists;
 
-/// Options of the plan.
-#[derive(Debug, Clone, Default)]
-pub struct PlanOptions {
-    /// `--instructions FILE` text.
-    pub instructions: Option<String>,
-    /// `--tools FILE` specs (exact JSON of each).
-    pub tools: Option<Vec<String>>,
-    /// Estimate tokens (off: every estimate is 0).
-    pub estimate_tokens: bool,
-    /// Threads for token counting, the step headers and the request fingerprints (0 or 1:
-    /// everything on the calling thread). The result does not depend on it.
-    pub threads: Threads,
+/// What a Codex session's plan keeps beside the neutral part: each step's model-view entries and
+/// the texts its instructions and tools came from.
+#[derive(Debug, Default)]
+pub struct CodexPlan {
+    /// The model-view entries, in lists of the same shape as [`Plan`]'s entry data.
+    pub(crate) entries: SharedLists<ViewEntry>,
+    /// Per step: the instructions used and their source.
+    pub instructions: Vec<(Option<Arc<str>>, InstructionsSource)>,
+    pub tools: ToolPlan,
 }
+
+/// The Codex part of a plan a Codex session made.
+pub fn codex(plan: &Plan) -> &CodexPlan {
+    match &plan.agent {
+        AgentPlan::Codex(codex) => codex,
+        #[allow(unreachable_patterns)]
+        _ => panic!("invariant: a Codex session's plan is made by Codex"),
+    }
+}
+
+fn codex_mut(plan: &mut Plan) -> &mut CodexPlan {
+    match &mut plan.agent {
+        AgentPlan::Codex(codex) => codex,
+        #[allow(unreachable_patterns)]
+        _ => panic!("invariant: a Codex session's plan is made by Codex"),
+    }
+}
+
+/// The model-view entries of a step's request.
+pub fn view(plan: &Plan, step: usize) -> Slice<'_, ViewEntry> {
+    let (list, len) = plan.views[step];
+    codex(plan).entries.slice(list, ..len)
+}
+
+pub use crate::fingerprint::PlanOptions;
 
 /// Build the plan: every step's model view, fingerprints and token estimates, sharing work
 /// between steps so the total cost is linear in the rollout. A rewrite of history (a rollback, a
@@ -99,17 +123,20 @@ impl Planner {
         Planner {
             options: options.clone(),
             plan: Plan {
-                arrays: ViewLists::default(),
+                data: SharedLists::default(),
                 views: Vec::new(),
                 fingerprints: Vec::new(),
-                instructions: Vec::new(),
-                tools,
                 instruction_tokens: Vec::new(),
                 tool_tokens,
                 estimate_tokens: options.estimate_tokens,
                 first_seen: std::sync::OnceLock::new(),
                 chain_start: chain_start(),
                 threads: options.threads,
+                agent: AgentPlan::Codex(CodexPlan {
+                    entries: SharedLists::default(),
+                    instructions: Vec::new(),
+                    tools,
+                }),
             },
             meta: meta.is_some(),
             tools_hash,
@@ -154,7 +181,7 @@ impl Planner {
         let plan = &mut self.plan;
         plan.views.truncate(from);
         plan.fingerprints.truncate(from);
-        plan.instructions.truncate(from);
+        codex_mut(plan).instructions.truncate(from);
         plan.instruction_tokens.truncate(from);
         plan.first_seen = std::sync::OnceLock::new();
         extend_checkpoints(session, &mut self.checkpoint_of_epoch);
@@ -163,7 +190,10 @@ impl Planner {
         };
         let options = &self.options;
         // The lists are the plan's: lent to the builder for these steps.
-        let arrays = std::mem::take(&mut plan.arrays);
+        let arrays = ViewLists {
+            entries: std::mem::take(&mut codex_mut(plan).entries),
+            data: std::mem::take(&mut plan.data),
+        };
         let builder = match &mut self.views {
             Some(builder) => {
                 builder.arrays = arrays;
@@ -199,9 +229,12 @@ impl Planner {
                 step_headers(session, options, from, memo),
             )
         };
-        plan.arrays = std::mem::take(&mut builder.arrays);
+        let arrays = std::mem::take(&mut builder.arrays);
+        plan.data = arrays.data;
+        codex_mut(plan).entries = arrays.entries;
 
-        plan.instructions
+        codex_mut(plan)
+            .instructions
             .extend(headers.iter().enumerate().map(|(offset, header)| {
                 let text = match header.source {
                     InstructionsSource::File => self.file_instructions.clone(),
@@ -256,6 +289,8 @@ impl Planner {
                             input,
                             input_items,
                             request: hash("request", request.as_bytes()),
+                            cache_key_absent: false,
+                            input_partial: false,
                         }
                     })
                     .collect::<Vec<_>>()

@@ -87,43 +87,7 @@ pub fn parent_prefix<'a>(parent: &'a [u8], point: &ForkPoint) -> &'a [u8] {
     parent
 }
 
-/// How a command names a turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TurnSelector {
-    /// 1-based number.
-    Number(usize),
-    /// A `turn_id` from the file.
-    Id(String),
-}
-
-impl std::str::FromStr for TurnSelector {
-    type Err = std::convert::Infallible;
-    fn from_str(text: &str) -> Result<TurnSelector, Self::Err> {
-        Ok(match text.parse::<usize>() {
-            Ok(n) => TurnSelector::Number(n),
-            Err(_) => TurnSelector::Id(text.to_string()),
-        })
-    }
-}
-
-/// A selection that does not exist in the rollout.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum SelectError {
-    #[error("the rollout has no turns")]
-    NoTurns,
-    #[error("no turn {0} (the rollout has {1} turns)")]
-    NoSuchTurn(String, usize),
-    #[error("turn {turn} has no step {step} (it has {steps})")]
-    NoSuchStep {
-        turn: usize,
-        step: usize,
-        steps: usize,
-    },
-    #[error("turn {0} has no steps")]
-    NoSteps(usize),
-    #[error("--step needs --turn")]
-    StepWithoutTurn,
-}
+pub use crate::core::steps::{SelectError, TurnSelector};
 
 impl Session {
     /// Load and replay.
@@ -257,63 +221,5 @@ impl Session {
             }
         }
         models
-    }
-
-    /// Resolve `--turn`/`--step` to a step index. With neither: the last step (the request a
-    /// resume sends next when the history ends on inputs). With a turn only: its last step.
-    pub fn select_step(
-        &self,
-        turn: Option<&TurnSelector>,
-        step: Option<usize>,
-    ) -> Result<usize, SelectError> {
-        let turns = &self.replay.turns;
-        let Some(turn) = turn else {
-            if step.is_some() {
-                return Err(SelectError::StepWithoutTurn);
-            }
-            return self
-                .replay
-                .steps
-                .len()
-                .checked_sub(1)
-                .ok_or(SelectError::NoTurns);
-        };
-        let turn_index = self.select_turn(turn)?;
-        let steps = &turns[turn_index].steps;
-        match step {
-            None => steps
-                .last()
-                .copied()
-                .ok_or(SelectError::NoSteps(turn_index + 1)),
-            Some(n) => steps
-                .get(n.wrapping_sub(1))
-                .copied()
-                .ok_or(SelectError::NoSuchStep {
-                    turn: turn_index + 1,
-                    step: n,
-                    steps: steps.len(),
-                }),
-        }
-    }
-
-    /// Resolve a turn selector to an index into `replay.turns`.
-    pub fn select_turn(&self, turn: &TurnSelector) -> Result<usize, SelectError> {
-        let turns = &self.replay.turns;
-        if turns.is_empty() {
-            return Err(SelectError::NoTurns);
-        }
-        match turn {
-            TurnSelector::Number(n) => {
-                if *n >= 1 && *n <= turns.len() {
-                    Ok(n - 1)
-                } else {
-                    Err(SelectError::NoSuchTurn(n.to_string(), turns.len()))
-                }
-            }
-            TurnSelector::Id(id) => turns
-                .iter()
-                .position(|t| t.turn_id.as_deref() == Some(id.as_str()))
-                .ok_or_else(|| SelectError::NoSuchTurn(id.clone(), turns.len())),
-        }
     }
 }

@@ -273,7 +273,7 @@ pub struct CompletionsArgs {
 }
 
 /// What a request is compiled with, beyond the rollout.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct PlanArgs {
     /// A JSON array of tool specs (as the Responses API takes them), or a captured request
     /// with a `tools` field. Without it the tools are unknown.

@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use promptc::LoadOptions;
 use promptc::agents::codex::model::Rollout;
+use promptc::agents::codex::session::Session;
 use promptc::agents::codex::session::{ForkPoint, Parent, fork_point, parent_prefix};
-use promptc::{LoadOptions, Session};
 
 /// Forks of forks are followed this deep; deeper parents are reported as not loaded.
 const MAX_DEPTH: usize = 8;

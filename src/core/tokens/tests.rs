@@ -1,6 +1,7 @@
 //! How close token estimates come to what the provider counted.
 
-use crate::fingerprint::{PlanOptions, plan};
+use crate::agents::codex::plan::plan;
+use crate::fingerprint::PlanOptions;
 use crate::test_support::real_sample;
 
 #[test]

@@ -24,15 +24,16 @@ pub fn compile_step(
     step: usize,
     options: &CompileOptions,
 ) -> CompiledRequest {
-    let view = plan.view(step);
+    let view = crate::agents::codex::plan::view(plan, step);
     let texts: Vec<&str> = view.iter().map(|e| session.view_json(e)).collect();
-    let (instructions, instructions_source) = &plan.instructions[step];
+    let (instructions, instructions_source) =
+        &crate::agents::codex::plan::codex(plan).instructions[step];
     let shape = request_shape(session, step);
     let mut compiled = compile(&RequestParts {
         instructions: instructions.as_deref(),
         instructions_source: *instructions_source,
         input: &texts,
-        tools: &plan.tools,
+        tools: &crate::agents::codex::plan::codex(plan).tools,
         context: session.step_context(step),
         prompt_cache_key: session.rollout.meta.as_ref().and_then(|m| m.id.as_deref()),
         shape: &shape,

@@ -23,7 +23,8 @@ use crate::agents::codex::replay::MADE;
 use crate::agents::codex::session::Session;
 use crate::core::hash::{Hash, hash};
 use crate::core::shared::ListId;
-use crate::fingerprint::{EntryData, ViewLists, chain_next, chain_start};
+use crate::core::shared::SharedLists;
+use crate::fingerprint::{EntryData, chain_next, chain_start};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -223,6 +224,37 @@ fn view_position(arrays: &ViewLists, list: ListId, from: usize, end: usize, raw:
 fn prefix_place(arrays: &ViewLists, list: ListId, pos: usize) -> Option<(ListId, usize)> {
     pos.checked_sub(1)
         .map(|last| arrays.entries.locate_item(list, last))
+}
+
+/// The model views of all steps: append-only lists that share prefixes. A step's view is a
+/// prefix of one list; a rewrite of already-sent history (a rollback, an output after a
+/// synthetic one) forks a list at the first entry that changes instead of copying the prefix.
+/// `entries` (Codex's, kept in [`super::CodexPlan`]) and `data` (the plan's neutral part)
+/// always have the same shape (same list ids, same lengths).
+#[derive(Debug, Default)]
+pub(crate) struct ViewLists {
+    pub(crate) entries: SharedLists<ViewEntry>,
+    pub(crate) data: SharedLists<EntryData>,
+}
+
+impl ViewLists {
+    pub(crate) fn new_list(&mut self, capacity: usize) -> ListId {
+        let id = self.entries.new_list_from(Vec::with_capacity(capacity));
+        let same = self.data.new_list_from(Vec::with_capacity(capacity));
+        debug_assert_eq!(id, same);
+        id
+    }
+
+    pub(crate) fn fork(&mut self, list: ListId, len: usize) -> ListId {
+        let id = self.entries.fork(list, len);
+        let same = self.data.fork(list, len);
+        debug_assert_eq!(id, same);
+        id
+    }
+
+    pub(crate) fn len(&self, list: ListId) -> usize {
+        self.entries.list_len(list)
+    }
 }
 
 /// What the pass over the steps keeps from one step to the next: the plan keeps it to go on

@@ -7,6 +7,7 @@ use anyhow::Context as _;
 use crate::cli::{CheckArgs, Format, InputArgs};
 use crate::commands::{Context, Items, load, plan, with_stdout};
 use crate::exit::ExitStatus;
+use promptc::AgentSession;
 use promptc::check::{Baseline, baseline_steps, check, compare_baseline};
 use promptc::render::check::{RolloutReport, write_check};
 
@@ -30,30 +31,6 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let mut reports = Vec::new();
     let mut new_baseline = Baseline::new();
     for rollout in &args.rollouts {
-        if let Some(path) = crate::commands::claude::detect(rollout)? {
-            let expected = baseline.as_ref().map(|b| b.transcripts.get(rollout));
-            let (steps, mut findings, entries) =
-                crate::commands::claude::check_file(&path, expected.flatten().map(Vec::as_slice))?;
-            if expected.is_some_and(|e| e.is_none()) {
-                findings.push((
-                    promptc::check::Finding {
-                        name: "baseline:missing".into(),
-                        step: None,
-                        detail:
-                            "this transcript is not in the baseline (run with --update-baseline)"
-                                .into(),
-                    },
-                    None,
-                ));
-            }
-            reports.push(RolloutReport {
-                name: rollout.clone(),
-                steps,
-                findings,
-            });
-            new_baseline.transcripts.insert(rollout.clone(), entries);
-            continue;
-        }
         let session = load(
             &InputArgs {
                 rollout: rollout.clone(),
@@ -65,34 +42,47 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         let plan = plan(&session, &args.plan, false)?;
         let mut findings = check(&session, &plan);
         let steps = baseline_steps(&session, &plan);
-        if let Some(baseline) = &baseline {
-            match baseline.rollouts.get(rollout) {
-                Some(expected) => findings.extend(compare_baseline(expected, &steps)),
-                None => findings.push(promptc::check::Finding {
-                    name: "baseline:missing".into(),
-                    step: None,
-                    detail: "this rollout is not in the baseline (run with --update-baseline)"
-                        .into(),
-                }),
-            }
+        // Transcripts and rollouts are kept apart in the baseline, each under its file's name.
+        let (kind, expected) = match &session {
+            promptc::Session::Claude(_) => (
+                "transcript",
+                baseline.as_ref().map(|b| b.transcripts.get(rollout)),
+            ),
+            promptc::Session::Codex(_) => (
+                "rollout",
+                baseline.as_ref().map(|b| b.rollouts.get(rollout)),
+            ),
+        };
+        match expected {
+            Some(Some(expected)) => findings.extend(compare_baseline(expected, &steps)),
+            Some(None) => findings.push(promptc::check::Finding {
+                name: "baseline:missing".into(),
+                step: None,
+                detail: format!("this {kind} is not in the baseline (run with --update-baseline)"),
+            }),
+            None => {}
         }
         let located = findings
             .into_iter()
             .map(|f| {
                 // A baseline of more steps than the rollout names steps it does not have.
                 let at = f.step.and_then(|k| {
-                    let s = session.replay.steps.get(k)?;
-                    Some((session.replay.turns[s.turn].number, s.number))
+                    let s = session.steps().get(k)?;
+                    Some((session.turns()[s.turn].number, s.number))
                 });
                 (f, at)
             })
             .collect();
         reports.push(RolloutReport {
+            kind,
             name: rollout.clone(),
-            steps: session.replay.steps.len(),
+            steps: session.steps().len(),
             findings: located,
         });
-        new_baseline.rollouts.insert(rollout.clone(), steps);
+        match &session {
+            promptc::Session::Claude(_) => new_baseline.transcripts.insert(rollout.clone(), steps),
+            promptc::Session::Codex(_) => new_baseline.rollouts.insert(rollout.clone(), steps),
+        };
     }
     if args.update_baseline
         && let Some(path) = &args.baseline

@@ -1,21 +1,17 @@
-//! The commands on a Claude Code transcript: found by its content, no flag needed.
+//! What the commands do differently for a Claude Code transcript: find it by its content (no
+//! flag needed), load it, read `--system`/`--tools`, and write its own documents (`compile`,
+//! `view`). Every other stage takes it as it takes a Codex rollout.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, bail};
-use promptc::agents::claude::cache::{Step, steps};
-use promptc::agents::claude::conversation;
-use promptc::agents::claude::load::Transcript;
-use promptc::agents::claude::thread::Conversation;
-use promptc::agents::claude::wire::{Given, compile};
-use promptc::render::claude::{write_compile, write_fingerprints, write_steps};
-use promptc::render::claude_diff::write_diff;
+use anyhow::Context as _;
+use promptc::AgentSession;
+use promptc::agents::claude::session::Session;
+use promptc::agents::claude::wire::Given;
 
-use crate::cli::{
-    CompileArgs, DiffArgs, FingerprintArgs, Format, PlanArgs, SelectArgs, StepsArgs, ViewArgs,
-};
-use crate::commands::{Context, keep_until_exit, with_stdout};
+use crate::cli::{CompileArgs, Format, PlanArgs, ViewArgs};
+use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
 
 /// Bytes of a file's head read to tell which agent wrote it.
@@ -54,7 +50,7 @@ pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
 
 /// Load a transcript a piece at a time (the file is never held whole: only what its lines
 /// say), a warning on stderr for every skipped line.
-pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
+pub fn load_file(path: &Path) -> anyhow::Result<Session> {
     let name = path.display().to_string();
     let cannot_read = || format!("{name}: cannot read");
     let mut file = std::fs::File::open(path).with_context(cannot_read)?;
@@ -84,65 +80,11 @@ pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
             promptc::core::sanitize::escape_line(&s.excerpt),
         );
     }
-    let c = conversation(&t);
-    Ok((t, c))
-}
-
-pub fn run_steps(path: &Path, args: &StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &c.shown_thread());
-    let json = args.rows.format.format() == Format::Json;
-    with_stdout(|out| write_steps(out, &t, &c, &rows, json, &context.stdout))?;
-    keep_until_exit((t, c, rows));
-    Ok(ExitStatus::Success)
-}
-
-pub fn run_compile(
-    path: &Path,
-    args: &CompileArgs,
-    context: &Context,
-) -> anyhow::Result<ExitStatus> {
-    let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &c.shown_thread());
-    let step = select(&rows, &args.select)?;
-    let given = given(&args.plan)?;
-    let compiled = compile(&t, &c, &c.requests[step.request], &given);
-    let options = promptc::render::RenderOptions {
-        full: args.full,
-        ..context.stdout
-    };
-    let json = args.format.format() == Format::Json;
-    with_stdout(|out| write_compile(out, &t, step, &compiled, json, &options))?;
-    Ok(ExitStatus::Success)
-}
-
-/// `--turn N [--step S]`: that request; without them, the last one.
-fn select<'a>(rows: &'a [Step], select: &SelectArgs) -> anyhow::Result<&'a Step> {
-    let Some(turn) = &select.turn else {
-        return rows.last().context("the transcript records no request");
-    };
-    let promptc::TurnSelector::Number(turn) = turn else {
-        bail!("a Claude Code transcript's turns are numbered: --turn takes a number");
-    };
-    let in_turn: Vec<&Step> = rows.iter().filter(|s| s.turn == *turn).collect();
-    if in_turn.is_empty() {
-        bail!(
-            "no turn {turn}: the transcript has {} turns",
-            rows.last().map_or(0, |s| s.turn)
-        );
-    }
-    match select.step {
-        None => Ok(in_turn[in_turn.len() - 1]),
-        Some(step) => in_turn
-            .iter()
-            .find(|s| s.step == step)
-            .copied()
-            .with_context(|| format!("no step {step} in turn {turn}: it has {}", in_turn.len())),
-    }
+    Ok(Session::new(t))
 }
 
 /// `--system` and `--tools`: a JSON value, or a captured request holding it.
-fn given(args: &PlanArgs) -> anyhow::Result<Given> {
+pub fn given(args: &PlanArgs) -> anyhow::Result<Given> {
     let read = |path: &Option<PathBuf>, key: &str| -> anyhow::Result<Option<serde_json::Value>> {
         let Some(path) = path else {
             return Ok(None);
@@ -162,121 +104,56 @@ fn given(args: &PlanArgs) -> anyhow::Result<Given> {
     })
 }
 
-pub fn run_diff(
-    a: &Path,
-    b: &Path,
-    args: &DiffArgs,
-    context: &Context,
-) -> anyhow::Result<ExitStatus> {
-    let (ta, ca) = load_file(a)?;
-    let (tb, cb) = load_file(b)?;
-    let d = promptc::agents::claude::compare::diff(&ta, &ca, &tb, &cb);
-    let json = args.format.format() == Format::Json;
-    with_stdout(|out| write_diff(out, &ta, &tb, &d, json, &context.stdout))?;
-    Ok(if d.unexpected() > 0 {
-        ExitStatus::Differences
-    } else {
-        ExitStatus::Success
-    })
-}
-
-/// A finding of `check`, with the turn and step it is about.
-pub type Located = (promptc::check::Finding, Option<(usize, usize)>);
-
-/// `check`'s findings for one Claude Code transcript (held to `baseline` when one is given),
-/// its requests, and its baseline entries.
-pub fn check_file(
-    path: &Path,
-    baseline: Option<&[promptc::agents::claude::fingerprint::BaselineStep]>,
-) -> anyhow::Result<(
-    usize,
-    Vec<Located>,
-    Vec<promptc::agents::claude::fingerprint::BaselineStep>,
-)> {
-    use promptc::agents::claude::fingerprint::{BaselineStep, compare_baseline, fingerprint};
-    let (t, c) = load_file(path)?;
-    let (requests, failures) = promptc::agents::claude::compare::check(&t, &c);
-    let mut findings: Vec<Located> = failures
-        .into_iter()
-        .map(|f| {
-            (
-                promptc::check::Finding {
-                    name: f.invariant.to_string(),
-                    step: None,
-                    detail: f.detail,
-                },
-                Some((f.turn, f.step)),
-            )
-        })
-        .collect();
-    let rows: Vec<Step> = steps(&t, &c, &c.shown_thread())
-        .into_iter()
-        .filter(|s| s.kind == promptc::agents::claude::thread::RequestKind::Sampling && !s.copied)
-        .collect();
-    let entries: Vec<BaselineStep> = rows
-        .iter()
-        .map(|s| {
-            let compiled = compile(&t, &c, &c.requests[s.request], &Given::default());
-            BaselineStep::new(s.turn, s.step, &fingerprint(&compiled))
-        })
-        .collect();
-    if let Some(expected) = baseline {
-        for finding in compare_baseline(expected, &entries) {
-            let at = finding
-                .step
-                .and_then(|k| rows.get(k))
-                .map(|s| (s.turn, s.step));
-            findings.push((finding, at));
-        }
+/// The step `--turn N [--step S]` names; without them, the last request with a body.
+fn select(session: &Session, args: &crate::cli::SelectArgs) -> anyhow::Result<usize> {
+    if args.turn.is_none() {
+        return (0..session.steps().len())
+            .rev()
+            .find(|&k| session.claude_steps[k].prompt.is_some())
+            .context("the transcript records no request");
     }
-    Ok((requests, findings, entries))
+    Ok(session.select_step(args.turn.as_ref(), args.step)?)
 }
 
-pub fn run_fingerprint(
-    path: &Path,
-    args: &FingerprintArgs,
+pub fn run_compile(
+    session: &Session,
+    args: &CompileArgs,
     context: &Context,
 ) -> anyhow::Result<ExitStatus> {
-    let _ = context;
-    let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &c.shown_thread());
-    let given = given(&args.plan)?;
-    let chosen: Vec<&Step> = match &args.select.turn {
-        Some(_) => vec![select(&rows, &args.select)?],
-        None => rows.iter().collect(),
+    let step = select(session, &args.select)?;
+    let compiled = session.compile(step, &given(&args.plan)?);
+    let options = promptc::render::RenderOptions {
+        full: args.full,
+        ..context.stdout
     };
-    let printed: Vec<_> = chosen
-        .into_iter()
-        .map(|s| {
-            let fp = (s.kind == promptc::agents::claude::thread::RequestKind::Sampling
-                && !s.copied)
-                .then(|| {
-                    promptc::agents::claude::fingerprint::fingerprint(&compile(
-                        &t,
-                        &c,
-                        &c.requests[s.request],
-                        &given,
-                    ))
-                });
-            (s, fp)
-        })
-        .collect();
     let json = args.format.format() == Format::Json;
-    with_stdout(|out| write_fingerprints(out, &t, &printed, json))?;
+    let s = &session.steps()[step];
+    let turn = session.turns()[s.turn].number;
+    with_stdout(|out| {
+        promptc::agents::claude::render::write_compile(
+            out,
+            &session.transcript,
+            (turn, s.number),
+            &compiled,
+            json,
+            &options,
+        )
+    })?;
     Ok(ExitStatus::Success)
 }
 
-pub fn run_view(path: &Path, args: &ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let (t, c) = load_file(path)?;
-    let rows = steps(&t, &c, &c.shown_thread());
-    let step = select(&rows, &args.select)?;
-    let compiled = compile(&t, &c, &c.requests[step.request], &Given::default());
+pub fn run_view(
+    session: &Session,
+    args: &ViewArgs,
+    context: &Context,
+) -> anyhow::Result<ExitStatus> {
+    let step = select(session, &args.select)?;
+    let compiled = session.compile(step, &Given::default());
     let json = args.format.format() == Format::Json;
     with_stdout(|out| {
-        promptc::render::claude_view::write_view(
+        promptc::agents::claude::render::view::write_view(
             out,
-            &t,
-            &c,
+            session,
             step,
             &compiled,
             json,

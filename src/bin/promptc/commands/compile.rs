@@ -4,16 +4,24 @@ use crate::cli::{CompileArgs, Format};
 use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
 use anyhow::Context as _;
+use promptc::AgentSession;
 use promptc::agents::codex::compile::CompileOptions;
-use promptc::render::request::{write_compile_json_with, write_compile_text_with};
+use promptc::agents::codex::render::compile::{write_compile_json_with, write_compile_text_with};
 
 pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
-        return crate::commands::claude::run_compile(&path, &args, context);
-    }
-    let session = load(&args.input, context, Items::Json)?;
+    let session = match load(&args.input, context, Items::Json)? {
+        promptc::Session::Claude(session) => {
+            let status = crate::commands::claude::run_compile(&session, &args, context);
+            keep_until_exit(session);
+            return status;
+        }
+        codex => codex,
+    };
     let step = session.select_step(args.select.turn.as_ref(), args.select.step)?;
     let plan = plan(&session, &args.plan, false)?;
+    let promptc::Session::Codex(session) = session else {
+        unreachable!("a Claude Code transcript returned above");
+    };
     let output_schema = match &args.output_schema {
         None => None,
         Some(path) => {

@@ -3,6 +3,7 @@
 use crate::cli::{DiffArgs, Format, InputArgs};
 use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
+use promptc::AgentSession;
 use promptc::render::diff::{write_diff_json, write_diff_text};
 
 pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
@@ -10,25 +11,19 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         return crate::commands::page::run_diff(&args, context);
     }
     crate::commands::page::refuse_output(args.format.output.as_deref())?;
-    let claude = (
-        crate::commands::claude::detect(&args.a)?,
-        crate::commands::claude::detect(&args.b)?,
-    );
-    match claude {
-        (Some(a), Some(b)) => return crate::commands::claude::run_diff(&a, &b, &args, context),
-        (Some(_), None) | (None, Some(_)) => anyhow::bail!(
-            "{} and {}: one is a Claude Code transcript and the other is not: a diff holds two sessions of one agent",
-            args.a,
-            args.b
-        ),
-        (None, None) => {}
-    }
     let input = |rollout: &str| InputArgs {
         rollout: rollout.to_string(),
         strict: args.strict,
     };
     let a = load(&input(&args.a), context, Items::Json)?;
     let b = load(&input(&args.b), context, Items::Json)?;
+    if a.agent_name() != b.agent_name() {
+        anyhow::bail!(
+            "{} and {}: one is a Claude Code transcript and the other is not: a diff holds two sessions of one agent",
+            args.a,
+            args.b
+        );
+    }
     let pa = plan(&a, &args.plan, !args.no_tokens)?;
     let pb = plan(&b, &args.plan, !args.no_tokens)?;
     let only = match &args.select.turn {

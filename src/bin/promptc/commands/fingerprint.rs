@@ -3,17 +3,15 @@
 use crate::cli::{FingerprintArgs, Format};
 use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
-use promptc::render::request::write_fingerprints;
+use promptc::AgentSession;
+use promptc::render::fingerprint::write_fingerprints;
 
 pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
-        return crate::commands::claude::run_fingerprint(&path, &args, context);
-    }
     let session = load(&args.input, context, Items::Counts)?;
     let steps: Vec<usize> = if args.select.turn.is_some() {
         vec![session.select_step(args.select.turn.as_ref(), args.select.step)?]
     } else {
-        (0..session.replay.steps.len()).collect()
+        (0..session.steps().len()).collect()
     };
     let plan = plan(&session, &args.plan, false)?;
     let json = args.format.format() == Format::Json;

@@ -1,7 +1,7 @@
 //! One module per subcommand, each with `run(args, &Context) -> Result<ExitStatus>`.
 
 mod check;
-mod claude;
+pub mod claude;
 mod compile;
 mod completions;
 mod diff;
@@ -21,6 +21,7 @@ use crate::cli::{Cli, Command, InputArgs};
 use crate::exit::ExitStatus;
 use crate::term::{self, Stream};
 use promptc::Session;
+use promptc::agents::codex::session::Session as CodexSession;
 use promptc::core::parallel::Threads;
 use promptc::render::RenderOptions;
 
@@ -80,8 +81,22 @@ pub enum Items {
     Tokens,
 }
 
-/// Load a rollout, printing a warning on stderr for every skipped line.
+/// Load a session of either agent (a Claude Code transcript is told by its first lines),
+/// printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Result<Session> {
+    if let Some(path) = claude::detect(&input.rollout)? {
+        return Ok(Session::Claude(claude::load_file(&path)?));
+    }
+    Ok(Session::Codex(load_codex(input, context, items)?))
+}
+
+/// Load a Codex rollout (a fork with its parent), printing a warning on stderr for every
+/// skipped line.
+pub fn load_codex(
+    input: &InputArgs,
+    context: &Context,
+    items: Items,
+) -> anyhow::Result<CodexSession> {
     let options = promptc::LoadOptions {
         strict: input.strict,
         threads: threads(),
@@ -95,7 +110,7 @@ pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Resul
 }
 
 /// A warning on stderr for each skipped line of `session` in `which` (indices of skipped lines).
-pub fn warn_skipped(session: &Session, which: std::ops::Range<usize>, context: &Context) {
+pub fn warn_skipped(session: &CodexSession, which: std::ops::Range<usize>, context: &Context) {
     let mut stderr = std::io::stderr().lock();
     let label = if context.stderr_color {
         promptc::render::paint(
@@ -123,16 +138,25 @@ pub fn warn_skipped(session: &Session, which: std::ops::Range<usize>, context: &
     }
 }
 
-/// Build the plan (model views, fingerprints, token estimates) of every step.
+/// Build the plan (model views, fingerprints, token estimates) of every step: Codex's from
+/// `--instructions` and `--tools`, Claude Code's from `--system` and `--tools`.
 pub fn plan(
     session: &Session,
     args: &crate::cli::PlanArgs,
     estimate_tokens: bool,
 ) -> anyhow::Result<promptc::fingerprint::Plan> {
-    Ok(promptc::fingerprint::plan(
-        session,
-        &plan_options(args, estimate_tokens)?,
-    ))
+    Ok(match session {
+        Session::Codex(_) => {
+            session.plan(&plan_options(args, estimate_tokens)?, &Default::default())
+        }
+        Session::Claude(_) => session.plan(
+            &promptc::fingerprint::PlanOptions {
+                threads: threads(),
+                ..Default::default()
+            },
+            &claude::given(args)?,
+        ),
+    })
 }
 
 /// The options of a plan: `--tools` and `--instructions` read.

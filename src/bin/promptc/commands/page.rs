@@ -8,8 +8,9 @@ use anyhow::Context as _;
 use promptc::render::page::{self, Page};
 
 use crate::cli::{DiffArgs, InputArgs, ViewArgs};
-use crate::commands::{Context, Items, keep_until_exit, load, plan, threads, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
 use crate::exit::ExitStatus;
+use promptc::AgentSession;
 
 /// Write `write`'s page to `output`, or standard output without one.
 fn emit(
@@ -40,48 +41,25 @@ pub fn refuse_output(output: Option<&Path>) -> anyhow::Result<()> {
     }
 }
 
-fn codex_page(
+/// A session's page, with the session and plan it was made from.
+fn session_page(
     input: &InputArgs,
     context: &Context,
     plan_args: Option<&crate::cli::PlanArgs>,
 ) -> anyhow::Result<(promptc::Session, promptc::fingerprint::Plan, Page)> {
     let session = load(input, context, Items::Json)?;
-    let p = match plan_args {
-        Some(args) => plan(&session, args, true)?,
-        None => promptc::fingerprint::plan(
-            &session,
-            &promptc::fingerprint::PlanOptions {
-                threads: threads(),
-                estimate_tokens: true,
-                ..Default::default()
-            },
-        ),
-    };
+    let p = plan(&session, plan_args.unwrap_or(&Default::default()), true)?;
     let rows = promptc::cache::analyze(&session, &p);
-    let page = page::codex::page(&session, &p, &rows);
+    let page = page::page(&session, &p, &rows);
     Ok((session, p, page))
-}
-
-fn claude_page(path: &Path) -> anyhow::Result<Page> {
-    let (t, c) = crate::commands::claude::load_file(path)?;
-    let rows = promptc::agents::claude::cache::steps(&t, &c, &c.shown_thread());
-    let page = page::claude::page(&t, &c, &rows);
-    keep_until_exit((t, c, rows));
-    Ok(page)
 }
 
 pub fn run_view(args: &ViewArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     if args.select.turn.is_some() {
         anyhow::bail!("--format html shows every request: --turn and --step are for text and JSON");
     }
-    let page = match crate::commands::claude::detect(&args.input.rollout)? {
-        Some(path) => claude_page(&path)?,
-        None => {
-            let (session, plan, page) = codex_page(&args.input, context, None)?;
-            keep_until_exit((session, plan));
-            page
-        }
-    };
+    let (session, plan, page) = session_page(&args.input, context, None)?;
+    keep_until_exit((session, plan));
     emit(args.format.output.as_deref(), |out| {
         page::write_page(out, &page)
     })?;
@@ -103,102 +81,35 @@ fn page_pairs(
 }
 
 pub fn run_diff(args: &DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let claude = (
-        crate::commands::claude::detect(&args.a)?,
-        crate::commands::claude::detect(&args.b)?,
-    );
     let output = args.format.output.as_deref();
-    match claude {
-        (Some(a), Some(b)) => {
-            let (ta, ca) = crate::commands::claude::load_file(&a)?;
-            let (tb, cb) = crate::commands::claude::load_file(&b)?;
-            let d = promptc::agents::claude::compare::diff(&ta, &ca, &tb, &cb);
-            let (pa, pb) = (claude_page(&a)?, claude_page(&b)?);
-            // Steps are aligned by their turn and step numbers; the first break is B's first
-            // request of its own when the two share requests, else the first pair.
-            let mut pairs = Vec::new();
-            let mut used = vec![false; pb.steps.len()];
-            for (i, s) in pa.steps.iter().enumerate() {
-                let j = pb
-                    .steps
-                    .iter()
-                    .position(|t| t.turn == s.turn && t.step == s.step);
-                if let Some(j) = j {
-                    used[j] = true;
-                }
-                pairs.push((Some(i), j));
-            }
-            pairs.extend(
-                (0..pb.steps.len())
-                    .filter(|&j| !used[j])
-                    .map(|j| (None, Some(j))),
-            );
-            let first_break = d.b_first.and_then(|(turn, step)| {
-                pairs.iter().position(|(_, j)| {
-                    j.is_some_and(|j| pb.steps[j].turn == turn && pb.steps[j].step == step)
-                })
-            });
-            let mut summary = vec![format!(
-                "A: {} requests, B: {} requests, {} shared",
-                d.a_requests, d.b_requests, d.shared
-            )];
-            let mut evidence = Vec::new();
-            for drift in &d.drifts {
-                summary.push(format!(
-                    "{} at {}{}: {}",
-                    drift.class,
-                    drift.part,
-                    if drift.expected { " (expected)" } else { "" },
-                    drift.detail
-                ));
-                if !drift.lines.is_empty() {
-                    let side = |prefix: &str| {
-                        drift
-                            .lines
-                            .iter()
-                            .filter_map(|l| l.strip_prefix(prefix))
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                    };
-                    evidence.push((
-                        format!("{}: {}", drift.class, drift.part),
-                        side("- "),
-                        side("+ "),
-                    ));
-                }
-            }
-            emit(output, |out| {
-                page::write_diff_page(out, &pa, &pb, &pairs, first_break, &summary, &evidence)
-            })?;
-            let status = if d.unexpected() > 0 {
-                ExitStatus::Differences
-            } else {
-                ExitStatus::Success
-            };
-            keep_until_exit((ta, ca, tb, cb, pa, pb));
-            return Ok(status);
-        }
-        (Some(_), None) | (None, Some(_)) => anyhow::bail!(
-            "{} and {}: one is a Claude Code transcript and the other is not: a diff holds two sessions of one agent",
-            args.a,
-            args.b
-        ),
-        (None, None) => {}
-    }
     let input = |rollout: &str| InputArgs {
         rollout: rollout.to_string(),
         strict: args.strict,
     };
-    let (a, plan_a, pa) = codex_page(&input(&args.a), context, Some(&args.plan))?;
-    let (b, plan_b, pb) = codex_page(&input(&args.b), context, Some(&args.plan))?;
+    let (a, plan_a, pa) = session_page(&input(&args.a), context, Some(&args.plan))?;
+    let (b, plan_b, pb) = session_page(&input(&args.b), context, Some(&args.plan))?;
+    if a.agent_name() != b.agent_name() {
+        anyhow::bail!(
+            "{} and {}: one is a Claude Code transcript and the other is not: a diff holds two sessions of one agent",
+            args.a,
+            args.b
+        );
+    }
     let d = promptc::diff::diff(&a, &plan_a, &b, &plan_b, None);
     // Page steps are `cache::analyze`'s rows: one per step, in step order.
     let pairs = page_pairs(&d.pairs, &d.a_only, &d.b_only);
-    let first_break = d.common_prefix.and_then(|c| {
-        pairs
-            .iter()
-            .position(|&(x, y)| x == Some(c.a_step) && y == Some(c.b_step))
-    });
+    // The first break: where the aligned requests part, else the first drift's request of B
+    // (a resume's first request of its own).
+    let first_break = d
+        .common_prefix
+        .map(|c| (Some(c.a_step), Some(c.b_step)))
+        .or_else(|| {
+            d.drifts.first().map(|drift| {
+                let paired = d.pairs.iter().any(|&(_, y)| y == drift.b_step);
+                (paired.then_some(drift.a_step), Some(drift.b_step))
+            })
+        })
+        .and_then(|target| pairs.iter().position(|&pair| pair == target));
     let mut summary = Vec::new();
     match &d.common_prefix {
         Some(c) => summary.push(format!(

@@ -282,7 +282,8 @@ fn read_usage(path: &Path) -> Result<SessionUsage, String> {
     // held to the parent's last one, as the provider's cache saw it.
     let session = crate::fork::session(rollout, options);
     // Usage and verdicts need the fingerprints, not the token estimates (`steps --no-tokens`).
-    let plan = promptc::fingerprint::plan(&session, &promptc::fingerprint::PlanOptions::default());
+    let plan =
+        promptc::agents::codex::plan::plan(&session, &promptc::fingerprint::PlanOptions::default());
     let cache = promptc::cache::analyze(&session, &plan);
     let id = path
         .file_name()

@@ -6,9 +6,6 @@ use crate::exit::ExitStatus;
 use promptc::render::steps::write_steps;
 
 pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    if let Some(path) = crate::commands::claude::detect(&args.input.rollout)? {
-        return crate::commands::claude::run_steps(&path, &args, context);
-    }
     let items = if args.rows.no_tokens {
         Items::Counts
     } else {

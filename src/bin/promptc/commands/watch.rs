@@ -18,8 +18,9 @@ use anyhow::Context as _;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::{Context, plan_options, threads, warn_skipped};
 use crate::exit::ExitStatus;
+use promptc::agents::codex::session::Session as CodexSession;
 use promptc::render::watch::{Restart, write_event, write_following};
-use promptc::watch::{Event, Loader, Watch, drift};
+use promptc::watch::{Event, Growing, Loader, Watch, drift};
 
 /// Bytes at the start of the file compared at each poll: another file written at the same path
 /// (an editor's save, a copy) is seen even when it reuses the inode.
@@ -66,7 +67,14 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut followed = Followed::new(&path, &options);
-    write_following(&mut out, &followed.name, None, json, &context.stdout)?;
+    write_following(
+        &mut out,
+        &followed.name,
+        None,
+        json,
+        followed.watch.writes(),
+        &context.stdout,
+    )?;
     out.flush()?;
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -91,9 +99,16 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 }
             }
             Poll::Restart(why) => {
-                write_following(&mut out, &followed.name, Some(why), json, &context.stdout)?;
-                out.flush()?;
                 followed = Followed::new(&path, &options);
+                write_following(
+                    &mut out,
+                    &followed.name,
+                    Some(why),
+                    json,
+                    followed.watch.writes(),
+                    &context.stdout,
+                )?;
+                out.flush()?;
             }
             Poll::Nothing => {}
         }
@@ -116,6 +131,7 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 &followed.name,
                 Some(Restart::NewSession),
                 json,
+                followed.watch.writes(),
                 &context.stdout,
             )?;
             out.flush()?;
@@ -159,25 +175,101 @@ struct Followed {
     offset: u64,
     /// Its first bytes, as read.
     head: Vec<u8>,
-    watch: Watch,
+    watch: Watcher,
+}
+
+/// The watch of a session of either agent.
+enum Watcher {
+    Codex(Watch<CodexSession>),
+}
+
+impl Watcher {
+    fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, String> {
+        match self {
+            Watcher::Codex(w) => w.push(bytes),
+        }
+    }
+
+    fn finish(&mut self) -> Result<Vec<Event>, String> {
+        match self {
+            Watcher::Codex(w) => w.finish(),
+        }
+    }
+
+    /// The provider reports cache writes (the table's columns are Anthropic's).
+    fn writes(&self) -> bool {
+        match self {
+            Watcher::Codex(_) => false,
+        }
+    }
+
+    /// Write one event: a skipped line as a warning on stderr (in line order with the rows),
+    /// anything else on `out`. Returns whether it was an unexpected drift.
+    fn write(
+        &self,
+        out: &mut dyn Write,
+        event: &Event,
+        json: bool,
+        context: &Context,
+    ) -> anyhow::Result<bool> {
+        match self {
+            Watcher::Codex(w) => write_one(w, out, event, json, context, |session, index| {
+                warn_skipped(session, index..index + 1, context)
+            }),
+        }
+    }
+}
+
+/// One event of `watch`, and whether it was an unexpected drift.
+fn write_one<S: Growing>(
+    watch: &Watch<S>,
+    out: &mut dyn Write,
+    event: &Event,
+    json: bool,
+    context: &Context,
+    warn: impl Fn(&S, usize),
+) -> anyhow::Result<bool> {
+    let mut unexpected = false;
+    match event {
+        Event::Skipped { index } => {
+            if let Some((session, _, _)) = watch.current() {
+                out.flush()?;
+                warn(session, *index);
+            }
+        }
+        Event::Drift { step, .. } => {
+            if let Some((_, _, rows)) = watch.current() {
+                unexpected = drift(&rows[*step].verdict) == Some(false);
+            }
+        }
+        _ => {}
+    }
+    write_event(out, watch, event, json, &context.stdout)?;
+    Ok(unexpected)
 }
 
 impl Followed {
     fn new(path: &Path, options: &promptc::fingerprint::PlanOptions) -> Self {
         let name = path.display().to_string();
-        let loader: Loader = Box::new(|name: &str, bytes: &[u8]| {
-            let options = promptc::LoadOptions {
-                strict: false,
-                threads: threads(),
-                ..promptc::LoadOptions::default()
-            };
-            let rollout = promptc::agents::codex::parse::load(name, bytes, options)
-                .map_err(|e| e.to_string())?;
-            Ok(crate::fork::session(rollout, options))
-        });
+        let plan_options = options.clone();
+        let loader = Loader {
+            load: Box::new(|name: &str, bytes: &[u8]| {
+                let options = promptc::LoadOptions {
+                    strict: false,
+                    threads: threads(),
+                    ..promptc::LoadOptions::default()
+                };
+                let rollout = promptc::agents::codex::parse::load(name, bytes, options)
+                    .map_err(|e| e.to_string())?;
+                Ok(crate::fork::session(rollout, options))
+            }),
+            planner: Box::new(move |session: &CodexSession| {
+                promptc::agents::codex::plan::Planner::new(session, &plan_options)
+            }),
+        };
         Followed {
             path: path.to_path_buf(),
-            watch: Watch::new(&name, options.clone(), loader),
+            watch: Watcher::Codex(Watch::new(&name, loader)),
             name,
             file: None,
             offset: 0,
@@ -242,22 +334,7 @@ impl Followed {
     ) -> anyhow::Result<bool> {
         let mut unexpected = false;
         for event in events {
-            match event {
-                Event::Skipped { index } => {
-                    if let Some((session, _, _)) = self.watch.current() {
-                        // One at a time, in line order with the rows.
-                        out.flush()?;
-                        warn_skipped(session, *index..*index + 1, context);
-                    }
-                }
-                Event::Drift { step, .. } => {
-                    if let Some((_, _, rows)) = self.watch.current() {
-                        unexpected |= drift(&rows[*step].verdict) == Some(false);
-                    }
-                }
-                _ => {}
-            }
-            write_event(out, &self.watch, event, json, &context.stdout)?;
+            unexpected |= self.watch.write(out, event, json, context)?;
             if unexpected && stop_at_drift {
                 break;
             }

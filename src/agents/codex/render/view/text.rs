@@ -3,12 +3,13 @@
 use std::io::{self, Write};
 
 use super::ViewScope;
-use crate::Session;
+use crate::AgentSession;
 use crate::agents::codex::content::preview;
 use crate::agents::codex::model::Item;
 use crate::agents::codex::normalize::Origin;
+use crate::agents::codex::session::Session;
 use crate::core::sanitize::{escape_line, truncate};
-use crate::render::header::{step_label, write_header};
+use crate::render::header::write_header;
 use crate::render::{RenderOptions, Tone, human_size, paint};
 
 /// One cell describing an item: kind, role or call id, size, start of text.
@@ -50,7 +51,7 @@ pub fn write_text_view(
             out,
             "{} {}: the request's input",
             paint(options, Tone::Dim, "showing  "),
-            step_label(session, step)
+            session.step_label(step)
         )?;
     } else if scope.turns.len() == 1 && session.replay.turns.len() > 1 {
         writeln!(

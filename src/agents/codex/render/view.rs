@@ -6,13 +6,15 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{raw_json, write_json};
+use crate::AgentSession;
 use crate::agents::codex::model::RecordKind;
 use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
 use crate::agents::codex::replay::HistoryEntry;
+use crate::agents::codex::session::Session;
 use crate::core::shared::Slice;
 use crate::core::steps::Observation;
-use crate::{SelectError, Session, TurnSelector};
+use crate::render::{raw_json, write_json};
+use crate::{SelectError, TurnSelector};
 
 mod text;
 

@@ -8,12 +8,12 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{RenderOptions, Tone, paint, write_json};
-use crate::agents::claude::cache::Step;
+use crate::AgentSession;
 use crate::agents::claude::load::{LineKind, Transcript};
-use crate::agents::claude::thread::Conversation;
+use crate::agents::claude::session::Session;
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
+use crate::render::{RenderOptions, Tone, paint, write_json};
 
 /// What kind of line, in a few words: `user/prompt`, `user/tool_result`, `assistant/tool_use`,
 /// `attachment/date`, `system/compact_boundary`.
@@ -135,14 +135,18 @@ struct MessageRow {
 /// The main thread's conversational lines, with whether `step`'s request was sent each.
 pub fn write_view(
     out: &mut dyn Write,
-    t: &Transcript,
-    c: &Conversation,
-    step: &Step,
+    session: &Session,
+    step: usize,
     compiled: &Compiled,
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
-    let request = &c.requests[step.request];
+    let (t, c) = (&session.transcript, &session.conversation);
+    let request = &c.requests[session.claude_steps[step].request];
+    let (turn, step) = {
+        let s = &session.steps()[step];
+        (session.turns()[s.turn].number, s.number)
+    };
     let history = c.history(t, request);
     let sent: HashSet<usize> = history
         .messages
@@ -223,10 +227,7 @@ pub fn write_view(
                 schema_version: crate::SCHEMA_VERSION,
                 file: &t.name,
                 agent: "claude",
-                selection: Selection {
-                    turn: step.turn,
-                    step: step.step,
-                },
+                selection: Selection { turn, step },
                 lines: main
                     .iter()
                     .map(|&i| LineRow {
@@ -240,7 +241,7 @@ pub fn write_view(
             },
         );
     }
-    super::claude::write_header(out, t, c, options)?;
+    crate::render::header::write_header(out, session, options)?;
     writeln!(out)?;
     let not_sent = main.iter().filter(|i| !sent.contains(i)).count();
     writeln!(
@@ -287,9 +288,7 @@ pub fn write_view(
             options,
             Tone::Heading,
             &format!(
-                "MODEL VIEW (turn {} step {}: {} messages, {added} added by the build)",
-                step.turn,
-                step.step,
+                "MODEL VIEW (turn {turn} step {step}: {} messages, {added} added by the build)",
                 rows.len()
             )
         )

@@ -1,0 +1,586 @@
+//! 2.1.3xx's replay records read once: each `api-request`'s messages are its `base` request's
+//! first `keep` (a fork of that request's list) and its `tail`, each message an
+//! `api-request-blob` line or a message of the history (by the sha256 `replay` names it by).
+//! A record's list is kept and taken on by the records that extend it, so a session costs its
+//! records' tails, not each request's whole chain of records.
+//!
+//! `replay` resolves a tail's message against the request's own history; a list resolved
+//! against an earlier request's history holds as long as the history messages it used are
+//! unchanged, else the records from there on are resolved again.
+
+use std::sync::Arc;
+
+use foldhash::{HashMap, HashMapExt};
+use serde_json::Value;
+
+use super::super::load::{ApiRequest, LineKind, Transcript};
+use super::super::replay::message_hash;
+use super::super::thread::Role;
+use super::history::{Builder, HASH};
+use super::lines::{Lines, first_prompt, first_prompt_of};
+use super::replayed::{Blob, ContentKind, head_blocks, sent_message, ttl};
+use super::{BlockData, Cursor, Source};
+use crate::core::hash::{Hash, hash};
+use crate::core::shared::{ListId, SharedLists};
+use crate::providers::anthropic::Block;
+
+/// Why a request's replay records give no prompt of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoReplay {
+    /// A record it names is not in this file (`ReplayError::MissingRecord`): a fork's copy.
+    RecordElsewhere,
+    /// The records cannot be followed (a missing message or shape, a malformed record): the
+    /// build's rules give the messages.
+    ByRule,
+    /// The records hold what the planner does not take apart (a breakpoint path of another
+    /// shape, a message no build writes): compiled whole.
+    Compile,
+}
+
+/// Where a message of a record comes from.
+#[derive(Debug, Clone)]
+enum MessageSource {
+    /// The message of an `api-request-blob` line.
+    Blob(usize),
+    /// A message of the history: its role and lines.
+    History(Role, Arc<[usize]>),
+}
+
+/// One message of a record's list.
+#[derive(Debug, Clone)]
+struct Entry {
+    source: MessageSource,
+    /// Its first block's position in the list's blocks, and how many it has.
+    first_block: usize,
+    kind: ContentKind,
+    all_objects: bool,
+    /// Messages of the list up to this one that the planner does not take apart.
+    odd: usize,
+}
+
+/// A record's messages and their blocks, and what resolving them relied on.
+#[derive(Debug, Clone, Copy)]
+struct RecordList {
+    messages: ListId,
+    message_len: usize,
+    blocks: ListId,
+    block_len: usize,
+    /// The replayed request that resolved it, and the last history message it took.
+    stamp: usize,
+    history_used: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chain {
+    /// Every `base` is in the file and the links end.
+    Whole,
+    Missing,
+    Loops,
+}
+
+/// The first history message each replayed request changed, as suffix minima (see
+/// [`Changes::after`]).
+#[derive(Debug, Default)]
+struct Changes {
+    minima: Vec<(usize, usize)>,
+}
+
+impl Changes {
+    fn push(&mut self, stamp: usize, position: usize) {
+        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
+            self.minima.pop();
+        }
+        self.minima.push((stamp, position));
+    }
+
+    /// The first history message changed by a request after `stamp`.
+    fn after(&self, stamp: usize) -> usize {
+        let i = self.minima.partition_point(|&(s, _)| s <= stamp);
+        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
+    }
+}
+
+/// The replay records of a transcript.
+pub(crate) struct Records {
+    /// Record id, blob hash, shape hash → its line (the last of a repeated one, as `replay`).
+    by_id: HashMap<Box<str>, usize>,
+    blobs: HashMap<Box<str>, usize>,
+    shapes: HashMap<Box<str>, usize>,
+    chains: HashMap<usize, Chain>,
+    lists: HashMap<usize, RecordList>,
+    messages: SharedLists<Entry>,
+    blob_content: HashMap<usize, Blob>,
+    /// The sha256 of each history message (as `replay` names them), and the first message of
+    /// each hash.
+    history_hashes: Vec<Box<str>>,
+    first_of_hash: HashMap<Box<str>, usize>,
+    changes: Changes,
+    stamp: usize,
+    heads: HashMap<String, Option<Arc<[Block]>>>,
+    billed_heads: HashMap<(String, Hash), Arc<[Block]>>,
+    shapes_parsed: HashMap<usize, Value>,
+}
+
+fn record(t: &Transcript, line: usize) -> &ApiRequest {
+    match &t.lines[line].kind {
+        LineKind::ApiRequest(r) => r,
+        _ => unreachable!("a record's line"),
+    }
+}
+
+impl Records {
+    pub fn new(t: &Transcript) -> Records {
+        let mut by_id = HashMap::new();
+        let mut blobs = HashMap::new();
+        let mut shapes = HashMap::new();
+        for (i, line) in t.lines.iter().enumerate() {
+            match &line.kind {
+                LineKind::ApiRequest(r) => {
+                    by_id.insert(r.id.clone(), i);
+                }
+                LineKind::ApiRequestBlob { hash, .. } => {
+                    blobs.insert(hash.clone(), i);
+                }
+                LineKind::ApiRequestShape { hash, .. } => {
+                    shapes.insert(hash.clone(), i);
+                }
+                _ => {}
+            }
+        }
+        Records {
+            by_id,
+            blobs,
+            shapes,
+            chains: HashMap::new(),
+            lists: HashMap::new(),
+            messages: SharedLists::new(),
+            blob_content: HashMap::new(),
+            history_hashes: Vec::new(),
+            first_of_hash: HashMap::new(),
+            changes: Changes::default(),
+            stamp: 0,
+            heads: HashMap::new(),
+            billed_heads: HashMap::new(),
+            shapes_parsed: HashMap::new(),
+        }
+    }
+
+    /// The prompt of the request whose response names record `reference`, its history being
+    /// `history`'s: the head blocks, its message blocks (a list of `blocks`) and breakpoints.
+    #[allow(clippy::type_complexity)]
+    pub fn prompt(
+        &mut self,
+        t: &Transcript,
+        history: &mut Builder,
+        lines: &mut Lines,
+        blocks: &mut SharedLists<BlockData>,
+        reference: &str,
+    ) -> Result<(Arc<[Block]>, ListId, usize, Vec<(usize, i64)>), NoReplay> {
+        self.update_history_hashes(t, history);
+        let line = *self.by_id.get(reference).ok_or(NoReplay::RecordElsewhere)?;
+        match self.chain(t, line) {
+            Chain::Whole => {}
+            Chain::Missing => return Err(NoReplay::RecordElsewhere),
+            Chain::Loops => return Err(NoReplay::ByRule),
+        }
+        let list = self.list(t, history, lines, blocks, line)?;
+        if let Some(last) = list.message_len.checked_sub(1)
+            && self.messages.get(list.messages, last).odd > 0
+        {
+            return Err(NoReplay::Compile);
+        }
+        let r = record(t, line);
+        let params: Value = serde_json::from_str(&r.params).map_err(|_| NoReplay::ByRule)?;
+        if !params.is_object() {
+            return Err(NoReplay::ByRule);
+        }
+        let shape_line = *r
+            .shape_hash
+            .as_deref()
+            .and_then(|h| self.shapes.get(h))
+            .ok_or(NoReplay::ByRule)?;
+        let cache_control: Value =
+            serde_json::from_str(&r.cache_control).map_err(|_| NoReplay::ByRule)?;
+        // Breakpoints on message blocks; the entries on system blocks and tools make the head.
+        let mut marks: Vec<(usize, i64)> = Vec::new();
+        let mut head_entries: Vec<&Value> = Vec::new();
+        for entry in cache_control.as_array().into_iter().flatten() {
+            let (Some(path), Some(value)) = (entry.get("path"), entry.get("value")) else {
+                return Err(NoReplay::ByRule);
+            };
+            let path = path.as_array().map(Vec::as_slice).unwrap_or_default();
+            match path.first().and_then(Value::as_str) {
+                Some("system" | "tools") => head_entries.push(entry),
+                Some("messages") => {
+                    let position = self.message_block(&list, path)?;
+                    marks.push((position, ttl(value)));
+                }
+                _ => return Err(NoReplay::ByRule),
+            }
+        }
+        let (key, head) = self.head(t, shape_line, &head_entries, &params)?;
+        let head = self.billed(t, &list, head, key);
+        let mut breakpoints: Vec<(usize, i64)> = head
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.breakpoint.map(|ttl| (i, ttl)))
+            .collect();
+        // A later entry on the same block sets its TTL again.
+        let mut message_marks: Vec<(usize, i64)> = Vec::new();
+        for (position, ttl) in marks {
+            match message_marks.iter_mut().find(|(p, _)| *p == position) {
+                Some(m) => m.1 = ttl,
+                None => message_marks.push((position, ttl)),
+            }
+        }
+        message_marks.sort_unstable();
+        breakpoints.extend(message_marks.iter().map(|&(p, ttl)| (head.len() + p, ttl)));
+        Ok((head, list.blocks, list.block_len, breakpoints))
+    }
+
+    /// The hashes of the history's messages, from the first that changed since the last
+    /// replayed request.
+    fn update_history_hashes(&mut self, t: &Transcript, history: &mut Builder) {
+        let changed = history.take_dirty(HASH);
+        self.stamp += 1;
+        self.changes.push(self.stamp, changed);
+        while self.history_hashes.len() > changed {
+            let position = self.history_hashes.len() - 1;
+            if let Some(h) = self.history_hashes.pop()
+                && self.first_of_hash.get(&h) == Some(&position)
+            {
+                self.first_of_hash.remove(&h);
+            }
+        }
+        for m in self.history_hashes.len()..history.messages.len() {
+            let value = sent_message(t, history.messages[m].role, history.message_lines(m));
+            let h: Box<str> = message_hash(&value).into();
+            self.first_of_hash.entry(h.clone()).or_insert(m);
+            self.history_hashes.push(h);
+        }
+    }
+
+    /// Whether the `base` links of record `line` end within the file.
+    fn chain(&mut self, t: &Transcript, line: usize) -> Chain {
+        let mut path: Vec<usize> = Vec::new();
+        let mut r = line;
+        let status = loop {
+            if let Some(&status) = self.chains.get(&r) {
+                break status;
+            }
+            if path.contains(&r) {
+                break Chain::Loops;
+            }
+            path.push(r);
+            match &record(t, r).base {
+                None => break Chain::Whole,
+                Some(base) => match self.by_id.get(base) {
+                    Some(&b) => r = b,
+                    None => break Chain::Missing,
+                },
+            }
+        };
+        for r in path {
+            self.chains.insert(r, status);
+        }
+        status
+    }
+
+    /// A list made at `stamp` that relied on history messages up to `used` still holds.
+    fn holds(&self, list: &RecordList) -> bool {
+        list.history_used
+            .is_none_or(|used| self.changes.after(list.stamp) > used)
+    }
+
+    /// The messages of record `line` (whose chain is whole), resolved again from the first
+    /// record of its chain whose list no longer holds.
+    fn list(
+        &mut self,
+        t: &Transcript,
+        history: &Builder,
+        lines: &mut Lines,
+        blocks: &mut SharedLists<BlockData>,
+        line: usize,
+    ) -> Result<RecordList, NoReplay> {
+        let mut stale = Vec::new();
+        let mut r = line;
+        let mut base = loop {
+            if let Some(list) = self.lists.get(&r)
+                && self.holds(list)
+            {
+                break Some(*list);
+            }
+            stale.push(r);
+            match record(t, r).base.as_deref() {
+                None => break None,
+                Some(b) => r = self.by_id[b],
+            }
+        };
+        for r in stale.into_iter().rev() {
+            let list = self.extend(t, history, lines, blocks, base, r)?;
+            self.lists.insert(r, list);
+            base = Some(list);
+        }
+        Ok(base.expect("a record was resolved"))
+    }
+
+    /// Record `line`'s list: `base`'s first `keep` messages and its tail.
+    fn extend(
+        &mut self,
+        t: &Transcript,
+        history: &Builder,
+        lines: &mut Lines,
+        blocks: &mut SharedLists<BlockData>,
+        base: Option<RecordList>,
+        line: usize,
+    ) -> Result<RecordList, NoReplay> {
+        let r = record(t, line);
+        let (messages, message_len, block_cursor, mut used) = match base {
+            None => (
+                self.messages.new_list(),
+                0,
+                Cursor::new(blocks.new_list(), 0),
+                None,
+            ),
+            Some(b) => {
+                let keep = r.keep.min(b.message_len);
+                let block_len = if keep < b.message_len {
+                    self.messages.get(b.messages, keep).first_block
+                } else {
+                    b.block_len
+                };
+                let messages = if keep < self.messages.list_len(b.messages) {
+                    self.messages.fork(b.messages, keep)
+                } else {
+                    b.messages
+                };
+                (
+                    messages,
+                    keep,
+                    Cursor::new(b.blocks, block_len),
+                    b.history_used,
+                )
+            }
+        };
+        let mut list = RecordList {
+            messages,
+            message_len,
+            blocks: block_cursor.list,
+            block_len: block_cursor.pos,
+            stamp: self.stamp,
+            history_used: None,
+        };
+        let mut cursor = block_cursor;
+        for h in &r.tail {
+            let source = if let Some(&blob) = self.blobs.get(h) {
+                MessageSource::Blob(blob)
+            } else if let Some(&m) = self.first_of_hash.get(h) {
+                used = used.max(Some(m));
+                MessageSource::History(history.messages[m].role, history.message_lines(m).into())
+            } else {
+                return Err(NoReplay::ByRule);
+            };
+            let odd_before = match list.message_len.checked_sub(1) {
+                Some(last) => self.messages.get(list.messages, last).odd,
+                None => 0,
+            };
+            let entry = self.render(
+                t,
+                lines,
+                blocks,
+                &mut cursor,
+                source,
+                list.message_len,
+                odd_before,
+            );
+            if list.message_len < self.messages.list_len(list.messages) {
+                list.messages = self.messages.fork(list.messages, list.message_len);
+            }
+            self.messages.push(list.messages, entry);
+            list.message_len += 1;
+        }
+        list.blocks = cursor.list;
+        list.block_len = cursor.pos;
+        list.history_used = used;
+        Ok(list)
+    }
+
+    /// Put message `index`'s blocks at the cursor: as `replay` sends them, less a lone text
+    /// block sent as a string (the same block, read back).
+    #[allow(clippy::too_many_arguments)]
+    fn render(
+        &mut self,
+        t: &Transcript,
+        lines: &mut Lines,
+        blocks: &mut SharedLists<BlockData>,
+        cursor: &mut Cursor,
+        source: MessageSource,
+        index: usize,
+        odd_before: usize,
+    ) -> Entry {
+        let first_block = cursor.pos;
+        let (kind, all_objects, odd) = match &source {
+            MessageSource::Blob(line) => {
+                let blob = self.blob(t, *line);
+                for (j, h) in blob.content.hashes.iter().enumerate() {
+                    let at = Source::Blob {
+                        line: *line as u32,
+                        block: j as u32,
+                    };
+                    cursor.put(blocks, *h, index, j, true, at);
+                }
+                (blob.kind, blob.content.all_objects, blob.odd)
+            }
+            MessageSource::History(role, message_lines) => {
+                let mut count = 0;
+                let (mut all_objects, mut cache_control, mut lone) = (true, false, false);
+                for &i in message_lines.iter() {
+                    let content = lines.of(t, i);
+                    for (j, h) in content.hashes.iter().enumerate() {
+                        let at = Source::Line {
+                            line: i as u32,
+                            block: j as u32,
+                        };
+                        cursor.put(blocks, *h, index, count, true, at);
+                        count += 1;
+                    }
+                    all_objects &= content.all_objects;
+                    cache_control |= content.cache_control;
+                    if !content.hashes.is_empty() {
+                        lone = content.lone_text_not_plain;
+                    }
+                }
+                let odd = cache_control || (count == 1 && lone && *role != Role::Assistant);
+                (ContentKind::Blocks(count), all_objects, odd)
+            }
+        };
+        Entry {
+            source,
+            first_block,
+            kind,
+            all_objects,
+            odd: odd_before + usize::from(odd),
+        }
+    }
+
+    /// An `api-request-blob` line's message.
+    fn blob(&mut self, t: &Transcript, line: usize) -> &Blob {
+        self.blob_content.entry(line).or_insert_with(|| {
+            let LineKind::ApiRequestBlob { message, .. } = &t.lines[line].kind else {
+                unreachable!("a blob's line")
+            };
+            Blob::read(message)
+        })
+    }
+
+    /// The position among the list's blocks of the block a `cacheControl` path names
+    /// (`["messages", i, "content", j]`), as `replay` finds it.
+    fn message_block(&self, list: &RecordList, path: &[Value]) -> Result<usize, NoReplay> {
+        let [
+            _,
+            Value::Number(i),
+            Value::String(content),
+            Value::Number(j),
+        ] = path
+        else {
+            return Err(NoReplay::Compile);
+        };
+        let (Some(i), Some(j)) = (i.as_u64(), j.as_u64()) else {
+            return Err(NoReplay::ByRule);
+        };
+        let (i, j) = (i as usize, j as usize);
+        if content != "content" || i >= list.message_len {
+            return Err(if content == "content" {
+                NoReplay::ByRule
+            } else {
+                NoReplay::Compile
+            });
+        }
+        let entry = self.messages.get(list.messages, i);
+        let found = match entry.kind {
+            ContentKind::Text => j == 0,
+            ContentKind::Blocks(n) => j < n && entry.all_objects,
+            ContentKind::Other => false,
+        };
+        if !found {
+            return Err(match entry.kind {
+                ContentKind::Blocks(n) if j < n => NoReplay::Compile,
+                _ => NoReplay::ByRule,
+            });
+        }
+        Ok(entry.first_block + j)
+    }
+
+    /// The blocks before the messages: the shape's tools and system blocks (the billing block
+    /// first, not recorded), with the record's breakpoints on them, and the params block.
+    fn head(
+        &mut self,
+        t: &Transcript,
+        shape_line: usize,
+        entries: &[&Value],
+        params: &Value,
+    ) -> Result<(String, Arc<[Block]>), NoReplay> {
+        let key = format!(
+            "{shape_line}\n{}\n{}\n{}",
+            serde_json::to_string(entries).unwrap_or_default(),
+            params
+                .get("thinking")
+                .map_or_else(String::new, Value::to_string),
+            params
+                .get("tool_choice")
+                .map_or_else(String::new, Value::to_string),
+        );
+        if let Some(head) = self.heads.get(&key) {
+            let head = head.clone().ok_or(NoReplay::ByRule)?;
+            return Ok((key, head));
+        }
+        let shape = self.shapes_parsed.entry(shape_line).or_insert_with(|| {
+            let LineKind::ApiRequestShape { shape, .. } = &t.lines[shape_line].kind else {
+                unreachable!("a shape's line")
+            };
+            serde_json::from_str(shape).unwrap_or(Value::Null)
+        });
+        let head = head_blocks(shape, entries, params);
+        self.heads.insert(key.clone(), head.clone());
+        Ok((key, head.ok_or(NoReplay::ByRule)?))
+    }
+
+    /// `head` with its unrecorded system blocks standing for the billing block, whose code
+    /// follows the first message's first prompt.
+    fn billed(
+        &mut self,
+        t: &Transcript,
+        list: &RecordList,
+        head: Arc<[Block]>,
+        key: String,
+    ) -> Arc<[Block]> {
+        if !head.iter().any(|b| b.part.is_system() && !b.known) {
+            return head;
+        }
+        let prompt = match list.message_len {
+            0 => String::new(),
+            _ => match &self.messages.get(list.messages, 0).source {
+                MessageSource::Blob(line) => {
+                    let line = *line;
+                    first_prompt_of(&self.blob(t, line).value["content"]).unwrap_or_default()
+                }
+                MessageSource::History(_, lines) => first_prompt(t, lines),
+            },
+        };
+        let billing = hash("claude-billing", prompt.as_bytes());
+        self.billed_heads
+            .entry((key, billing))
+            .or_insert_with(|| {
+                head.iter()
+                    .map(|b| {
+                        let mut b = b.clone();
+                        if b.part.is_system() && !b.known {
+                            b.hash = billing;
+                        }
+                        b
+                    })
+                    .collect()
+            })
+            .clone()
+    }
+}

@@ -1,0 +1,405 @@
+//! A loaded Claude Code transcript as the stages see it: the thread its commands show, one step
+//! per request of that thread (its turn, its usage, the prompt the planner built for it), and
+//! the plan of fingerprints the stages compare ([`plan`]).
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::load::{LineKind, Transcript};
+use super::plan::{BlockData, Planned, Planner, Prompt, Source};
+use super::thread::{Conversation, RequestKind, ThreadKey, conversation};
+use super::wire::{Build, Compiled, Given, compile};
+use crate::core::hash::{Hash, hash};
+use crate::core::parallel::Threads;
+use crate::core::shared::SharedLists;
+use crate::core::steps::{Observation, Step, Turn};
+use crate::core::usage::Usage;
+use crate::fingerprint::{AgentPlan, EntryData, Fingerprint, Plan, request_text};
+use crate::providers::anthropic::{Block, Part, message_chain_start};
+
+/// What a Claude Code step is beyond the neutral [`Step`].
+#[derive(Debug, Clone)]
+pub struct ClaudeStep {
+    /// Index into [`Conversation::requests`].
+    pub request: usize,
+    pub kind: RequestKind,
+    /// The model its response names.
+    pub model: Option<String>,
+    pub build: Build,
+    /// The Claude Code version its lines were written by.
+    pub version: Option<String>,
+    /// Its prompt as the cache sees it; `None` for a compaction's own request (not recorded)
+    /// and for a request of another session this file copied.
+    pub prompt: Option<Prompt>,
+    /// A request of another session whose lines this file copied (a fork): shown, not judged.
+    pub copied: bool,
+    /// Its history was sent before by requests another file records (a resume's copy).
+    pub history_before: bool,
+    /// 1.0.x under `claude -p` may have sent this request's last tool turn twice in the next.
+    pub repeat_possible: bool,
+    /// What names the request wherever a file copies it: its response's `message.id`, or a
+    /// compaction's boundary line's `uuid`.
+    pub key: Option<Box<str>>,
+}
+
+/// A Claude Code transcript, its conversation and the steps of the thread its commands show.
+#[derive(Debug)]
+pub struct Session {
+    pub transcript: Transcript,
+    pub conversation: Conversation,
+    /// The thread shown: the main one, or in a subagent's own file its thread.
+    pub thread: ThreadKey,
+    /// Every planned prompt's message blocks.
+    pub blocks: SharedLists<BlockData>,
+    pub claude_steps: Vec<ClaudeStep>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) turns: Vec<Turn>,
+}
+
+/// The neutral usage of an Anthropic response: the whole prompt as input (uncached, read and
+/// written), reads as the cached part, writes apart.
+pub fn neutral_usage(u: &super::load::Usage) -> Usage {
+    Usage {
+        input_tokens: u.prompt_tokens(),
+        cached_input_tokens: u.cache_read_input_tokens,
+        cache_write_input_tokens: Some(u.cache_creation_input_tokens),
+        cache_write_1h_input_tokens: u.cache_creation_1h,
+        output_tokens: u.output_tokens,
+        reasoning_output_tokens: 0,
+        total_tokens: u.prompt_tokens().saturating_add(u.output_tokens),
+        no_cache_counts: !u.has_cache_fields,
+    }
+}
+
+impl Session {
+    /// The steps of a loaded transcript's shown thread, each request's prompt grown from the one
+    /// before (time linear in the transcript).
+    pub fn new(transcript: Transcript) -> Session {
+        let conversation = conversation(&transcript);
+        let thread = conversation.shown_thread();
+        let (t, c) = (&transcript, &conversation);
+        let mut planner = Planner::new(t, c);
+        let mut claude_steps = Vec::new();
+        let mut steps: Vec<Step> = Vec::new();
+        let mut turns: Vec<Turn> = Vec::new();
+        let mut epoch = 0;
+        let mut last_time = None;
+        // The first response of the thread: a request after it has history another sent.
+        let first_response = c
+            .responses
+            .iter()
+            .filter(|r| r.thread == thread)
+            .map(|r| r.lines[0])
+            .min();
+        for (index, request) in c.requests.iter().enumerate() {
+            if request.thread != thread {
+                continue;
+            }
+            let starts_turn = turns.is_empty()
+                || (request.kind == RequestKind::Sampling && c.answers_prompt(t, request));
+            let line = &t.lines[request.at];
+            if starts_turn {
+                turns.push(Turn {
+                    number: turns.len() + 1,
+                    turn_id: None,
+                    line: line.number,
+                    steps: Vec::new(),
+                    rolled_back: false,
+                    aborted: false,
+                });
+            }
+            let version_line = match request.response {
+                Some(r) => c.responses[r].lines[0],
+                None => request.at,
+            };
+            let version = t.lines[version_line].version.as_deref().map(str::to_string);
+            let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
+            let planned = planner.plan(index);
+            let compaction = request.kind == RequestKind::Compaction;
+            let copied = matches!(planned, Planned::RecordElsewhere) && !compaction;
+            let prompt = match planned {
+                Planned::Prompt(prompt) if !compaction => Some(prompt),
+                _ => None,
+            };
+            let response = request.response.map(|r| &c.responses[r]);
+            let unix_seconds = line
+                .timestamp
+                .as_deref()
+                .and_then(crate::core::lines::unix_seconds)
+                .or(last_time);
+            last_time = unix_seconds;
+            let usage = response
+                .and_then(|r| r.usage.as_ref())
+                .filter(|_| prompt.is_some());
+            let turn = turns.len() - 1;
+            turns[turn].steps.push(steps.len());
+            steps.push(Step {
+                turn,
+                number: turns[turn].steps.len(),
+                epoch,
+                prefix_len: prompt.as_ref().map_or(0, |p| p.len),
+                context: None,
+                usage: usage.map(|u| Observation {
+                    line: line.number,
+                    unix_seconds,
+                    usage: neutral_usage(u),
+                }),
+                line: line.number,
+                unix_seconds,
+                pending: false,
+                compaction,
+            });
+            if compaction {
+                epoch += 1;
+            }
+            claude_steps.push(ClaudeStep {
+                request: index,
+                kind: request.kind,
+                model: response
+                    .filter(|_| prompt.is_some())
+                    .map(|r| r.model.as_deref().unwrap_or("").to_string()),
+                build,
+                version,
+                history_before: request.leaf.is_some()
+                    && first_response.is_some_and(|f| f < request.at),
+                repeat_possible: build == Build::V1_0_30
+                    && !compaction
+                    && !c.answers_prompt(t, request),
+                key: match response {
+                    Some(r) => r.message_id.clone(),
+                    None => line.uuid.clone(),
+                },
+                prompt,
+                copied,
+            });
+        }
+        let blocks = std::mem::take(&mut planner.blocks);
+        drop(planner);
+        Session {
+            transcript,
+            conversation,
+            thread,
+            blocks,
+            claude_steps,
+            steps,
+            turns,
+        }
+    }
+
+    /// Load a whole transcript held in memory.
+    pub fn load(name: &str, bytes: &[u8]) -> Result<Session, super::load::LoadError> {
+        Ok(Session::new(super::load::load(name, bytes)?))
+    }
+
+    /// The body of a step's request as the build sent it (`compile`), with `given`'s parts.
+    pub fn compile(&self, step: usize, given: &Given) -> Compiled {
+        let request = &self.conversation.requests[self.claude_steps[step].request];
+        compile(&self.transcript, &self.conversation, request, given)
+    }
+
+    /// Message block `k` of a step's prompt.
+    pub fn block(&self, step: usize, k: usize) -> &BlockData {
+        let prompt = self.claude_steps[step]
+            .prompt
+            .as_ref()
+            .expect("invariant: a step with entries has a prompt");
+        self.blocks.get(prompt.list, k)
+    }
+
+    /// The JSON of message block `k` of a step's prompt, and its message's role.
+    pub fn block_json(&self, step: usize, k: usize) -> (String, &'static str) {
+        let b = self.block(step, k);
+        let t = &self.transcript;
+        let from_content = |content: &str, i: u32| -> Option<String> {
+            match serde_json::from_str::<Value>(content).ok()? {
+                Value::Array(items) => items.get(i as usize).map(Value::to_string),
+                Value::String(text) if i == 0 => {
+                    Some(serde_json::json!({"type": "text", "text": text}).to_string())
+                }
+                _ => None,
+            }
+        };
+        let role_of = |line: usize| match &t.lines[line].kind {
+            LineKind::Assistant(_) => "assistant",
+            LineKind::Attachment(a) if a.rendered_role.as_deref() == Some("system") => "system",
+            _ => "user",
+        };
+        let found = match b.source {
+            Source::Line { line, block } => {
+                let line = line as usize;
+                let content = match &t.lines[line].kind {
+                    LineKind::User(u) => Some(u.content.as_ref()),
+                    LineKind::Assistant(a) => Some(a.content.as_ref()),
+                    LineKind::Attachment(a) => a.rendered.as_deref(),
+                    _ => None,
+                };
+                content
+                    .and_then(|c| from_content(c, block))
+                    .map(|json| (json, role_of(line)))
+            }
+            Source::Blob { line, block } => match &t.lines[line as usize].kind {
+                LineKind::ApiRequestBlob { message, .. } => {
+                    let value: Value = serde_json::from_str(message).unwrap_or(Value::Null);
+                    let role = match value["role"].as_str() {
+                        Some("assistant") => "assistant",
+                        Some("system") => "system",
+                        _ => "user",
+                    };
+                    from_content(&value["content"].to_string(), block).map(|json| (json, role))
+                }
+                _ => None,
+            },
+            Source::Compiled => None,
+        };
+        found.unwrap_or_else(|| {
+            // A block of a request compiled whole: taken from its body.
+            let body = self.compile(step, &Given::default()).body;
+            let message = &body["messages"][b.message as usize];
+            let role = match message["role"].as_str() {
+                Some("assistant") => "assistant",
+                Some("system") => "system",
+                _ => "user",
+            };
+            let json = match &message["content"] {
+                Value::String(text) => serde_json::json!({"type": "text", "text": text}),
+                content => content[b.block as usize].clone(),
+            };
+            (json.to_string(), role)
+        })
+    }
+}
+
+/// What a Claude Code session's plan keeps beside the neutral part: `--system` and `--tools`,
+/// and each step's system text, tools and params as `compile` gives them, made when first asked
+/// (by `diff` and `check`, for a few steps).
+#[derive(Debug, Default)]
+pub struct ClaudePlan {
+    pub given: Given,
+    pub(crate) system: Vec<OnceLock<Option<String>>>,
+    pub(crate) tools: Vec<OnceLock<Option<Vec<String>>>>,
+}
+
+/// The Claude part of a plan a Claude Code session made.
+pub fn claude(plan: &Plan) -> &ClaudePlan {
+    match &plan.agent {
+        AgentPlan::Claude(claude) => claude,
+        _ => panic!("invariant: a Claude Code session's plan is made by Claude Code"),
+    }
+}
+
+/// The plan of a session's steps: each prompt's message blocks as the plan's entries (the
+/// same lists, so that prompts share their prefixes), and per step the fingerprint of each
+/// part, in the shared encoding (ARCHITECTURE.md, "Fingerprint encoding"): `instructions` over
+/// the system blocks the build records, `tools` over the tool specs, `params` over the model
+/// and the parameters that invalidate the messages' cache, `input` the chain over the message
+/// blocks. `--system`/`--tools` stand for the parts a build does not record.
+pub fn plan(session: &Session, given: Given, threads: Threads) -> Plan {
+    let data = session.blocks.map(|b| EntryData {
+        item_hash: b.hash,
+        chain: b.chain,
+        tokens: 0,
+    });
+    let given_system = given.system.as_ref().map(|v| part_hash("claude-system", v));
+    let given_tools = given.tools.as_ref().map(|v| part_hash("claude-tools", v));
+    let mut views = Vec::with_capacity(session.steps.len());
+    let mut fingerprints = Vec::with_capacity(session.steps.len());
+    let mut text = String::new();
+    for s in &session.claude_steps {
+        let (list, len) = s.prompt.as_ref().map_or((0, 0), |p| (p.list, p.len));
+        views.push((list, len));
+        let head: &[Block] = s.prompt.as_ref().map_or(&[], |p| &p.head);
+        let recorded = |wanted: fn(Part) -> bool, tag: &str| -> Option<Hash> {
+            let hashes: Vec<u8> = head
+                .iter()
+                .filter(|b| wanted(b.part) && b.known)
+                .flat_map(|b| b.hash)
+                .collect();
+            (!hashes.is_empty()).then(|| hash(tag, &hashes))
+        };
+        let instructions = given_system.or_else(|| recorded(Part::is_system, "claude-system"));
+        let tools = given_tools
+            .or_else(|| recorded(|p| matches!(p, Part::Tool(_) | Part::Tools), "claude-tools"));
+        let params_block = head
+            .iter()
+            .find(|b| b.part == Part::Params)
+            .map_or([0; 16], |b| b.hash);
+        let model = s.model.as_deref().unwrap_or("");
+        let mut params_bytes = model.as_bytes().to_vec();
+        params_bytes.push(0);
+        params_bytes.extend_from_slice(&params_block);
+        let params = hash("claude-params", &params_bytes);
+        let input = match len.checked_sub(1) {
+            Some(last) => data.get(list, last).chain,
+            None => message_chain_start(),
+        };
+        request_text(
+            &mut text,
+            [
+                ("instructions", instructions.as_ref(), "unknown"),
+                ("tools", tools.as_ref(), "unknown"),
+                ("params", Some(&params), ""),
+                ("prompt_cache_key", None, "none"),
+                ("checkpoint", None, "none"),
+                ("input", Some(&input), ""),
+            ],
+        );
+        fingerprints.push(Fingerprint {
+            instructions,
+            tools,
+            tools_canonical: tools,
+            params,
+            prompt_cache_key: None,
+            checkpoint: None,
+            input,
+            input_items: len,
+            request: hash("claude-request", text.as_bytes()),
+            cache_key_absent: true,
+            input_partial: len
+                .checked_sub(1)
+                .is_some_and(|last| session.blocks.get(list, last).last_unknown > 0),
+        });
+    }
+    let steps = session.steps.len();
+    Plan {
+        data,
+        views,
+        fingerprints,
+        instruction_tokens: vec![0; steps],
+        tool_tokens: 0,
+        estimate_tokens: false,
+        first_seen: OnceLock::new(),
+        chain_start: message_chain_start(),
+        threads,
+        agent: AgentPlan::Claude(ClaudePlan {
+            given,
+            system: (0..steps).map(|_| OnceLock::new()).collect(),
+            tools: (0..steps).map(|_| OnceLock::new()).collect(),
+        }),
+    }
+}
+
+/// A part given whole (`--system`, `--tools`): the hash of each of its blocks, as the head's
+/// blocks are hashed, then of them all.
+fn part_hash(tag: &str, value: &Value) -> Hash {
+    let items: Vec<Value> = match value {
+        Value::Array(items) => items.clone(),
+        Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+        other => vec![other.clone()],
+    };
+    let block_tag = if tag == "claude-tools" {
+        "claude-tool"
+    } else {
+        "claude-system"
+    };
+    let hashes: Vec<u8> = items
+        .iter()
+        .flat_map(|item| {
+            hash(
+                block_tag,
+                crate::providers::anthropic::canonical_without_cache_control(item).as_bytes(),
+            )
+        })
+        .collect();
+    hash(tag, &hashes)
+}
