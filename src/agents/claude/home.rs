@@ -13,7 +13,8 @@
 //! - a 1.0.x resume writes a new file that starts with copies of the old lines: the copied
 //!   responses count in the older file, and the new session names it in `copied_from`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::load::{Line, LineKind, Transcript};
 use super::prices::Tokens;
@@ -114,14 +115,14 @@ pub struct SessionInfo {
     pub skipped_lines: usize,
 }
 
-/// A counted request with where it belongs.
+/// A counted request with where it belongs (shared by the requests of a file).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HomeRequest {
-    pub session: String,
-    pub project: String,
-    pub cwd: Option<String>,
+    pub session: Arc<str>,
+    pub project: Arc<str>,
+    pub cwd: Option<Arc<str>>,
     /// Path relative to `projects/`.
-    pub file: String,
+    pub file: Arc<str>,
     pub request: BilledRequest,
 }
 
@@ -386,7 +387,9 @@ impl HomeBuilder {
                 &b.path,
             ))
         });
-        let mut counted: HashMap<_, String> = HashMap::new();
+        // Each response counted, by its id and usage, and the session that counted it.
+        let mut counted: foldhash::HashMap<crate::core::hash::Hash, Arc<str>> =
+            foldhash::HashMap::default();
         let mut sessions: BTreeMap<(String, String), SessionInfo> = BTreeMap::new();
         let mut requests = Vec::new();
         let mut copies = 0;
@@ -414,6 +417,11 @@ impl HomeBuilder {
             s.versions.extend(f.versions);
             s.compactions += f.compactions;
             s.skipped_lines += f.skipped;
+            // Where its requests belong, shared by them.
+            let session: Arc<str> = Arc::from(f.session.as_str());
+            let project: Arc<str> = Arc::from(f.project.as_str());
+            let cwd: Option<Arc<str>> = f.cwd.as_deref().map(Arc::from);
+            let file: Arc<str> = Arc::from(f.path.as_str());
             // A response met again, in this file or another, is a copy: a resume's (1.0.x's
             // new file; 2.0.31 rewrote the old lines into the same file under new uuids), a
             // fork's. A backend's reused id with new usage is a response of its own.
@@ -421,32 +429,36 @@ impl HomeBuilder {
                 if let Some(key) = r.key() {
                     if let Some(owner) = counted.get(&key) {
                         copies += 1;
-                        if *owner != f.session {
-                            s.copied_from.insert(owner.clone());
+                        if **owner != *session {
+                            s.copied_from.insert(owner.to_string());
                         }
                         continue;
                     }
-                    counted.insert(key, f.session.clone());
+                    counted.insert(key, session.clone());
                 }
                 match r.purpose {
                     Purpose::Conversation => s.conversation_requests += 1,
                     Purpose::Subagent => {
                         s.subagent_requests += 1;
-                        s.subagents.insert(r.thread.clone());
+                        if !s.subagents.contains(&r.thread) {
+                            s.subagents.insert(r.thread.clone());
+                        }
                     }
                     Purpose::Side => s.side_requests += 1,
                 }
                 s.turns += usize::from(r.answers_prompt);
                 s.tokens.add(&r.tokens);
                 s.cache_fields |= r.has_cache_fields;
-                if let Some(m) = &r.model {
+                if let Some(m) = &r.model
+                    && !s.models.contains(m)
+                {
                     s.models.insert(m.clone());
                 }
                 requests.push(HomeRequest {
-                    session: f.session.clone(),
-                    project: f.project.clone(),
-                    cwd: f.cwd.clone(),
-                    file: f.path.clone(),
+                    session: session.clone(),
+                    project: project.clone(),
+                    cwd: cwd.clone(),
+                    file: file.clone(),
                     request: r,
                 });
             }

@@ -557,7 +557,7 @@ fn verdicts_are_those_of_steps() {
         let mine: Vec<_> = home
             .requests
             .iter()
-            .filter(|r| &r.file == path)
+            .filter(|r| &*r.file == path.as_str())
             .map(|r| r.request.verdict.clone())
             .collect();
         assert_eq!(mine, theirs, "{path}");

@@ -76,7 +76,7 @@ pub fn report_sessions(
         }
     };
     for r in &home.requests {
-        let Some(&k) = index.get(&(r.project.as_str(), r.session.as_str())) else {
+        let Some(&k) = index.get(&(&*r.project, &*r.session)) else {
             continue;
         };
         let b = &r.request;
@@ -93,7 +93,7 @@ pub fn report_sessions(
                 .as_deref()
                 .and_then(crate::core::lines::unix_seconds),
             model: b.model.as_deref().map(&mut intern),
-            cwd: r.cwd.as_deref().map(&mut intern),
+            cwd: r.cwd.clone(),
             tokens,
             total: tokens,
             lost: b.lost,

@@ -84,9 +84,26 @@ impl BilledRequest {
     }
 
     /// What names it across files: a copy has the same `message.id` and usage (1.0.x copies drop
-    /// the `requestId`; a backend that reuses ids gives each response its own usage).
-    pub(crate) fn key(&self) -> Option<(String, Tokens)> {
-        Some((self.message_id.clone()?, self.tokens))
+    /// the `requestId`; a backend that reuses ids gives each response its own usage). A hash of
+    /// the two (XXH3-128: a collision is not a concern at a home's size).
+    pub(crate) fn key(&self) -> Option<crate::core::hash::Hash> {
+        use crate::core::hash::hash;
+        let id = self.message_id.as_deref()?;
+        let t = &self.tokens;
+        // The id's hash and the five counts, on the stack: one per request of a home.
+        let mut bytes = [0u8; 56];
+        bytes[..16].copy_from_slice(&hash("claude-message-id", id.as_bytes()));
+        let counts = [
+            t.input,
+            t.cache_write_5m,
+            t.cache_write_1h,
+            t.cache_read,
+            t.output,
+        ];
+        for (i, n) in counts.into_iter().enumerate() {
+            bytes[16 + 8 * i..24 + 8 * i].copy_from_slice(&n.to_le_bytes());
+        }
+        Some(hash("claude-response", &bytes))
     }
 }
 

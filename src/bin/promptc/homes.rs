@@ -147,6 +147,8 @@ pub struct ClaudeFile {
     pub path: PathBuf,
     /// Relative to `projects/`, `/`-separated: what `claude::home::file_role` reads.
     pub rel: String,
+    /// Bytes on disk when it was found.
+    pub size: u64,
 }
 
 /// Every `*.jsonl` under `home/projects/`, sorted by their relative path. A missing `projects/`
@@ -173,9 +175,24 @@ fn walk(dir: &Path, projects: &Path, found: &mut Vec<ClaudeFile>) -> anyhow::Res
             .with_context(|| format!("{}: cannot stat", path.display()))?;
         if kind.is_dir() {
             walk(&path, projects, found)?;
-        } else if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
-            let rel = relative(&path, projects);
-            found.push(ClaudeFile { path, rel });
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            // One stat: the size (a link's target's, and whether it is a file).
+            let metadata = if kind.is_symlink() {
+                std::fs::metadata(&path)
+            } else {
+                entry.metadata()
+            };
+            let Ok(metadata) = metadata else {
+                continue;
+            };
+            if metadata.is_file() {
+                let rel = relative(&path, projects);
+                found.push(ClaudeFile {
+                    path,
+                    rel,
+                    size: metadata.len(),
+                });
+            }
         }
     }
     Ok(())
@@ -219,11 +236,7 @@ pub fn read_claude(
     progress: impl Fn() + Sync,
 ) -> (Home, Vec<(PathBuf, String)>) {
     // The largest files first, so that no thread is left with a large one at the end.
-    let mut order: Vec<(u64, usize)> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (std::fs::metadata(&f.path).map_or(0, |m| m.len()), i))
-        .collect();
+    let mut order: Vec<(u64, usize)> = files.iter().enumerate().map(|(i, f)| (f.size, i)).collect();
     order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let read = promptc::core::parallel::map(order.len(), crate::commands::threads(), |k| {
         let file = &files[order[k].1];

@@ -87,6 +87,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         sessions.extend(claude_sessions);
         notes.partly_read.extend(partly_read);
         notes.claude = Some(claude_notes);
+        crate::commands::keep_until_exit(home);
     }
     let report = promptc::report::build(
         &sessions,
@@ -130,6 +131,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
                 .with_context(|| format!("{}: cannot write", path.display()))?;
         }
     }
+    crate::commands::keep_until_exit((sessions, report));
     Ok(ExitStatus::Success)
 }
 
@@ -220,7 +222,8 @@ impl Found {
     fn push(&mut self, path: PathBuf) {
         if is_transcript(&path) {
             let rel = crate::homes::rel_of_loose_file(&path);
-            self.claude.push(ClaudeFile { path, rel });
+            let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+            self.claude.push(ClaudeFile { path, rel, size });
         } else {
             self.codex.push(path);
         }

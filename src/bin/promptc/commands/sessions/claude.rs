@@ -88,20 +88,14 @@ pub struct ClaudeDocument<'a> {
 pub fn rows(home: &Path) -> anyhow::Result<(Vec<ClaudeRow>, Failed)> {
     let projects = home.join(crate::homes::PROJECTS);
     let files = crate::homes::claude_files(home)?;
-    let sizes: BTreeMap<&str, u64> = files
-        .iter()
-        .map(|f| {
-            let size = std::fs::metadata(&f.path).map_or(0, |m| m.len());
-            (f.rel.as_str(), size)
-        })
-        .collect();
+    let sizes: BTreeMap<&str, u64> = files.iter().map(|f| (f.rel.as_str(), f.size)).collect();
     let (read, failed) = crate::homes::read_claude(&files, false, || {});
     // Each session's models by requests.
     let mut models: BTreeMap<(&str, &str), BTreeMap<&str, usize>> = BTreeMap::new();
     for r in &read.requests {
         if let Some(model) = &r.request.model {
             *models
-                .entry((&r.project, &r.session))
+                .entry((&*r.project, &*r.session))
                 .or_default()
                 .entry(model)
                 .or_default() += 1;
