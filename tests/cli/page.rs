@@ -378,6 +378,110 @@ fn pages_in_a_browser() {
     );
 }
 
+/// The items of the assembled input in a DOM, each its text.
+fn assembled(dom: &str) -> Vec<String> {
+    let start = dom
+        .find("<div class=\"assembled\">")
+        .expect("an assembled input")
+        + "<div class=\"assembled\">".len();
+    let end = start + dom[start..].find("</div>").expect("its end");
+    dom[start..end]
+        .split("<pre>")
+        .skip(1)
+        .map(|p| {
+            let text = p.trim_end_matches("</pre>");
+            text.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// `XXH3-128(tag ‖ 0x00 ‖ bytes)` in hex, as ARCHITECTURE.md's fingerprint encoding.
+fn tagged_hex(tag: &str, bytes: &[u8]) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    h.update(tag.as_bytes());
+    h.update(&[0]);
+    h.update(bytes);
+    h.digest128()
+        .to_be_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// "The request, part by part": every step's input assembled by the page's script from the
+/// chain of requests (each holding only what it appended) is the input `compile` sends, item by
+/// item: Codex's model view (each item as its fingerprint hashes it; `compile` prints them as the
+/// build sends them), Claude Code's message blocks.
+#[test]
+fn every_requests_input_assembles_from_the_page() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "Chromium is needed for the HTML test under CI (.ci/run installs it)"
+        );
+        crate::support::skip("no chromium on PATH: the session page is not tested in a browser");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "fixtures/rollouts/era_c_turns.jsonl",
+        "fixtures/rollouts/rollback.jsonl",
+        "fixtures/claude/claude_md_edit_2.1.100.jsonl",
+    ] {
+        page(&["view", file], dir.path(), "page.html");
+        let steps = json(&["steps", file, "--json"]);
+        for s in steps["steps"].as_array().unwrap() {
+            let (turn, step) = (s["turn"].to_string(), s["step"].to_string());
+            let url = format!("page.html#input-s-{turn}-{step}");
+            let dom = browse(&browser, &dir.path().join(url), &["--dump-dom"]);
+            let compiled = json(&["compile", file, "--json", "--turn", &turn, "--step", &step]);
+            let items = assembled(&dom);
+            if !file.contains("claude") {
+                let hashes: Vec<String> = items
+                    .iter()
+                    .map(|text| tagged_hex("item", text.as_bytes()))
+                    .collect();
+                let expected: Vec<&str> = compiled["input_items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i["hash"].as_str().unwrap())
+                    .collect();
+                assert_eq!(hashes, expected, "{file} turn {turn} step {step}");
+                continue;
+            }
+            let expected: Vec<Value> = {
+                // Each message's blocks, string content as one text block, breakpoints left out.
+                compiled["request"]["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|m| match &m["content"] {
+                        Value::String(t) => vec![serde_json::json!({"type": "text", "text": t})],
+                        Value::Array(blocks) => blocks
+                            .iter()
+                            .map(|b| {
+                                let mut b = b.clone();
+                                b.as_object_mut().map(|o| o.remove("cache_control"));
+                                b
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    })
+                    .collect()
+            };
+            let items: Vec<Value> = items
+                .iter()
+                .map(|t| serde_json::from_str(t).unwrap())
+                .collect();
+            assert_eq!(items, expected, "{file} turn {turn} step {step}");
+        }
+    }
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {

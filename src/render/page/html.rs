@@ -60,6 +60,15 @@ document.addEventListener('keydown',function(e){if(e.target.tagName==='INPUT')re
 if(e.key==='j')go(at+1);else if(e.key==='k')go(at-1);
 else if(e.key==='e'){var open=!document.querySelector('details[open]');
 document.querySelectorAll('details').forEach(function(d){d.open=open})}});
+function items(sec,n){var r=sec.querySelector('details.request');if(!r)return[];
+var keep=+r.dataset.keep,base=r.dataset.base&&document.getElementById(r.dataset.base);
+var own=[].slice.call(sec.querySelectorAll('pre[data-item]')).map(function(p){return p.textContent});
+var out=keep&&base?items(base,keep):[];return out.concat(own).slice(0,n)}
+function assemble(sec){var r=sec.querySelector('details.request');if(!r)return;var box=r.querySelector('.assembled');
+box.textContent='';items(sec,1e9).forEach(function(t){var p=document.createElement('pre');p.textContent=t;box.appendChild(p)});
+box.hidden=false;r.open=true}
+document.addEventListener('click',function(e){if(e.target.classList.contains('assemble'))assemble(e.target.closest('section.step'))});
+var m=/^#input-(.+)$/.exec(location.hash);if(m){var sec=document.getElementById(m[1]);if(sec){assemble(sec);sec.scrollIntoView()}}
 })();
 "#;
 
@@ -226,7 +235,7 @@ fn bar(page: &mut String, s: &PageStep, max_in: u64) {
 fn piece(page: &mut String, p: &Piece, open: bool) {
     let _ = write!(
         page,
-        "<details class=\"item\"{}><summary>{}</summary><pre>{}",
+        "<details class=\"item\"{}><summary>{}</summary><pre data-item>{}",
         if open { " open" } else { "" },
         esc_text(&p.title),
         esc_text(&p.text)
@@ -241,7 +250,16 @@ fn piece(page: &mut String, p: &Piece, open: bool) {
     page.push_str("</pre></details>");
 }
 
-fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break: bool) {
+/// `previous`: the request before this one in its session (its section holds the items this
+/// one shares with it).
+fn step(
+    page: &mut String,
+    s: &PageStep,
+    previous: Option<&PageStep>,
+    prefix: &str,
+    max_in: u64,
+    first_break: bool,
+) {
     let id = step_id(prefix, s);
     let _ = write!(
         page,
@@ -347,11 +365,12 @@ fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break:
             );
             let _ = write!(
                 page,
-                "<details class=\"change\"{}><summary>item {}: {} → {}</summary><div class=\"sbs\"><div><h4>previous</h4><pre class=\"old\">{left}</pre></div><div><h4>this request</h4><pre class=\"new\">{right}</pre></div></div></details>",
+                "<details class=\"change\"{}><summary>item {}: {} → {}</summary><div class=\"sbs\"><div><h4>previous</h4><pre class=\"old\">{left}</pre></div><div><h4>this request</h4><pre class=\"new\"{}>{right}</pre></div></div></details>",
                 if k == 0 { " open" } else { "" },
                 s.shared + k,
                 esc(old.map_or("(none)", |p| p.title.as_str())),
                 esc(new.map_or("(none)", |p| p.title.as_str())),
+                if new.is_some() { " data-item" } else { "" },
             );
         }
         page.push_str("</div>");
@@ -370,6 +389,7 @@ fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break:
         }
         page.push_str("</details>");
     }
+    request(page, s, previous, prefix);
     let _ = write!(
         page,
         "<p class=\"num\"><code>{}</code></p>",
@@ -383,6 +403,67 @@ fn step(page: &mut String, s: &PageStep, prefix: &str, max_in: u64, first_break:
         );
     }
     page.push_str("</section>");
+}
+
+/// The request, part by part, without copying what an earlier request holds (each request holds
+/// the whole history: copying it at every step would make the page quadratic): the parts before
+/// the input as in the previous request or changed (above), its first items those of the
+/// previous request (a link to it), then what it appended (above). `data-base` and `data-keep`
+/// let the script assemble the whole input from the chain.
+fn request(page: &mut String, s: &PageStep, previous: Option<&PageStep>, prefix: &str) {
+    let appended = s.items - s.shared.min(s.items);
+    let _ = write!(
+        page,
+        "<details class=\"request\" data-keep=\"{}\"",
+        s.shared.min(s.items)
+    );
+    if let Some(p) = previous {
+        let _ = write!(page, " data-base=\"{}\"", step_id(prefix, p));
+    }
+    page.push_str("><summary>the request, part by part</summary><ul>");
+    match previous {
+        None => page.push_str(
+            "<li>instructions, tools and parameters: as <code>compile</code> prints them</li>",
+        ),
+        Some(p) if s.changed_parts.is_empty() => {
+            let _ = write!(
+                page,
+                "<li>instructions, tools and parameters: as in <a href=\"#{}\">turn {} step {}</a></li>",
+                step_id(prefix, p),
+                p.turn,
+                p.step
+            );
+        }
+        Some(p) => {
+            let _ = write!(
+                page,
+                "<li>changed from <a href=\"#{}\">turn {} step {}</a>: {} (above); the other parts as there</li>",
+                step_id(prefix, p),
+                p.turn,
+                p.step,
+                esc(&s.changed_parts.join(", "))
+            );
+        }
+    }
+    if let Some(p) = previous.filter(|_| s.shared > 0) {
+        let _ = write!(
+            page,
+            "<li>input items 0 to {}: those of <a href=\"#{}\">turn {} step {}</a>'s request</li>",
+            s.shared.min(s.items) - 1,
+            step_id(prefix, p),
+            p.turn,
+            p.step
+        );
+    }
+    if appended > 0 {
+        let _ = write!(
+            page,
+            "<li>input items {} to {}: appended (above)</li>",
+            s.shared.min(s.items),
+            s.items - 1
+        );
+    }
+    page.push_str("</ul><button type=\"button\" class=\"assemble\">assemble the input</button><div class=\"assembled\" hidden></div></details>");
 }
 
 fn history(page: &mut String, p: &Page) {
@@ -427,8 +508,10 @@ pub fn write_page(out: &mut dyn Write, p: &Page) -> io::Result<()> {
     history(&mut page, p);
     let max_in = max_input(p);
     let _ = write!(page, "<div class=\"steps\" data-agent=\"{}\">", p.agent);
+    let mut previous = None;
     for s in &p.steps {
-        step(&mut page, s, "", max_in, false);
+        step(&mut page, s, previous, "", max_in, false);
+        previous = Some(s);
     }
     page.push_str("</div></main>");
     finish(&mut page);
@@ -491,12 +574,26 @@ pub fn write_diff_page(
             }
         );
         match ia {
-            Some(i) => step(&mut page, &a.steps[*i], "a-", max_a, is_first),
+            Some(i) => step(
+                &mut page,
+                &a.steps[*i],
+                i.checked_sub(1).map(|p| &a.steps[p]),
+                "a-",
+                max_a,
+                is_first,
+            ),
             None => page.push_str("<p class=\"missing\">no step in A</p>"),
         }
         page.push_str("</div><div data-side=\"b\">");
         match ib {
-            Some(i) => step(&mut page, &b.steps[*i], "b-", max_b, is_first),
+            Some(i) => step(
+                &mut page,
+                &b.steps[*i],
+                i.checked_sub(1).map(|p| &b.steps[p]),
+                "b-",
+                max_b,
+                is_first,
+            ),
             None => page.push_str("<p class=\"missing\">no step in B</p>"),
         }
         page.push_str("</div></div>");
