@@ -206,55 +206,6 @@ pub fn message_chain_next(link: &Hash, block: &Hash) -> Hash {
     hash("claude-messages-chain", &bytes)
 }
 
-/// A prompt held as one list of blocks (a compiled body's, [`prompt_blocks`]) as a
-/// [`PromptView`]: costs its length once.
-pub struct BlocksView {
-    head: Vec<Block>,
-    chains: Vec<Hash>,
-    breakpoints: Vec<(usize, i64)>,
-}
-
-impl BlocksView {
-    pub fn new(blocks: &[Block]) -> BlocksView {
-        let head_len = blocks
-            .iter()
-            .position(|b| matches!(b.part, Part::Message(..)))
-            .unwrap_or(blocks.len());
-        let mut link = message_chain_start();
-        let chains = blocks[head_len..]
-            .iter()
-            .map(|b| {
-                link = message_chain_next(&link, &b.hash);
-                link
-            })
-            .collect();
-        BlocksView {
-            head: blocks[..head_len].to_vec(),
-            chains,
-            breakpoints: blocks
-                .iter()
-                .enumerate()
-                .filter_map(|(i, b)| b.breakpoint.map(|t| (i, t)))
-                .collect(),
-        }
-    }
-}
-
-impl PromptView for BlocksView {
-    fn head(&self) -> &[Block] {
-        &self.head
-    }
-    fn message_blocks(&self) -> usize {
-        self.chains.len()
-    }
-    fn message_chain(&self, k: usize) -> Hash {
-        self.chains[k]
-    }
-    fn breakpoints(&self) -> &[(usize, i64)] {
-        &self.breakpoints
-    }
-}
-
 /// The provider's cache as the session's requests fill it.
 #[derive(Debug, Default)]
 pub struct Simulation {
@@ -263,11 +214,6 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Look `blocks` up at `now`, then write its breakpoints' entries.
-    pub fn request(&mut self, model: &str, blocks: &[Block], now: i64) -> Lookup {
-        self.request_view(model, &BlocksView::new(blocks), now)
-    }
-
     /// Look `prompt` up at `now`, then write its breakpoints' entries. A prefix is named by the
     /// model, the head blocks and the message chain where it ends, so a request costs its
     /// breakpoints (each looked up over the 20 blocks before it), not its length. Message

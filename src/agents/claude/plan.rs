@@ -1,5 +1,5 @@
 //! Each request of a thread as the Anthropic cache sees its prompt, request after request, each
-//! grown from the one before: the planner `cache::steps` runs on.
+//! grown from the one before: what the session's steps and its neutral plan are made of.
 //!
 //! A request's prompt is its head (tools, system blocks, the `{thinking, tool_choice}` params
 //! block: a few [`Block`]s, shared between requests while unchanged), its message blocks as a

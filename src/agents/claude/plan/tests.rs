@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::{Planned, Planner, View};
-use crate::agents::claude::cache::{compiled_blocks, steps};
+use crate::agents::claude::cache::compiled_blocks;
 use crate::agents::claude::thread::{RequestKind, ThreadKey};
 use crate::agents::claude::wire::{Given, compile};
 use crate::agents::claude::{conversation, load};
@@ -195,8 +195,11 @@ fn check(text: &str) -> Result<(), TestCaseError> {
             prop_assert_eq!(grown.missing_parent, walked.missing_parent);
         }
     }
-    // And the steps over them are made without a panic.
-    steps(&t, &c, &ThreadKey::Main);
+    // And the steps over them are analysed without a panic.
+    let session = crate::agents::claude::session::Session::new(t.clone());
+    let plan =
+        crate::agents::claude::session::plan(&session, Default::default(), Default::default());
+    crate::cache::analyze(&session, &plan);
     Ok(())
 }
 
