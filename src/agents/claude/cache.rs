@@ -163,8 +163,8 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
         if &request.thread != thread {
             continue;
         }
-        if out.is_empty() || (request.kind == RequestKind::Sampling && c.answers_prompt(t, request))
-        {
+        let answers_prompt = request.kind == RequestKind::Sampling && c.answers_prompt(t, request);
+        if out.is_empty() || answers_prompt {
             turn += 1;
             step = 0;
         }
@@ -249,7 +249,7 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
             usage,
             time: now,
             // 1.0.x under `claude -p` may have sent this request's last tool turn twice.
-            repeat_possible: build == Build::V1_0_30 && !c.answers_prompt(t, request),
+            repeat_possible: build == Build::V1_0_30 && !answers_prompt,
         });
         compacted = false;
     }

@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod compare;
+pub mod content;
 pub mod fingerprint;
 pub mod home;
 pub mod load;
@@ -17,6 +18,7 @@ pub mod record;
 pub mod replay;
 pub mod thread;
 pub mod usage;
+mod uuids;
 pub mod wire;
 
 #[cfg(test)]

@@ -36,7 +36,6 @@ use crate::core::hash::{Hash, hash};
 use crate::core::shared::{ListId, SharedLists};
 use crate::providers::anthropic::{Block, Part, canonical_without_cache_control, unknown};
 use history::{Builder, Cycle, RENDER};
-use lines::Lines;
 use records::{NoReplay, Records};
 pub(crate) use view::Cursor;
 pub use view::View;
@@ -131,7 +130,6 @@ pub struct Planner<'t> {
     /// Every planned prompt's message blocks.
     pub blocks: SharedLists<BlockData>,
     history: Builder,
-    lines: Lines,
     rule: RuleRendering,
     rule_heads: HashMap<Option<Hash>, Arc<[Block]>>,
     records: Option<Records>,
@@ -146,7 +144,6 @@ impl<'t> Planner<'t> {
             c,
             blocks,
             history: Builder::new(t, c),
-            lines: Lines::new(t),
             rule: RuleRendering {
                 list,
                 len: 0,
@@ -178,13 +175,7 @@ impl<'t> Planner<'t> {
         }
         if let Some(reference) = replay_reference(t, c, request) {
             let records = self.records.get_or_insert_with(|| Records::new(t));
-            match records.prompt(
-                t,
-                &mut self.history,
-                &mut self.lines,
-                &mut self.blocks,
-                reference,
-            ) {
+            match records.prompt(t, &mut self.history, &mut self.blocks, reference) {
                 Ok((head, list, len, breakpoints)) => {
                     return Planned::Prompt(Prompt {
                         head,
@@ -337,7 +328,7 @@ impl<'t> Planner<'t> {
                 {
                     context = true;
                 }
-                let content = self.lines.of(t, i);
+                let content = lines::content(t, i);
                 if content.hashes.is_empty() {
                     continue;
                 }
@@ -350,7 +341,6 @@ impl<'t> Planner<'t> {
                 {
                     last.0 = lines::with_newlines(t, line, block, newlines + 1);
                 }
-                let content = self.lines.of(t, i);
                 let n = content.hashes.len();
                 blocks.extend(content.hashes.iter().enumerate().map(|(j, h)| {
                     let at = Source::Line {

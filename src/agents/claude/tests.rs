@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::load::{LineKind, LoadError, Loader};
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
+use crate::core::parallel::Threads;
 use crate::test_support::claude_sample_bytes;
 
 fn non_blank_lines(bytes: &[u8]) -> usize {
@@ -293,6 +294,49 @@ fn bad_lines_are_skipped_with_their_line_and_reason() {
     );
 }
 
+/// With a helper thread, bad lines are skipped as on one thread, and the last line cut short is
+/// named so, whatever the pieces.
+#[test]
+fn a_helper_thread_reads_bad_lines_as_one_thread_does() {
+    let text = concat!(
+        "{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        "not json\n",
+        "\r\n",
+        "[1,2]\n",
+        "{\"type\":\"user\",\"uuid\":\"a\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"again\"}]}}\n",
+        "{\"type\":\"brand-new\"}\n",
+        "{\"type\":\"user\",\"uuid\":\"f\",\"message\":{\"content\":\"cut",
+    );
+    let one = load("t.jsonl", text.as_bytes()).unwrap();
+    for piece in 1..text.len() {
+        let mut loader = Loader::with_threads("t.jsonl", Threads::new(2));
+        for chunk in text.as_bytes().chunks(piece) {
+            loader.push(chunk);
+        }
+        let two = loader.finish().unwrap();
+        assert_eq!(
+            format!("{:?}", two.lines),
+            format!("{:?}", one.lines),
+            "{piece}"
+        );
+        assert_eq!(
+            format!("{:?}", two.skipped),
+            format!("{:?}", one.skipped),
+            "{piece}"
+        );
+        assert_eq!(two.notes, one.notes, "{piece}");
+        assert_eq!(two.non_blank_lines, 6, "{piece}");
+    }
+    assert_eq!(one.lines[1].duplicate_of, Some(0));
+    assert!(
+        one.skipped
+            .last()
+            .unwrap()
+            .reason
+            .starts_with("last line cut short")
+    );
+}
+
 #[test]
 fn a_file_of_no_json_object_is_no_transcript() {
     assert!(matches!(
@@ -326,6 +370,18 @@ fn pieces_of_any_size_load_as_the_whole() {
                     format!("{:?}", whole.lines),
                     "{name}"
                 );
+            }
+            // Half of each piece read on a helper thread: the same lines, in the same order.
+            for piece in [1, 300, 4096, 1 << 20] {
+                let mut loader = Loader::with_threads(&name, Threads::new(2));
+                for chunk in bytes.chunks(piece) {
+                    loader.push(chunk);
+                }
+                let t = loader.finish().unwrap();
+                let read = |t: &super::Transcript| {
+                    format!("{:?}", (&t.lines, &t.skipped, &t.notes, t.non_blank_lines))
+                };
+                assert_eq!(read(&t), read(&whole), "{name} in {piece}");
             }
         }
     }

@@ -58,7 +58,8 @@ pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
     let name = path.display().to_string();
     let cannot_read = || format!("{name}: cannot read");
     let mut file = std::fs::File::open(path).with_context(cannot_read)?;
-    let mut loader = promptc::agents::claude::load::Loader::new(&name);
+    let mut loader =
+        promptc::agents::claude::load::Loader::with_threads(&name, crate::commands::threads());
     let mut piece = vec![0; 1 << 20];
     loop {
         let read = match file.read(&mut piece) {
