@@ -17,6 +17,7 @@ transcript's.
 """
 
 import argparse
+import datetime
 import hashlib
 import json
 import random
@@ -24,6 +25,7 @@ import sys
 import uuid
 
 SESSION = "cc8e0a78-3dc8-410f-99f3-c591b2dcc36f"
+START = datetime.datetime(2026, 12, 3, 10, 0, 0)
 WORDS = "handler retry parser module schema client config build test wiring endpoint".split()
 
 
@@ -68,7 +70,8 @@ def gen_100(args, out):
     seconds = 0
 
     def stamp():
-        return "2026-12-03T%02d:%02d:%02d.000Z" % (10 + seconds // 3600, seconds // 60 % 60, seconds % 60)
+        # From 10:00 on 2026-12-03 (the days roll over in long files).
+        return (START + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
     def line(value):
         out.write(json.dumps({**value, **base}, separators=(",", ":")) + "\n")
@@ -197,8 +200,8 @@ def gen_332(args, out):
     seconds = 0
 
     def stamp():
-        return "2026-12-03T%02d:%02d:%02d.%03dZ" % (
-            10 + seconds // 3600 % 14, seconds // 60 % 60, seconds % 60, rng.randint(0, 999))
+        moment = START + datetime.timedelta(seconds=seconds)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % rng.randint(0, 999)
 
     def line(value):
         out.write(json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n")

@@ -1027,3 +1027,89 @@ fn planned_prompts_are_the_compiled_bodies_blocks() {
     assert!(checked > 1000, "{checked} requests");
     assert!(replayed >= 42, "{replayed} replayed requests");
 }
+
+/// The lines of `text`, one JSON object a line.
+fn transcript_of(lines: &[serde_json::Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// A call's results are gathered from every branch (parallel calls branch the tree), but only
+/// those answering the copy of the call the walk went through: 2.0.31 rewrites old lines under
+/// new uuids in the same file, and the original result on the old branch is not sent again.
+#[test]
+fn results_pair_with_the_copy_of_their_call_the_walk_went_through() {
+    use serde_json::json;
+    let user = |uuid: &str, parent: Option<&str>, content: serde_json::Value| {
+        json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+               "message": {"role": "user", "content": content}})
+    };
+    let assistant = |uuid: &str, parent: &str, id: &str, content: serde_json::Value| {
+        json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+               "message": {"id": id, "model": "m", "role": "assistant", "content": content,
+                           "usage": {"input_tokens": 1, "output_tokens": 1}}})
+    };
+    let call = json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]);
+    let result = json!([{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]);
+    let text = transcript_of(&[
+        user("u1", None, json!("read it")),
+        assistant("a1", "u1", "m1", call.clone()),
+        user("r1", Some("a1"), result.clone()),
+        assistant("a2", "r1", "m2", json!([{"type": "text", "text": "done"}])),
+        // The rewrite: the same lines under new uuids, then the session goes on.
+        user("u1b", None, json!("read it")),
+        assistant("a1b", "u1b", "m1", call),
+        user("r1b", Some("a1b"), result),
+        assistant(
+            "a2b",
+            "r1b",
+            "m2",
+            json!([{"type": "text", "text": "done"}]),
+        ),
+        user("p2", Some("a2b"), json!("and now?")),
+        assistant("a3", "p2", "m3", json!([{"type": "text", "text": "ok"}])),
+    ]);
+    let t = load("rewrite.jsonl", text.as_bytes()).unwrap();
+    let c = conversation(&t);
+    let last = c.requests.last().unwrap();
+    assert_eq!(t.lines[last.at].uuid.as_deref(), Some("a3"));
+    let history = c.history(&t, last);
+    let results: Vec<&str> = history
+        .messages
+        .iter()
+        .flat_map(|m| &m.lines)
+        .filter(|&&i| matches!(&t.lines[i].kind, LineKind::User(u) if !u.tool_results.is_empty()))
+        .map(|&i| t.lines[i].uuid.as_deref().unwrap())
+        .collect();
+    assert_eq!(results, ["r1b"]);
+    // The same on the real 2.0.31 sample that does it (lines 13-23 copy lines 1-10).
+    let samples = claude_sample_bytes();
+    let Some((name, bytes)) = samples
+        .iter()
+        .find(|(n, _)| n.starts_with("LilLeapo__cccc_clash_test__907c37e4"))
+    else {
+        return;
+    };
+    let t = load(name, bytes).unwrap();
+    let c = conversation(&t);
+    for request in &c.requests {
+        for m in c.history(&t, request).messages {
+            let ids: Vec<&str> = m
+                .lines
+                .iter()
+                .filter_map(|&i| match &t.lines[i].kind {
+                    LineKind::User(u) => u.tool_results.first().map(AsRef::as_ref),
+                    _ => None,
+                })
+                .collect();
+            let mut unique = ids.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(
+                ids.len(),
+                unique.len(),
+                "{name}: request at line {}: {ids:?}",
+                t.lines[request.at].number
+            );
+        }
+    }
+}

@@ -373,7 +373,7 @@ impl Conversation {
                     let mut run: Vec<usize> = u
                         .tool_results
                         .iter()
-                        .flat_map(|id| self.sibling_results(t, id))
+                        .flat_map(|id| self.sibling_results(t, i, id))
                         .filter(|&l| l < at && !done_results.contains(&l))
                         .collect();
                     run.sort_unstable();
@@ -421,8 +421,31 @@ impl Conversation {
             .map(|&r| r as usize)
     }
 
-    /// The result lines of every call of the response that made call `id`.
-    pub(crate) fn sibling_results(&self, t: &Transcript, id: &str) -> Vec<usize> {
+    /// The response whose calls result line `l` answers, by its parents: the assistant line
+    /// above it, past the results before it (a parallel call's result is a child of its call's
+    /// line, or of the result before it); `None` where its parents do not say.
+    fn answered(&self, t: &Transcript, l: usize) -> Option<usize> {
+        let mut i = l;
+        for _ in 0..t.lines.len() {
+            let p = self.parent_of(i)?.ok()?;
+            match &t.lines[p].kind {
+                LineKind::Assistant(_) => return self.response_of(p),
+                LineKind::User(u) if !u.tool_results.is_empty() => i = p,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The result lines of every call of the response that made call `id`, which result line
+    /// `line` answers: from every branch (each parallel result is on a branch of its own), but
+    /// only those that answer the same copy of the calls (2.0.31 rewrites old lines under new
+    /// uuids into the same file: the original results answer the original response).
+    pub(crate) fn sibling_results(&self, t: &Transcript, line: usize, id: &str) -> Vec<usize> {
+        let mine = self.answered(t, line);
+        let same_copy = |l: usize| {
+            mine.is_none() || l == line || self.answered(t, l).is_none_or(|r| Some(r) == mine)
+        };
         let one = [id];
         let caller = with_hash(&self.calls, id_hash(id))
             .find(|&r| self.responses[r].tool_uses.iter().any(|u| **u == *id));
@@ -437,6 +460,7 @@ impl Conversation {
         let answers = |l: usize, id: &str| matches!(&t.lines[l].kind, LineKind::User(u) if u.tool_results.iter().any(|r| **r == *id));
         ids.iter()
             .flat_map(|id| with_hash(&self.results, id_hash(id)).filter(move |&l| answers(l, id)))
+            .filter(|&l| same_copy(l))
             .collect()
     }
 }

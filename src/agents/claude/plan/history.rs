@@ -225,7 +225,7 @@ impl Builder {
                     // Every result of the calls of the response this one answers, file order.
                     let mut run: Vec<usize> = Vec::new();
                     for id in &u.tool_results {
-                        for l in c.sibling_results(t, id) {
+                        for l in c.sibling_results(t, i, id) {
                             if self.done_result[l] {
                                 continue;
                             }
