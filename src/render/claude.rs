@@ -80,7 +80,7 @@ pub fn write_header(
             label("thread"),
             escape_line(agent)
         )?;
-    } else if shown == ThreadKey::Sidechain {
+    } else if matches!(shown, ThreadKey::Sidechain(_)) {
         writeln!(out, "{} sidechain (a subagent's lines)", label("thread"))?;
     }
     let others = if shown == ThreadKey::Main {

@@ -1113,3 +1113,78 @@ fn results_pair_with_the_copy_of_their_call_the_walk_went_through() {
         }
     }
 }
+
+/// 1.0.x writes each subagent's lines into the session's file (`isSidechain`, no `agentId`):
+/// two subagents running at once are two threads, each from its own first line (the one whose
+/// parent is not a line of the sidechain), not one.
+#[test]
+fn each_inline_sidechain_is_a_thread_of_its_own() {
+    use serde_json::json;
+    let line = |kind: &str, uuid: &str, parent: Option<&str>, side: bool, id: &str| {
+        let message = if kind == "user" {
+            json!({"role": "user", "content": format!("prompt {uuid}")})
+        } else {
+            json!({"id": id, "model": "m", "role": "assistant",
+                   "content": [{"type": "text", "text": "ok"}],
+                   "usage": {"input_tokens": 1, "output_tokens": 1}})
+        };
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": side,
+               "version": "1.0.108", "message": message})
+    };
+    let text = transcript_of(&[
+        line("user", "m1", None, false, ""),
+        // Two Task subagents, their lines interleaved.
+        line("user", "s1", None, true, ""),
+        line("user", "s2", None, true, ""),
+        line("assistant", "s1a", Some("s1"), true, "ms1"),
+        line("assistant", "s2a", Some("s2"), true, "ms2"),
+        line("user", "s1b", Some("s1a"), true, ""),
+        line("user", "s2b", Some("s2a"), true, ""),
+        line("assistant", "s1c", Some("s1b"), true, "ms1c"),
+        line("assistant", "s2c", Some("s2b"), true, "ms2c"),
+        line("assistant", "m1a", Some("m1"), false, "mm1"),
+    ]);
+    let t = load("sidechains.jsonl", text.as_bytes()).unwrap();
+    let c = conversation(&t);
+    let mut threads: Vec<(ThreadKey, usize)> = Vec::new();
+    for r in &c.requests {
+        match threads.iter_mut().find(|(k, _)| *k == r.thread) {
+            Some((_, n)) => *n += 1,
+            None => threads.push((r.thread.clone(), 1)),
+        }
+    }
+    assert_eq!(
+        threads,
+        [
+            (ThreadKey::Sidechain("s1".into()), 2),
+            (ThreadKey::Sidechain("s2".into()), 2),
+            (ThreadKey::Main, 1),
+        ]
+    );
+    // Each sidechain's steps: a cold start, then the request after it (its own history).
+    for root in ["s1", "s2"] {
+        let rows = super::cache::steps(&t, &c, &ThreadKey::Sidechain(root.into()));
+        assert_eq!(rows.len(), 2, "{root}");
+        let last = &c.requests[rows[1].request];
+        let history = c.history(&t, last);
+        let first = history.messages[0].lines[0];
+        assert_eq!(t.lines[first].uuid.as_deref(), Some(root));
+    }
+    // A real 1.0.108 session with two subagents, one after the other (lines 16 and 26 start them).
+    let samples = claude_sample_bytes();
+    if let Some((name, bytes)) = samples
+        .iter()
+        .find(|(n, _)| n.starts_with("d-kimuson__claude-code-viewer__5c0375b4"))
+    {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let mut roots: Vec<&ThreadKey> = c
+            .requests
+            .iter()
+            .map(|r| &r.thread)
+            .filter(|k| matches!(k, ThreadKey::Sidechain(_)))
+            .collect();
+        roots.dedup();
+        assert_eq!(roots.len(), 2, "{name}: {roots:?}");
+    }
+}

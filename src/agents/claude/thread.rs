@@ -10,7 +10,7 @@
 // from a file one reads oneself, and several times faster).
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::load::{Line, LineKind, Transcript, Usage};
+use super::load::{LineKind, Transcript, Usage};
 
 /// One response of the model.
 #[derive(Debug, Clone)]
@@ -33,20 +33,58 @@ pub struct Response {
     pub reused_id: bool,
 }
 
-/// Which thread a line belongs to: the main one, a subagent (`agentId`, 2.0.x+), or the inline
-/// sidechain of a 1.0.x file (no `agentId`).
+/// Which thread a line belongs to: the main one, a subagent (`agentId`, 2.0.x+), or an inline
+/// sidechain of a 1.0.x file (no `agentId`): each subagent's lines there are a tree of their
+/// own, named by the `uuid` of its root (the line whose parent is not a sidechain line).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThreadKey {
     Main,
     Subagent(Box<str>),
-    Sidechain,
+    Sidechain(Box<str>),
 }
 
-impl ThreadKey {
-    fn of(line: &Line) -> ThreadKey {
+/// Lines whose thread is an inline sidechain: the root of each (an index into the lines).
+fn sidechain_roots(t: &Transcript, parent: &[Option<Result<usize, Box<str>>>]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    // On the path being walked.
+    const WALKING: u32 = u32::MAX - 1;
+    let inline = |i: usize| t.lines[i].sidechain && t.lines[i].agent_id.is_none();
+    let mut root = vec![NONE; t.lines.len()];
+    let mut path = Vec::new();
+    for i in 0..t.lines.len() {
+        if !inline(i) || root[i] != NONE {
+            continue;
+        }
+        // Up through the sidechain's lines to its root (a cycle ends like a root).
+        let mut at = i;
+        let found = loop {
+            path.push(at);
+            root[at] = WALKING;
+            match parent[at] {
+                Some(Ok(p)) if inline(p) && root[p] == NONE => at = p,
+                Some(Ok(p)) if inline(p) && root[p] != WALKING => break root[p],
+                _ => break at as u32,
+            }
+        };
+        for &j in &path {
+            root[j] = found;
+        }
+        path.clear();
+    }
+    root
+}
+
+impl Conversation {
+    /// The thread of line `i`.
+    pub fn thread_of(&self, t: &Transcript, i: usize) -> ThreadKey {
+        let line = &t.lines[i];
         match (&line.agent_id, line.sidechain) {
             (Some(agent), true) => ThreadKey::Subagent(agent.clone()),
-            (None, true) => ThreadKey::Sidechain,
+            (None, true) => {
+                let root = self.sidechain_root.get(i).copied().unwrap_or(u32::MAX);
+                let root = t.lines.get(root as usize).unwrap_or(line);
+                ThreadKey::Sidechain(root.uuid.clone().unwrap_or_default())
+            }
             _ => ThreadKey::Main,
         }
     }
@@ -107,6 +145,8 @@ pub struct Conversation {
     parent: Vec<Option<Result<usize, Box<str>>>>,
     /// The response of each assistant line.
     response_of: Vec<u32>,
+    /// The root line of each inline sidechain line (`u32::MAX` for others).
+    sidechain_root: Vec<u32>,
     /// The response that made each call (by the call id's hash, then response: the first
     /// response whose calls have the id is the one).
     calls: Vec<(u64, usize)>,
@@ -198,7 +238,7 @@ pub fn conversation(t: &Transcript) -> Conversation {
     }
     results.sort_unstable();
     results.dedup();
-    let parent = lines
+    let parent: Vec<_> = lines
         .iter()
         .map(|line| {
             line.parent
@@ -206,7 +246,12 @@ pub fn conversation(t: &Transcript) -> Conversation {
                 .map(|p| by_uuid.get(p).ok_or_else(|| p.clone()))
         })
         .collect();
-    let (responses, response_of) = responses(lines);
+    let mut c = Conversation {
+        sidechain_root: sidechain_roots(t, &parent),
+        parent,
+        ..Conversation::default()
+    };
+    let (responses, response_of) = responses(t, &c);
     let mut calls: Vec<(u64, usize)> = Vec::new();
     let mut requests = Vec::new();
     for (r, response) in responses.iter().enumerate() {
@@ -228,7 +273,7 @@ pub fn conversation(t: &Transcript) -> Conversation {
         {
             requests.push(Request {
                 kind: RequestKind::Compaction,
-                thread: ThreadKey::of(line),
+                thread: c.thread_of(t, at),
                 response: None,
                 at,
                 leaf: line.logical_parent.clone(),
@@ -237,18 +282,17 @@ pub fn conversation(t: &Transcript) -> Conversation {
     }
     requests.sort_by_key(|r| r.at);
     calls.sort_unstable();
-    Conversation {
-        responses,
-        requests,
-        parent,
-        response_of,
-        calls,
-        results,
-    }
+    c.responses = responses;
+    c.requests = requests;
+    c.response_of = response_of;
+    c.calls = calls;
+    c.results = results;
+    c
 }
 
 /// The responses of the file, and the response of each assistant line.
-fn responses(lines: &[Line]) -> (Vec<Response>, Vec<u32>) {
+fn responses(t: &Transcript, c: &Conversation) -> (Vec<Response>, Vec<u32>) {
+    let lines = &t.lines;
     let mut responses: Vec<Response> = Vec::new();
     let mut response_of = vec![u32::MAX; lines.len()];
     // The open response of each (thread, message id, request id), and the prompts seen when it
@@ -267,7 +311,7 @@ fn responses(lines: &[Line]) -> (Vec<Response>, Vec<u32>) {
             }
             _ => continue,
         };
-        let thread = ThreadKey::of(line);
+        let thread = c.thread_of(t, i);
         let key = a
             .message_id
             .as_deref()

@@ -99,7 +99,7 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
     }
     let side: Vec<ThreadKey> = threads
         .iter()
-        .filter(|k| is_warmup(t, k))
+        .filter(|k| is_warmup(t, c, k))
         .cloned()
         .collect();
     let mut out = Vec::new();
@@ -165,14 +165,24 @@ pub fn compactions(c: &Conversation) -> usize {
 }
 
 /// A 2.0.x warmup thread: its first prompt is the text `Warmup`.
-fn is_warmup(t: &Transcript, thread: &ThreadKey) -> bool {
+fn is_warmup(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> bool {
     if *thread == ThreadKey::Main {
         return false;
     }
-    let first = t.lines.iter().find_map(|line| match &line.kind {
-        LineKind::User(u) if line.duplicate_of.is_none() && same_thread(line, thread) => Some(u),
-        _ => None,
-    });
+    let first = t
+        .lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, line)| match &line.kind {
+            LineKind::User(u)
+                if line.duplicate_of.is_none()
+                    && line.sidechain
+                    && c.thread_of(t, i) == *thread =>
+            {
+                Some(u)
+            }
+            _ => None,
+        });
     let Some(user) = first else { return false };
     match serde_json::from_str::<serde_json::Value>(&user.content) {
         Ok(serde_json::Value::String(s)) => s == "Warmup",
@@ -180,14 +190,6 @@ fn is_warmup(t: &Transcript, thread: &ThreadKey) -> bool {
             blocks.len() == 1 && blocks[0]["text"].as_str() == Some("Warmup")
         }
         _ => false,
-    }
-}
-
-fn same_thread(line: &super::load::Line, thread: &ThreadKey) -> bool {
-    match thread {
-        ThreadKey::Main => !line.sidechain,
-        ThreadKey::Sidechain => line.sidechain && line.agent_id.is_none(),
-        ThreadKey::Subagent(id) => line.sidechain && line.agent_id.as_deref() == Some(&**id),
     }
 }
 
