@@ -45,6 +45,9 @@ pub struct Heads {
     pub tool_uses: Vec<Box<str>>,
     pub tool_results: Vec<Box<str>>,
     pub thinking: bool,
+    /// Blocks that are not block objects promptc reads (not an object, or a `type`, `id` or
+    /// `tool_use_id` that is not a string): kept as written, pairing nothing.
+    pub unread: Vec<usize>,
 }
 
 impl Content {
@@ -100,8 +103,8 @@ pub fn read(role: &str, content: &str) -> (Content, Heads) {
     (Content::of(role, &value), heads(content))
 }
 
-/// The heads as serde reads them: every block an object whose `type`, `id` and `tool_use_id`
-/// are strings, else none at all.
+/// The heads as serde reads them, block by block: a block that is not an object whose `type`,
+/// `id` and `tool_use_id` are strings is named in `unread` and the others are read.
 fn heads(content: &str) -> Heads {
     #[derive(serde::Deserialize)]
     struct BlockHead<'a> {
@@ -112,8 +115,23 @@ fn heads(content: &str) -> Heads {
         #[serde(borrow)]
         tool_use_id: Option<std::borrow::Cow<'a, str>>,
     }
-    let blocks: Vec<BlockHead<'_>> = serde_json::from_str(content).unwrap_or_default();
     let mut out = Heads::default();
+    // A string content has no blocks.
+    let Ok(raw) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(content) else {
+        return out;
+    };
+    let mut blocks = Vec::new();
+    for (k, block) in raw.iter().enumerate() {
+        let head = block
+            .get()
+            .starts_with('{')
+            .then(|| serde_json::from_str::<BlockHead<'_>>(block.get()).ok())
+            .flatten();
+        match head {
+            Some(head) => blocks.push(head),
+            None => out.unread.push(k),
+        }
+    }
     for b in blocks {
         match b.type_.as_deref() {
             Some("tool_use") => out.tool_uses.extend(b.id.map(|s| s.into())),

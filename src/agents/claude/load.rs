@@ -97,6 +97,24 @@ pub enum LoadError {
     },
 }
 
+/// The note naming the blocks of line `number` promptc does not read.
+fn unread_note(number: usize, unread: &[usize]) -> Option<String> {
+    let list = unread
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    match unread.len() {
+        0 => None,
+        1 => Some(format!(
+            "line {number}: `message.content` block {list} is not a content block promptc reads (kept and sent as written; it pairs no call)"
+        )),
+        _ => Some(format!(
+            "line {number}: `message.content` blocks {list} are not content blocks promptc reads (kept and sent as written; they pair no call)"
+        )),
+    }
+}
+
 /// Load a whole transcript held in memory.
 pub fn load(name: &str, bytes: &[u8]) -> Result<Transcript, LoadError> {
     let mut loader = Loader::new(name);
@@ -284,6 +302,14 @@ impl Loader {
                     self.transcript.notes.push(format!(
                         "line {number}: `usage` of an unexpected shape, counted as none"
                     ));
+                }
+                let unread = match &line.kind {
+                    LineKind::User(u) => &u.unread_blocks,
+                    LineKind::Assistant(a) => &a.unread_blocks,
+                    _ => &[][..],
+                };
+                if let Some(note) = unread_note(number, unread) {
+                    self.transcript.notes.push(note);
                 }
                 self.transcript.lines.push(line);
             }

@@ -106,6 +106,8 @@ pub struct User {
     pub tool_results: Vec<Box<str>>,
     /// Its content blocks as a prompt holds them (hashed once, as the line is read).
     pub blocks: Content,
+    /// Blocks of its content that are not block objects promptc reads (named in the notes).
+    pub unread_blocks: Box<[usize]>,
     /// `isMeta`: a local command's caveat or echo, sent to the model.
     pub meta: bool,
     /// `isCompactSummary`: the summary a compaction left.
@@ -127,6 +129,8 @@ pub struct Assistant {
     pub tool_uses: Vec<Box<str>>,
     /// Its content blocks as a prompt holds them (hashed once, as the line is read).
     pub blocks: Content,
+    /// Blocks of its content that are not block objects promptc reads (named in the notes).
+    pub unread_blocks: Box<[usize]>,
     /// A `thinking` or `redacted_thinking` block is among its blocks.
     pub thinking: bool,
     pub usage: Option<Usage>,

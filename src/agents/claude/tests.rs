@@ -1188,3 +1188,32 @@ fn each_inline_sidechain_is_a_thread_of_its_own() {
         assert_eq!(roots.len(), 2, "{name}: {roots:?}");
     }
 }
+
+/// A content array holding something other than block objects is kept as written, the blocks
+/// around it still read (a result still pairs its call), and it is named in a note with its
+/// line, never dropped without a word.
+#[test]
+fn a_content_array_with_non_blocks_is_read_around_them_and_named() {
+    let text = concat!(
+        "{\"type\":\"assistant\",\"uuid\":\"a\",\"parentUuid\":null,\"message\":{\"id\":\"m1\",\"model\":\"x\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{}},\"stray text\"]}}\n",
+        "{\"type\":\"user\",\"uuid\":\"b\",\"parentUuid\":\"a\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"},7,{\"type\":5}]}}\n",
+    );
+    let t = load("t.jsonl", text.as_bytes()).unwrap();
+    let LineKind::Assistant(a) = &t.lines[0].kind else {
+        panic!("an assistant line")
+    };
+    assert_eq!(a.tool_uses, vec!["t1".into()] as Vec<Box<str>>);
+    let LineKind::User(u) = &t.lines[1].kind else {
+        panic!("a user line")
+    };
+    assert_eq!(u.tool_results, vec!["t1".into()] as Vec<Box<str>>);
+    assert_eq!(
+        t.notes,
+        [
+            "line 1: `message.content` block 1 is not a content block promptc reads (kept and sent as written; it pairs no call)",
+            "line 2: `message.content` blocks 1, 2 are not content blocks promptc reads (kept and sent as written; they pair no call)",
+        ]
+    );
+    // Every block is still sent, as written.
+    assert_eq!(u.blocks.hashes.len(), 3);
+}
