@@ -226,7 +226,7 @@ pub fn write_steps(
                 )
             });
         let verdict = if s.copied {
-            "copied from the forked session".to_string()
+            "a copy of a request sent before (a fork's, or rewritten into this file)".to_string()
         } else if s.kind == RequestKind::Compaction {
             "compaction request (no usage recorded)".to_string()
         } else {
@@ -504,7 +504,7 @@ pub fn write_fingerprints(
                 "-",
                 "-",
                 if s.copied {
-                    "copied from the forked session"
+                    "a copy of a request sent before (a fork's, or rewritten into this file)"
                 } else {
                     "compaction request: not recorded"
                 }

@@ -135,7 +135,8 @@ pub struct Step {
     pub predicted_block: Option<usize>,
     pub breakpoints: usize,
     pub verdict: Option<Verdict>,
-    /// A request of another session whose lines this file copied (a fork): shown, not judged.
+    /// A request of another session whose lines this file copied (a fork), or an earlier one of
+    /// this file copied again (2.0.31's rewrite): shown, not judged.
     pub copied: bool,
 }
 
@@ -146,6 +147,7 @@ pub struct Step {
 pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> {
     let mut sim = Simulation::default();
     let mut planner = Planner::new(t, c);
+    let copies = super::usage::copied_responses(t, c);
     let mut out: Vec<Step> = Vec::new();
     // The previous sampling request: its prompt, model, usage and time.
     let mut previous: Option<Previous> = None;
@@ -172,8 +174,12 @@ pub fn steps(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> Vec<Step> 
         let timestamp = t.lines[request.at].timestamp.as_deref().map(str::to_string);
         let version = request_version(t, c, request);
         let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
-        let prompt = match planner.plan(index) {
-            Planned::Prompt(prompt) if request.kind == RequestKind::Sampling => Some(prompt),
+        let copy = request.response.is_some_and(|r| copies[r]);
+        let prompt = match (copy, request.kind) {
+            (false, RequestKind::Sampling) => match planner.plan(index) {
+                Planned::Prompt(prompt) => Some(prompt),
+                _ => None,
+            },
             _ => None,
         };
         let Some(prompt) = prompt else {

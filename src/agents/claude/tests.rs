@@ -1217,3 +1217,68 @@ fn a_content_array_with_non_blocks_is_read_around_them_and_named() {
     // Every block is still sent, as written.
     assert_eq!(u.blocks.hashes.len(), 3);
 }
+
+/// 2.0.31 rewrites old lines under new uuids into the same file: the copied responses are the
+/// requests of the original lines, shown by `steps` as copies and not judged, as `usage` counts
+/// them once (a response with the same `message.id` and usage as an earlier one).
+#[test]
+fn steps_show_a_rewritten_files_copied_requests_as_copies() {
+    use super::cache::steps;
+    use super::usage::billed_requests;
+    let samples = claude_sample_bytes();
+    let mut inputs: Vec<(String, Vec<u8>)> = samples
+        .iter()
+        .filter(|(n, _)| n.starts_with("LilLeapo__cccc_clash_test__907c37e4"))
+        .cloned()
+        .collect();
+    // The same shape, small: two requests, their copies, one more.
+    let user = |uuid: &str, parent: Option<&str>, text: &str| {
+        serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+                           "message": {"role": "user", "content": text}})
+    };
+    let assistant = |uuid: &str, parent: &str, id: &str, read: u64| {
+        serde_json::json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+            "message": {"id": id, "model": "m", "role": "assistant",
+                        "content": [{"type": "text", "text": "ok"}],
+                        "usage": {"input_tokens": 3, "cache_read_input_tokens": read,
+                                  "cache_creation_input_tokens": 10, "output_tokens": 1}}})
+    };
+    let text = transcript_of(&[
+        user("u1", None, "one"),
+        assistant("a1", "u1", "m1", 0),
+        user("u2", Some("a1"), "two"),
+        assistant("a2", "u2", "m2", 10),
+        user("u1b", None, "one"),
+        assistant("a1b", "u1b", "m1", 0),
+        user("u2b", Some("a1b"), "two"),
+        assistant("a2b", "u2b", "m2", 10),
+        user("u3", Some("a2b"), "three"),
+        assistant("a3", "u3", "m3", 20),
+    ]);
+    inputs.push(("rewrite.jsonl".into(), text.into_bytes()));
+    for (name, bytes) in &inputs {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let rows = steps(&t, &c, &ThreadKey::Main);
+        let copies: Vec<usize> = (0..rows.len()).filter(|&k| rows[k].copied).collect();
+        for &k in &copies {
+            assert!(rows[k].verdict.is_none(), "{name}: row {k}");
+        }
+        // What `usage` counts once: each (message.id, usage) of the file.
+        let mut keys = Vec::new();
+        for r in billed_requests(&t, &c, false) {
+            if let Some(key) = r.key()
+                && !keys.contains(&key)
+            {
+                keys.push(key);
+            }
+        }
+        assert_eq!(rows.len() - copies.len(), keys.len(), "{name}");
+        let expected: &[usize] = if name == "rewrite.jsonl" {
+            &[2, 3]
+        } else {
+            &[4, 5, 6, 7]
+        };
+        assert_eq!(copies, expected, "{name}");
+    }
+}

@@ -134,6 +134,26 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
     out
 }
 
+/// The responses of `c` that copy an earlier one of the same file (the same `message.id` and
+/// usage: 2.0.31 rewrites old lines under new uuids into the file), indexed as
+/// `Conversation::responses`: counted once by [`billed_requests`]' keys, shown as copies by
+/// `steps`.
+pub fn copied_responses(t: &Transcript, c: &Conversation) -> Vec<bool> {
+    let mut copied = vec![false; c.responses.len()];
+    let mut seen: std::collections::HashSet<(&str, Tokens)> = std::collections::HashSet::new();
+    for request in &c.requests {
+        let (RequestKind::Sampling, Some(r)) = (request.kind, request.response) else {
+            continue;
+        };
+        let response = &c.responses[r];
+        let (Some(id), Some(_)) = (response.message_id.as_deref(), response.usage) else {
+            continue;
+        };
+        copied[r] = !seen.insert((id, largest(t, &response.lines)));
+    }
+    copied
+}
+
 /// Each count at its largest over a response's lines. With Anthropic that is the last line's
 /// (the input counts repeat, output only grows); some backends write a first line of zero usage,
 /// or a last line whose input is a constant placeholder (a local Qwen proxy: 2050 on every final
