@@ -140,7 +140,7 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, verdicts: bool) -> Vec<
 /// `steps`.
 pub fn copied_responses(t: &Transcript, c: &Conversation) -> Vec<bool> {
     let mut copied = vec![false; c.responses.len()];
-    let mut seen: std::collections::HashSet<(&str, Tokens)> = std::collections::HashSet::new();
+    let mut seen: foldhash::HashSet<(&str, Tokens)> = foldhash::HashSet::default();
     for request in &c.requests {
         let (RequestKind::Sampling, Some(r)) = (request.kind, request.response) else {
             continue;
