@@ -36,6 +36,22 @@ pub struct Content {
     /// One block, a text block that would not read back as written when its message is sent as
     /// a string (other keys, another order, a text that is not a string).
     pub lone_text_not_plain: bool,
+    /// The billing code of the first text of its blocks that is not injected context
+    /// (`<system-reminder>`), trimmed: what a body's first prompt is, when this line holds it.
+    pub first_prompt: Option<Hash>,
+    /// A user line whose last block is a text block: that block's hash with a newline added to
+    /// its text (2.1.100 merging two lines of one message).
+    pub newline_last: Option<Hash>,
+}
+
+/// The billing code of a first prompt's text (`claude-billing`).
+pub fn billing(text: &str) -> Hash {
+    crate::core::hash::hash("claude-billing", text.trim().as_bytes())
+}
+
+/// A text that is injected context, not a prompt.
+fn injected(text: &str) -> bool {
+    text.starts_with("<system-reminder>")
 }
 
 /// What pairs calls with results and marks thinking: the `id` of each `tool_use` block, the
@@ -64,7 +80,25 @@ impl Content {
             _ => &[],
         };
         let is_text = |b: &Value| b["type"] == "text";
+        let first_prompt = blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .find(|t| !injected(t))
+            .map(billing);
+        let newline_last = blocks
+            .last()
+            .filter(|b| role == "user" && is_text(b))
+            .and_then(|b| {
+                let mut b = b.clone();
+                let Some(Value::String(text)) = b.get_mut("text") else {
+                    return None;
+                };
+                text.push('\n');
+                Some(block_hash(role, &b))
+            });
         Content {
+            first_prompt,
+            newline_last,
             hashes: blocks.iter().map(|b| block_hash(role, b)).collect(),
             first_is_text: blocks.first().is_some_and(is_text),
             last_is_text: blocks
@@ -160,11 +194,20 @@ fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
             if scan.value(b, 0)? != b.len() || scan.odd {
                 return None;
             }
+            let text_block = |h: &mut Xxh3Default, newline: bool| {
+                role_prefix(h);
+                h.update(b"{\"type\":\"text\",\"text\":");
+                if newline {
+                    h.update(&b[..b.len() - 1]);
+                    h.update(b"\\n\"");
+                } else {
+                    h.update(b);
+                }
+                h.update(b"}");
+            };
             let mut h = Xxh3Default::new();
-            role_prefix(&mut h);
-            h.update(b"{\"type\":\"text\",\"text\":");
-            h.update(b);
-            h.update(b"}");
+            text_block(&mut h, false);
+            let text = decoded(b)?;
             let content = Content {
                 hashes: Box::new([finish(h)]),
                 first_is_text: true,
@@ -173,6 +216,12 @@ fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                 all_objects: true,
                 cache_control: false,
                 lone_text_not_plain: false,
+                first_prompt: (!injected(&text)).then(|| billing(&text)),
+                newline_last: (role == "user").then(|| {
+                    let mut h = Xxh3Default::new();
+                    text_block(&mut h, true);
+                    finish(h)
+                }),
             };
             Some((content, Heads::default()))
         }
@@ -180,6 +229,8 @@ fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
             let mut hashes: Vec<Hash> = Vec::new();
             let mut heads = Heads::default();
             let (mut first_is_text, mut last_is_text, mut lone_plain) = (false, false, false);
+            let mut first_prompt = None;
+            let mut newline_last = None;
             let mut i = 1;
             if b.get(i) == Some(&b']') {
                 i += 1;
@@ -209,6 +260,26 @@ fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                     }
                     last_is_text = is_text && block.text_is_string;
                     lone_plain = block.plain_text;
+                    if first_prompt.is_none()
+                        && let Some(text) = block.text.filter(|t| t.first() == Some(&b'"'))
+                    {
+                        let text = decoded(text)?;
+                        first_prompt = (!injected(&text)).then(|| billing(&text));
+                    }
+                    newline_last = None;
+                    if role == "user"
+                        && last_is_text
+                        && let Some(q) = block.text_end
+                    {
+                        // The text's closing quote: a newline goes before it.
+                        let q = q - 1 - i;
+                        let mut h = Xxh3Default::new();
+                        role_prefix(&mut h);
+                        h.update(&raw[..q]);
+                        h.update(b"\\n");
+                        h.update(&raw[q..]);
+                        newline_last = Some(finish(h));
+                    }
                     i = block.end;
                     match b.get(i)? {
                         b',' => i += 1,
@@ -232,6 +303,8 @@ fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                 all_objects: true,
                 cache_control: false,
                 lone_text_not_plain,
+                first_prompt,
+                newline_last,
             };
             Some((content, heads))
         }
@@ -243,6 +316,16 @@ fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
             },
             Heads::default(),
         )),
+    }
+}
+
+/// A JSON string's text (its bytes as written, quotes included).
+fn decoded(raw: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    if inner.contains(&b'\\') {
+        serde_json::from_slice::<String>(raw).ok().map(Into::into)
+    } else {
+        std::str::from_utf8(inner).ok().map(Into::into)
     }
 }
 
@@ -258,6 +341,9 @@ struct Block<'a> {
     id: Option<&'a [u8]>,
     tool_use_id: Option<&'a [u8]>,
     text_is_string: bool,
+    /// The value of its `text` key as written, and where it ends in the line.
+    text: Option<&'a [u8]>,
+    text_end: Option<usize>,
     /// `{"type":"text","text":"…"}` exactly.
     plain_text: bool,
 }
@@ -309,6 +395,8 @@ impl Scan {
             id: None,
             tool_use_id: None,
             text_is_string: false,
+            text: None,
+            text_end: None,
             plain_text: false,
         };
         let mut keys = Keys::new();
@@ -340,6 +428,8 @@ impl Scan {
             }
             if key == b"text" {
                 block.text_is_string = value.first() == Some(&b'"');
+                block.text = Some(value);
+                block.text_end = Some(end);
             }
             self.cache_control |= key == b"cache_control";
             self.odd |= !keys.insert(key);

@@ -97,6 +97,113 @@ pub enum LoadError {
     },
 }
 
+/// What a lean load met: contents left out, and what may call for them.
+#[derive(Debug, Default)]
+struct Lean {
+    dropped: bool,
+    /// The sessions of lines whose contents were left out, and of replay records (a record's
+    /// messages may be older lines' of its session: one resumed by a newer build).
+    dropped_sessions: foldhash::HashSet<Box<str>>,
+    record_sessions: foldhash::HashSet<Box<str>>,
+    /// Blocks no build writes (a `cache_control` of their own, a lone text block of another
+    /// shape): such a request is compiled whole.
+    odd: bool,
+}
+
+impl Lean {
+    fn see(&mut self, line: &Line) {
+        let session = || line.session_id.clone().unwrap_or_default();
+        // A lone text block of another shape matters in a user message only (an assistant's is
+        // sent as written).
+        let (content, blocks, user) = match &line.kind {
+            LineKind::User(u) => (&u.content, &u.blocks, true),
+            LineKind::Assistant(a) => (&a.content, &a.blocks, false),
+            LineKind::ApiRequest(_) => {
+                self.record_sessions.insert(session());
+                return;
+            }
+            _ => return,
+        };
+        // No JSON text is empty: an empty content is one left out.
+        if content.is_empty() {
+            self.dropped = true;
+            if !self
+                .dropped_sessions
+                .contains(line.session_id.as_deref().unwrap_or(""))
+            {
+                self.dropped_sessions.insert(session());
+            }
+        }
+        self.odd |= blocks.cache_control || (user && blocks.lone_text_not_plain);
+    }
+
+    /// Whether `steps` needs contents left out: replay records of a session some of whose
+    /// contents were left out, or a replayed request with such a line among its ancestors (a
+    /// fork's copied lines), blocks no build writes, a cycle of parents.
+    fn needs_content(&self, t: &Transcript) -> bool {
+        self.dropped
+            && (self.odd
+                || self
+                    .record_sessions
+                    .iter()
+                    .any(|s| self.dropped_sessions.contains(s))
+                || replayed_after_dropped(t)
+                || parent_cycle(t))
+    }
+}
+
+/// Whether a line whose content was left out is an ancestor of a replayed request's response.
+fn replayed_after_dropped(t: &Transcript) -> bool {
+    let mut seen = vec![false; t.lines.len()];
+    for (i, line) in t.lines.iter().enumerate() {
+        let LineKind::Assistant(a) = &line.kind else {
+            continue;
+        };
+        if a.request_ref.is_none() {
+            continue;
+        }
+        let mut at = Some(i);
+        while let Some(l) = at.filter(|&l| !seen[l]) {
+            seen[l] = true;
+            let dropped = match &t.lines[l].kind {
+                LineKind::User(u) => u.content.is_empty(),
+                LineKind::Assistant(a) => a.content.is_empty(),
+                _ => false,
+            };
+            if dropped {
+                return true;
+            }
+            at = t.lines[l].parent.as_deref().and_then(|p| t.uuids.get(p));
+        }
+    }
+    false
+}
+
+/// Whether following `parentUuid`s from some line comes back to it (a hand-edited file): its
+/// requests are compiled whole.
+fn parent_cycle(t: &Transcript) -> bool {
+    // 0: not seen, 1: on the walk under way, 2: done.
+    let mut state = vec![0u8; t.lines.len()];
+    let mut path = Vec::new();
+    for start in 0..t.lines.len() {
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                1 => return true,
+                2 => break,
+                _ => {}
+            }
+            state[i] = 1;
+            path.push(i);
+            at = t.lines[i].parent.as_deref().and_then(|p| t.uuids.get(p));
+        }
+        for l in path.drain(..) {
+            state[l] = 2;
+        }
+    }
+    false
+}
+
 /// The note naming the blocks of line `number` promptc does not read.
 fn unread_note(number: usize, unread: &[usize]) -> Option<String> {
     let list = unread
@@ -134,6 +241,8 @@ pub struct Loader {
     unknown: BTreeMap<Box<str>, (usize, usize)>,
     /// With a second thread: half of each piece's lines are read there (see [`pieces`]).
     helper: Option<pieces::Helper>,
+    /// Contents left out (see [`Loader::lean`]), and what may call for them.
+    lean: Option<Lean>,
     queue: std::collections::VecDeque<pieces::Batch>,
 }
 
@@ -145,6 +254,20 @@ impl Loader {
     /// A loader that reads half of each piece's lines on a helper thread when `threads` allows
     /// two (the result does not depend on it).
     pub fn with_threads(name: &str, threads: Threads) -> Loader {
+        Loader::with(name, threads, false)
+    }
+
+    /// A loader for what `steps` reads: the messages' contents as written are left out (their
+    /// blocks' hashes are kept), but where a build that writes replay records (2.1.3xx) wrote
+    /// them. [`Transcript::needs_content`] says when the lines call for them after all (replay
+    /// records that may name older lines' messages, blocks no build writes, a cycle of
+    /// parents): load the file again with [`Loader::with_threads`]. Memory then holds a little
+    /// more than the lines' fields, not the file.
+    pub fn lean(name: &str, threads: Threads) -> Loader {
+        Loader::with(name, threads, true)
+    }
+
+    fn with(name: &str, threads: Threads, lean: bool) -> Loader {
         Loader {
             transcript: Transcript {
                 name: name.to_string(),
@@ -153,7 +276,10 @@ impl Loader {
             partial: Vec::new(),
             line_number: 0,
             unknown: BTreeMap::new(),
-            helper: (threads.count >= 2).then(pieces::Helper::start).flatten(),
+            helper: (threads.count >= 2)
+                .then(|| pieces::Helper::start(lean))
+                .flatten(),
+            lean: lean.then(Lean::default),
             queue: std::collections::VecDeque::new(),
         }
     }
@@ -181,7 +307,7 @@ impl Loader {
             self.partial.extend_from_slice(&bytes[..end]);
             let line = std::mem::take(&mut self.partial);
             self.line_number += 1;
-            let parsed = pieces::parse_one(&line, self.line_number, false);
+            let parsed = pieces::parse_one(&line, self.line_number, false, self.lean.is_some());
             self.queue
                 .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             bytes = &bytes[end + 1..];
@@ -201,8 +327,12 @@ impl Loader {
             helper.send(first, self.line_number + 1);
             self.queue.push_back(pieces::Batch::Helper);
             let mut out = helper.spare();
-            let second_lines =
-                pieces::parse_lines(second, self.line_number + first_lines + 1, &mut out);
+            let second_lines = pieces::parse_lines(
+                second,
+                self.line_number + first_lines + 1,
+                self.lean.is_some(),
+                &mut out,
+            );
             self.queue.push_back(pieces::Batch::Local(out));
             self.line_number += first_lines + second_lines;
         }
@@ -215,7 +345,7 @@ impl Loader {
             let line = std::mem::take(&mut self.partial);
             if self.helper.is_some() {
                 self.line_number += 1;
-                let parsed = pieces::parse_one(&line, self.line_number, true);
+                let parsed = pieces::parse_one(&line, self.line_number, true, self.lean.is_some());
                 self.queue
                     .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             } else {
@@ -224,6 +354,10 @@ impl Loader {
         }
         self.merge(true);
         let mut t = std::mem::take(&mut self.transcript);
+        if let Some(lean) = &self.lean {
+            t.content_left_out = lean.dropped;
+            t.needs_content = lean.needs_content(&t);
+        }
         for (name, (count, first)) in &self.unknown {
             t.notes.push(format!(
                 "{count} line(s) of unknown type `{name}` kept, not read (first at line {first})"
@@ -279,7 +413,9 @@ impl Loader {
 
     fn line(&mut self, bytes: &[u8], last_without_newline: bool) {
         self.line_number += 1;
-        if let Some(parsed) = pieces::parse_one(bytes, self.line_number, last_without_newline) {
+        let lean = self.lean.is_some();
+        if let Some(parsed) = pieces::parse_one(bytes, self.line_number, last_without_newline, lean)
+        {
             self.record(parsed.0, parsed.1);
         }
     }
@@ -310,6 +446,9 @@ impl Loader {
                 };
                 if let Some(note) = unread_note(number, unread) {
                     self.transcript.notes.push(note);
+                }
+                if let Some(lean) = &mut self.lean {
+                    lean.see(&line);
                 }
                 self.transcript.lines.push(line);
             }

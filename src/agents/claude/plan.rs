@@ -29,6 +29,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 
 use super::cache::compiled_blocks;
+use super::content::billing;
 use super::load::{LineKind, Transcript};
 use super::thread::{Conversation, Request, RequestKind, Role};
 use super::wire::{Build, Given, compile};
@@ -281,15 +282,11 @@ impl<'t> Planner<'t> {
     fn billing(&mut self) -> Hash {
         let rule = &mut self.rule;
         let Some(m) = rule.first_non_empty else {
-            return hash("claude-billing", b"");
+            return billing("");
         };
-        *rule.billing.get_or_insert_with(|| {
-            let lines = self.history.message_lines(m);
-            hash(
-                "claude-billing",
-                lines::first_prompt(self.t, lines).as_bytes(),
-            )
-        })
+        *rule
+            .billing
+            .get_or_insert_with(|| lines::first_prompt(self.t, self.history.message_lines(m)))
     }
 
     /// Render the history's messages from the first one that changed.
@@ -319,8 +316,9 @@ impl<'t> Planner<'t> {
             let role = self.history.messages[m].role;
             let message_lines = self.history.message_lines(m);
             blocks.clear();
+            // The last block so far, with a newline added, where it is a text block.
             let (mut last_text, mut last_is_object, mut cache_control, mut lone) =
-                (None::<(usize, usize, usize)>, false, false, false);
+                (None::<Hash>, false, false, false);
             let mut context = false;
             for &i in message_lines {
                 if let LineKind::Attachment(a) = &t.lines[i].kind
@@ -336,12 +334,11 @@ impl<'t> Planner<'t> {
                 if newline_fix
                     && role == Role::User
                     && content.first_is_text
-                    && let Some((line, block, newlines)) = last_text
+                    && let Some(with_newline) = last_text
                     && let Some(last) = blocks.last_mut()
                 {
-                    last.0 = lines::with_newlines(t, line, block, newlines + 1);
+                    last.0 = with_newline;
                 }
-                let n = content.hashes.len();
                 blocks.extend(content.hashes.iter().enumerate().map(|(j, h)| {
                     let at = Source::Line {
                         line: i as u32,
@@ -349,7 +346,7 @@ impl<'t> Planner<'t> {
                     };
                     (*h, at)
                 }));
-                last_text = content.last_is_text.then_some((i, n - 1, 0));
+                last_text = content.newline_last;
                 last_is_object = content.last_is_object;
                 cache_control |= content.cache_control;
                 lone = content.lone_text_not_plain;

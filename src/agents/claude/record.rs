@@ -17,6 +17,11 @@ pub struct Transcript {
     pub non_blank_lines: usize,
     /// The first line of each `uuid` (what [`Line::duplicate_of`] points at).
     pub(crate) uuids: super::uuids::LinesByUuid,
+    /// A lean load left messages' contents out (`load::Loader::lean`): what reads them
+    /// (`compile`, `view`, `diff`, `check`) needs the file loaded again whole.
+    pub content_left_out: bool,
+    /// The lean load left out contents that `steps` needs after all: load the file again whole.
+    pub needs_content: bool,
 }
 
 /// One line's record: the fields every conversational line carries, and its kind.

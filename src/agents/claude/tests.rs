@@ -1282,3 +1282,77 @@ fn steps_show_a_rewritten_files_copied_requests_as_copies() {
         assert_eq!(copies, expected, "{name}");
     }
 }
+
+/// `steps` on a lean load (messages' contents left out but for 2.1.3xx's) is `steps` on the
+/// whole one, on every sample and recording; a load that cannot be lean says so.
+#[test]
+fn steps_of_a_lean_load_are_the_whole_loads() {
+    use super::cache::steps;
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    let mut left_out = 0;
+    for (name, bytes) in &inputs {
+        let whole = load(name, bytes).unwrap();
+        let mut loader = Loader::lean(name, Threads::new(2));
+        for chunk in bytes.chunks(100_000) {
+            loader.push(chunk);
+        }
+        let lean = loader.finish().unwrap();
+        assert!(!lean.needs_content, "{name}");
+        left_out += usize::from(lean.content_left_out);
+        let (cw, cl) = (conversation(&whole), conversation(&lean));
+        let mut threads: Vec<ThreadKey> = cw.requests.iter().map(|r| r.thread.clone()).collect();
+        threads.sort();
+        threads.dedup();
+        for thread in &threads {
+            assert_eq!(
+                format!("{:?}", steps(&lean, &cl, thread)),
+                format!("{:?}", steps(&whole, &cw, thread)),
+                "{name}: {thread:?}"
+            );
+        }
+    }
+    assert!(left_out > 150, "{left_out} transcripts left contents out");
+    // What calls for the contents after all.
+    let lean = |text: String| {
+        let mut loader = Loader::lean("t.jsonl", Threads::default());
+        loader.push(text.as_bytes());
+        loader.finish().unwrap()
+    };
+    let line = |uuid: &str, parent: Option<&str>, version: &str, content: serde_json::Value| {
+        serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": version,
+                           "sessionId": "s", "message": {"role": "user", "content": content}})
+    };
+    let plain = transcript_of(&[line("a", None, "2.1.100", serde_json::json!("hi"))]);
+    assert!(lean(plain.clone()).content_left_out && !lean(plain).needs_content);
+    // A lone text block of another shape in a user message: compiled whole.
+    let odd = transcript_of(&[line(
+        "a",
+        None,
+        "2.1.100",
+        serde_json::json!([{"text": "hi", "type": "text"}]),
+    )]);
+    assert!(lean(odd).needs_content);
+    // Parents in a cycle.
+    let cycle = transcript_of(&[
+        line("a", Some("b"), "2.1.100", serde_json::json!("one")),
+        line("b", Some("a"), "2.1.100", serde_json::json!("two")),
+    ]);
+    assert!(lean(cycle).needs_content);
+    // A session resumed by a build that writes replay records: they may name older lines.
+    let record = serde_json::json!({"type": "api-request", "id": "r", "sessionId": "s", "keep": 0,
+                                    "tail": [], "version": "2.1.332"});
+    let resumed = transcript_of(&[
+        line("a", None, "2.1.100", serde_json::json!("hi")),
+        record.clone(),
+    ]);
+    assert!(lean(resumed).needs_content);
+    let other_session = transcript_of(&[
+        line("a", None, "2.1.100", serde_json::json!("hi")),
+        serde_json::json!({"type": "api-request", "id": "r", "sessionId": "t", "keep": 0,
+                           "tail": [], "version": "2.1.332"}),
+    ]);
+    assert!(!lean(other_session).needs_content);
+}

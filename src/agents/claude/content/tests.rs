@@ -62,6 +62,13 @@ const ODD: &[&str] = &[
     r#"[{"type":"text","text":"deep","x":[[[{"y":[true,false,null,0,-1]}]]]}]"#,
     r#"[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]"#,
     r#"[{}]"#,
+    r#""  <system-reminder>not first, spaces before it</system-reminder> ""#,
+    r#""<system-reminder>injected</system-reminder>""#,
+    r#"[{"type":"text","text":"<system-reminder>a</system-reminder>"},{"type":"text","text":"  the \"prompt\"\n with escapes \t "}]"#,
+    r#"[{"type":"tool_result","tool_use_id":"t","content":"x","text":"a text key on a result"}]"#,
+    r#"[{"type":"text","text":"<system-reminder>only context</system-reminder>"}]"#,
+    r#"[{"type":"text","text":"ends with a quote \""}]"#,
+    r#"[{"type":"image","text":"not a text block"},{"type":"text","text":"last"}]"#,
 ];
 
 #[test]

@@ -8,18 +8,31 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
-use super::{Line, SkippedLine, read_line};
+use super::super::wire::Build;
+use super::{Line, LineKind, SkippedLine, read_line};
 
 /// A line read: its number and its record, or why it is skipped.
 pub(super) type Parsed = (usize, Result<Line, SkippedLine>);
 
-/// Read line `number` (without its newline); `None` for a blank line.
-pub(super) fn parse_one(bytes: &[u8], number: usize, last_without_newline: bool) -> Option<Parsed> {
+/// Read line `number` (without its newline); `None` for a blank line. `lean`: see
+/// [`super::Loader::lean`].
+pub(super) fn parse_one(
+    bytes: &[u8],
+    number: usize,
+    last_without_newline: bool,
+    lean: bool,
+) -> Option<Parsed> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let parsed = read_line(bytes, number).map_err(|err| {
+    let parsed = read_line(bytes, number).map(|mut line| {
+        if lean {
+            drop_content(&mut line);
+        }
+        line
+    });
+    let parsed = parsed.map_err(|err| {
         let reason = if last_without_newline {
             format!("last line cut short (no newline): {}", err.reason)
         } else {
@@ -35,12 +48,31 @@ pub(super) fn parse_one(bytes: &[u8], number: usize, last_without_newline: bool)
     Some((number, parsed))
 }
 
+/// A message's content as written is left out of a lean transcript, but where a build that
+/// writes replay records (2.1.3xx) wrote it: their messages are named by its sha256.
+fn drop_content(line: &mut Line) {
+    let build = line.version.as_deref().map_or(Build::V1_0_30, Build::of);
+    if build >= Build::V2_1_332 {
+        return;
+    }
+    match &mut line.kind {
+        LineKind::User(u) => u.content = Box::default(),
+        LineKind::Assistant(a) => a.content = Box::default(),
+        _ => {}
+    }
+}
+
 /// Read the lines of `bytes` (each ended by a newline), the first numbered `first`, into `out`;
 /// how many lines there were.
-pub(super) fn parse_lines(mut bytes: &[u8], first: usize, out: &mut Vec<Parsed>) -> usize {
+pub(super) fn parse_lines(
+    mut bytes: &[u8],
+    first: usize,
+    lean: bool,
+    out: &mut Vec<Parsed>,
+) -> usize {
     let mut number = first;
     while let Some(end) = memchr::memchr(b'\n', bytes) {
-        out.extend(parse_one(&bytes[..end], number, false));
+        out.extend(parse_one(&bytes[..end], number, false, lean));
         number += 1;
         bytes = &bytes[end + 1..];
     }
@@ -76,14 +108,14 @@ pub(super) struct Helper {
 
 impl Helper {
     /// A helper thread, or `None` where one cannot be started.
-    pub fn start() -> Option<Helper> {
+    pub fn start(lean: bool) -> Option<Helper> {
         let (jobs, receive_jobs) = channel::<Job>();
         let (send_done, done) = channel::<Done>();
         let thread = std::thread::Builder::new()
             .name("claude-load".into())
             .spawn(move || {
                 while let Ok(mut job) = receive_jobs.recv() {
-                    parse_lines(&job.bytes, job.first, &mut job.out);
+                    parse_lines(&job.bytes, job.first, lean, &mut job.out);
                     let done = Done {
                         bytes: job.bytes,
                         out: job.out,

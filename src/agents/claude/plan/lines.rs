@@ -1,12 +1,9 @@
-//! What the planner reads of a line's content: its blocks (hashed by the loader), the first
-//! prompt's text, a text block ended with 2.1.100's newline.
-
-use serde_json::Value;
+//! What the planner reads of a line's content: its blocks, hashed by the loader (with the first
+//! prompt's billing code and the last text block ended with 2.1.100's newline).
 
 use super::super::content::Content;
 use super::super::load::{LineKind, Transcript};
 use crate::core::hash::Hash;
-use crate::providers::anthropic::block_hash;
 
 /// Line `i`'s content blocks (none for a line that is not a user or assistant message).
 pub(crate) fn content(t: &Transcript, i: usize) -> &Content {
@@ -21,52 +18,11 @@ pub(crate) fn content(t: &Transcript, i: usize) -> &Content {
     }
 }
 
-/// The texts a first message's lines hold, as `wire`'s `first_prompt` reads a body's first
-/// message: the first that is not injected context (`<system-reminder>`), trimmed.
-pub(crate) fn first_prompt(t: &Transcript, lines: &[usize]) -> String {
-    for &i in lines {
-        let text = match &t.lines[i].kind {
-            LineKind::User(u) => &u.content,
-            LineKind::Assistant(a) => &a.content,
-            _ => continue,
-        };
-        if let Some(found) = first_prompt_of(&serde_json::from_str(text).unwrap_or(Value::Null)) {
-            return found;
-        }
-    }
-    String::new()
-}
-
-/// [`first_prompt`] of one content value, if it holds one.
-pub(crate) fn first_prompt_of(content: &Value) -> Option<String> {
-    let texts: Vec<&str> = match content {
-        Value::String(text) => vec![text],
-        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
-        _ => Vec::new(),
-    };
-    texts
-        .into_iter()
-        .find(|t| !t.starts_with("<system-reminder>"))
-        .map(|t| t.trim().to_string())
-}
-
-/// The hash of block `block` of line `line` with `newlines` newlines added to its text (2.1.100
-/// merging lines of one message).
-pub(crate) fn with_newlines(t: &Transcript, line: usize, block: usize, newlines: usize) -> Hash {
-    let (role, text): (&str, &str) = match &t.lines[line].kind {
-        LineKind::User(u) => ("user", &u.content),
-        LineKind::Assistant(a) => ("assistant", &a.content),
-        _ => ("user", ""),
-    };
-    let mut value = match serde_json::from_str::<Value>(text) {
-        Ok(Value::String(s)) => serde_json::json!({"type": "text", "text": s}),
-        Ok(Value::Array(mut blocks)) if block < blocks.len() => blocks.swap_remove(block),
-        _ => Value::Null,
-    };
-    if let Some(Value::String(text)) = value.get_mut("text") {
-        for _ in 0..newlines {
-            text.push('\n');
-        }
-    }
-    block_hash(role, &value)
+/// The billing code of a first message's first prompt (as `cache::compiled_blocks` reads a
+/// body's first message): the first line's whose texts hold one, else of no text.
+pub(crate) fn first_prompt(t: &Transcript, lines: &[usize]) -> Hash {
+    lines
+        .iter()
+        .find_map(|&i| content(t, i).first_prompt)
+        .unwrap_or_else(|| super::super::content::billing(""))
 }

@@ -13,12 +13,13 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
+use super::super::content::billing;
 use super::super::content::message_sha256;
 use super::super::load::{ApiRequest, LineKind, Transcript};
 use super::super::replay::message_hash;
 use super::super::thread::Role;
 use super::history::{Builder, HASH};
-use super::lines::{content, first_prompt, first_prompt_of};
+use super::lines::{content, first_prompt};
 use super::replayed::{Blob, ContentKind, head_blocks, role_name, sent_message, ttl};
 use super::{BlockData, Cursor, Source};
 use crate::core::hash::{Hash, hash, hex};
@@ -575,17 +576,19 @@ impl Records {
         if !head.iter().any(|b| b.part.is_system() && !b.known) {
             return head;
         }
-        let prompt = match list.message_len {
-            0 => String::new(),
+        let billing = match list.message_len {
+            0 => billing(""),
             _ => match &self.messages.get(list.messages, 0).source {
                 MessageSource::Blob(line) => {
                     let line = *line;
-                    first_prompt_of(&self.blob(t, line).value["content"]).unwrap_or_default()
+                    self.blob(t, line)
+                        .content
+                        .first_prompt
+                        .unwrap_or_else(|| billing(""))
                 }
                 MessageSource::History(_, lines) => first_prompt(t, lines),
             },
         };
-        let billing = hash("claude-billing", prompt.as_bytes());
         self.billed_heads
             .entry((key.0, key.1, billing))
             .or_insert_with(|| {

@@ -25,7 +25,6 @@ pub(super) enum ContentKind {
 pub(super) struct Blob {
     pub content: Content,
     pub kind: ContentKind,
-    pub value: Value,
     /// Not sent as written: a lone text block of another shape, a `cache_control` of its own.
     pub odd: bool,
 }
@@ -41,12 +40,7 @@ impl Blob {
             _ => ContentKind::Other,
         };
         let odd = content.cache_control || (role != "assistant" && content.lone_text_not_plain);
-        Blob {
-            content,
-            kind,
-            value,
-            odd,
-        }
+        Blob { content, kind, odd }
     }
 }
 

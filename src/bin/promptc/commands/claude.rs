@@ -55,11 +55,28 @@ pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
 /// Load a transcript a piece at a time (the file is never held whole: only what its lines
 /// say), a warning on stderr for every skipped line.
 pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
+    load(path, false)
+}
+
+/// Load a transcript for `steps`, which reads no message's text: lean (`Loader::lean`), and
+/// again whole where its lines call for the texts after all.
+pub fn load_for_steps(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
+    match load(path, true)? {
+        (t, _) if t.needs_content => load(path, false),
+        loaded => Ok(loaded),
+    }
+}
+
+fn load(path: &Path, lean: bool) -> anyhow::Result<(Transcript, Conversation)> {
     let name = path.display().to_string();
     let cannot_read = || format!("{name}: cannot read");
     let mut file = std::fs::File::open(path).with_context(cannot_read)?;
-    let mut loader =
-        promptc::agents::claude::load::Loader::with_threads(&name, crate::commands::threads());
+    let threads = crate::commands::threads();
+    let mut loader = if lean {
+        promptc::agents::claude::load::Loader::lean(&name, threads)
+    } else {
+        promptc::agents::claude::load::Loader::with_threads(&name, threads)
+    };
     let mut piece = vec![0; 1 << 20];
     loop {
         let read = match file.read(&mut piece) {
@@ -72,6 +89,10 @@ pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
         loader.push(&piece[..read]);
     }
     let t = loader.finish()?;
+    if t.needs_content {
+        // Read again whole: the warnings come with that reading.
+        return Ok((t, Conversation::default()));
+    }
     let mut stderr = std::io::stderr().lock();
     for s in &t.skipped {
         use std::io::Write as _;
@@ -90,7 +111,7 @@ pub fn load_file(path: &Path) -> anyhow::Result<(Transcript, Conversation)> {
 }
 
 pub fn run_steps(path: &Path, args: &StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
-    let (t, c) = load_file(path)?;
+    let (t, c) = load_for_steps(path)?;
     let rows = steps(&t, &c, &c.shown_thread());
     let json = args.rows.format.format() == Format::Json;
     with_stdout(|out| write_steps(out, &t, &c, &rows, json, &context.stdout))?;
