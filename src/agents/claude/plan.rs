@@ -7,12 +7,13 @@
 //! the blocks so far, where it comes from), and its breakpoints. Two requests' shared prefix is
 //! found by comparing chains, never by walking their blocks.
 //!
-//! - Builds before 2.1.3xx (by rule): the history ([`history`]) is the previous request's cut
-//!   back to where the new leaf's `parentUuid` walk meets it, plus the new lines; the messages
-//!   are rendered again from the first one that changed, each line's blocks hashed once
-//!   ([`lines`]). The blocks are `compiled_blocks(compile(..))`'s (a test holds them so).
-//! - 2.1.3xx: the replay records are read once ([`records`]); a request's messages are its base
-//!   record's list forked at `keep`, plus its tail.
+//! - Builds before 2.1.3xx (by rule): the history (`plan/history.rs`) is the previous request's
+//!   cut back to where the new leaf's `parentUuid` walk meets it, plus the new lines; the
+//!   messages are rendered again from the first one that changed, from each line's blocks as the
+//!   loader hashed them (`content.rs`). The blocks are `compiled_blocks(compile(..))`'s (a test
+//!   holds them so).
+//! - 2.1.3xx: the replay records are read once (`plan/records.rs`); a request's messages are its
+//!   base record's list forked at `keep`, plus its tail.
 //! - What neither path takes apart (a cycle of `parentUuid`s, a breakpoint path of another
 //!   shape, blocks no build writes) is compiled whole, for that request only.
 
