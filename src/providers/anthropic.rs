@@ -211,6 +211,9 @@ pub fn message_chain_next(link: &Hash, block: &Hash) -> Hash {
 pub struct Simulation {
     /// Prefix (model, head blocks, message chain) → expiry, in seconds since the epoch.
     entries: foldhash::HashMap<Hash, i64>,
+    /// The chain over the last request's model and head blocks, and those blocks' hashes.
+    head: Vec<(Hash, Hash)>,
+    model: String,
 }
 
 impl Simulation {
@@ -225,14 +228,29 @@ impl Simulation {
         now: i64,
     ) -> Lookup {
         let head = prompt.head();
-        let mut links = Vec::with_capacity(head.len());
-        let mut link = hash("claude-prefix", model.as_bytes());
-        for b in head {
-            link = prefix_next(&link, &b.hash);
-            links.push(link);
+        // The head's chain is taken on from the last request's where they share blocks.
+        if model != self.model {
+            self.head.clear();
+            self.model = model.to_string();
         }
+        let shared = self
+            .head
+            .iter()
+            .zip(head)
+            .take_while(|((h, _), b)| *h == b.hash)
+            .count();
+        self.head.truncate(shared);
+        let mut link = self
+            .head
+            .last()
+            .map_or_else(|| hash("claude-prefix", model.as_bytes()), |&(_, l)| l);
+        for b in &head[shared..] {
+            link = prefix_next(&link, &b.hash);
+            self.head.push((b.hash, link));
+        }
+        let links = &self.head;
         let key = |p: usize| match p.checked_sub(head.len()) {
-            None => links[p],
+            None => links[p].1,
             Some(k) => prefix_next(&link, &prompt.message_chain(k)),
         };
         let breakpoints = prompt.breakpoints();

@@ -197,7 +197,7 @@ impl AgentSession for Session {
             ThreadKey::Subagent(agent) => {
                 lines.push(("thread", format!("subagent {agent} (its own file)")));
             }
-            ThreadKey::Sidechain => {
+            ThreadKey::Sidechain(_) => {
                 lines.push(("thread", "sidechain (a subagent's lines)".to_string()));
             }
             ThreadKey::Main => {}

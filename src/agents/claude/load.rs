@@ -7,13 +7,18 @@
 //! transcript's notes. Input arrives in pieces ([`Loader::push`]), so a file is never held
 //! whole and `watch` can feed appended bytes.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::core::lines::SkippedLine;
+use crate::core::parallel::Threads;
+
+mod line;
+mod pieces;
+
+use line::{Str, read_line};
 
 pub use super::record::{
     ApiRequest, Assistant, Attachment, Line, LineKind, System, Transcript, Usage, User,
@@ -92,6 +97,131 @@ pub enum LoadError {
     },
 }
 
+/// What a lean load met: contents left out, and what may call for them.
+#[derive(Debug, Default)]
+struct Lean {
+    dropped: bool,
+    /// The sessions of lines whose contents were left out, and of replay records (a record's
+    /// messages may be older lines' of its session: one resumed by a newer build).
+    dropped_sessions: foldhash::HashSet<Box<str>>,
+    record_sessions: foldhash::HashSet<Box<str>>,
+    /// Blocks no build writes (a `cache_control` of their own, a lone text block of another
+    /// shape): such a request is compiled whole.
+    odd: bool,
+}
+
+impl Lean {
+    fn see(&mut self, line: &Line) {
+        let session = || line.session_id.clone().unwrap_or_default();
+        // A lone text block of another shape matters in a user message only (an assistant's is
+        // sent as written).
+        let (content, blocks, user) = match &line.kind {
+            LineKind::User(u) => (&u.content, &u.blocks, true),
+            LineKind::Assistant(a) => (&a.content, &a.blocks, false),
+            LineKind::ApiRequest(_) => {
+                self.record_sessions.insert(session());
+                return;
+            }
+            _ => return,
+        };
+        // No JSON text is empty: an empty content is one left out.
+        if content.is_empty() {
+            self.dropped = true;
+            if !self
+                .dropped_sessions
+                .contains(line.session_id.as_deref().unwrap_or(""))
+            {
+                self.dropped_sessions.insert(session());
+            }
+        }
+        self.odd |= blocks.cache_control || (user && blocks.lone_text_not_plain);
+    }
+
+    /// Whether `steps` needs contents left out: replay records of a session some of whose
+    /// contents were left out, or a replayed request with such a line among its ancestors (a
+    /// fork's copied lines), blocks no build writes, a cycle of parents.
+    fn needs_content(&self, t: &Transcript) -> bool {
+        self.dropped
+            && (self.odd
+                || self
+                    .record_sessions
+                    .iter()
+                    .any(|s| self.dropped_sessions.contains(s))
+                || replayed_after_dropped(t)
+                || parent_cycle(t))
+    }
+}
+
+/// Whether a line whose content was left out is an ancestor of a replayed request's response.
+fn replayed_after_dropped(t: &Transcript) -> bool {
+    let mut seen = vec![false; t.lines.len()];
+    for (i, line) in t.lines.iter().enumerate() {
+        let LineKind::Assistant(a) = &line.kind else {
+            continue;
+        };
+        if a.request_ref.is_none() {
+            continue;
+        }
+        let mut at = Some(i);
+        while let Some(l) = at.filter(|&l| !seen[l]) {
+            seen[l] = true;
+            let dropped = match &t.lines[l].kind {
+                LineKind::User(u) => u.content.is_empty(),
+                LineKind::Assistant(a) => a.content.is_empty(),
+                _ => false,
+            };
+            if dropped {
+                return true;
+            }
+            at = t.lines[l].parent.as_deref().and_then(|p| t.uuids.get(p));
+        }
+    }
+    false
+}
+
+/// Whether following `parentUuid`s from some line comes back to it (a hand-edited file): its
+/// requests are compiled whole.
+fn parent_cycle(t: &Transcript) -> bool {
+    // 0: not seen, 1: on the walk under way, 2: done.
+    let mut state = vec![0u8; t.lines.len()];
+    let mut path = Vec::new();
+    for start in 0..t.lines.len() {
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                1 => return true,
+                2 => break,
+                _ => {}
+            }
+            state[i] = 1;
+            path.push(i);
+            at = t.lines[i].parent.as_deref().and_then(|p| t.uuids.get(p));
+        }
+        for l in path.drain(..) {
+            state[l] = 2;
+        }
+    }
+    false
+}
+
+/// The note naming the blocks of line `number` promptc does not read.
+fn unread_note(number: usize, unread: &[usize]) -> Option<String> {
+    let list = unread
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    match unread.len() {
+        0 => None,
+        1 => Some(format!(
+            "line {number}: `message.content` block {list} is not a content block promptc reads (kept and sent as written; it pairs no call)"
+        )),
+        _ => Some(format!(
+            "line {number}: `message.content` blocks {list} are not content blocks promptc reads (kept and sent as written; they pair no call)"
+        )),
+    }
+}
+
 /// Load a whole transcript held in memory.
 pub fn load(name: &str, bytes: &[u8]) -> Result<Transcript, LoadError> {
     let mut loader = Loader::new(name);
@@ -100,18 +230,44 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<Transcript, LoadError> {
 }
 
 /// A transcript read a piece at a time: [`push`](Loader::push) any cut of the bytes, then
-/// [`finish`](Loader::finish). Only the unfinished last line is held between pieces.
+/// [`finish`](Loader::finish). Only the unfinished last line (and, with a helper thread, the
+/// lines of the last piece) is held between pieces.
 pub struct Loader {
     transcript: Transcript,
     partial: Vec<u8>,
+    /// Lines seen (blank ones too).
     line_number: usize,
-    uuids: HashMap<Box<str>, usize>,
     /// Unknown line types: how many, and the first line.
     unknown: BTreeMap<Box<str>, (usize, usize)>,
+    /// With a second thread: half of each piece's lines are read there (see [`pieces`]).
+    helper: Option<pieces::Helper>,
+    /// Contents left out (see [`Loader::lean`]), and what may call for them.
+    lean: Option<Lean>,
+    queue: std::collections::VecDeque<pieces::Batch>,
 }
 
 impl Loader {
     pub fn new(name: &str) -> Loader {
+        Loader::with_threads(name, Threads::default())
+    }
+
+    /// A loader that reads half of each piece's lines on a helper thread when `threads` allows
+    /// two (the result does not depend on it).
+    pub fn with_threads(name: &str, threads: Threads) -> Loader {
+        Loader::with(name, threads, false)
+    }
+
+    /// A loader for what `steps` reads: the messages' contents as written are left out (their
+    /// blocks' hashes are kept), but where a build that writes replay records (2.1.3xx) wrote
+    /// them. [`Transcript::needs_content`] says when the lines call for them after all (replay
+    /// records that may name older lines' messages, blocks no build writes, a cycle of
+    /// parents): load the file again with [`Loader::with_threads`]. Memory then holds a little
+    /// more than the lines' fields, not the file.
+    pub fn lean(name: &str, threads: Threads) -> Loader {
+        Loader::with(name, threads, true)
+    }
+
+    fn with(name: &str, threads: Threads, lean: bool) -> Loader {
         Loader {
             transcript: Transcript {
                 name: name.to_string(),
@@ -119,31 +275,89 @@ impl Loader {
             },
             partial: Vec::new(),
             line_number: 0,
-            uuids: HashMap::new(),
             unknown: BTreeMap::new(),
+            helper: (threads.count >= 2)
+                .then(|| pieces::Helper::start(lean))
+                .flatten(),
+            lean: lean.then(Lean::default),
+            queue: std::collections::VecDeque::new(),
         }
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
-        while let Some(end) = memchr::memchr(b'\n', bytes) {
-            if self.partial.is_empty() {
-                self.line(&bytes[..end], false);
-            } else {
-                self.partial.extend_from_slice(&bytes[..end]);
-                let line = std::mem::take(&mut self.partial);
-                self.line(&line, false);
+        if self.helper.is_none() {
+            while let Some(end) = memchr::memchr(b'\n', bytes) {
+                if self.partial.is_empty() {
+                    self.line(&bytes[..end], false);
+                } else {
+                    self.partial.extend_from_slice(&bytes[..end]);
+                    let line = std::mem::take(&mut self.partial);
+                    self.line(&line, false);
+                }
+                bytes = &bytes[end + 1..];
             }
+            self.partial.extend_from_slice(bytes);
+            return;
+        }
+        if !self.partial.is_empty() {
+            let Some(end) = memchr::memchr(b'\n', bytes) else {
+                self.partial.extend_from_slice(bytes);
+                return;
+            };
+            self.partial.extend_from_slice(&bytes[..end]);
+            let line = std::mem::take(&mut self.partial);
+            self.line_number += 1;
+            let parsed = pieces::parse_one(&line, self.line_number, false, self.lean.is_some());
+            self.queue
+                .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             bytes = &bytes[end + 1..];
         }
-        self.partial.extend_from_slice(bytes);
+        let Some(last) = memchr::memrchr(b'\n', bytes) else {
+            self.partial.extend_from_slice(bytes);
+            return;
+        };
+        let (whole, rest) = bytes.split_at(last + 1);
+        if let Some(helper) = &mut self.helper {
+            // The first half to the helper, the second read here meanwhile.
+            let middle = whole.len() / 2;
+            let cut =
+                memchr::memchr(b'\n', &whole[middle..]).map_or(whole.len(), |k| middle + k + 1);
+            let (first, second) = whole.split_at(cut);
+            let first_lines = memchr::memchr_iter(b'\n', first).count();
+            helper.send(first, self.line_number + 1);
+            self.queue.push_back(pieces::Batch::Helper);
+            let mut out = helper.spare();
+            let second_lines = pieces::parse_lines(
+                second,
+                self.line_number + first_lines + 1,
+                self.lean.is_some(),
+                &mut out,
+            );
+            self.queue.push_back(pieces::Batch::Local(out));
+            self.line_number += first_lines + second_lines;
+        }
+        self.partial.extend_from_slice(rest);
+        self.merge(false);
     }
 
     pub fn finish(mut self) -> Result<Transcript, LoadError> {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
-            self.line(&line, true);
+            if self.helper.is_some() {
+                self.line_number += 1;
+                let parsed = pieces::parse_one(&line, self.line_number, true, self.lean.is_some());
+                self.queue
+                    .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
+            } else {
+                self.line(&line, true);
+            }
         }
-        let mut t = self.transcript;
+        self.merge(true);
+        let mut t = std::mem::take(&mut self.transcript);
+        if let Some(lean) = &self.lean {
+            t.content_left_out = lean.dropped;
+            t.needs_content = lean.needs_content(&t);
+        }
         for (name, (count, first)) in &self.unknown {
             t.notes.push(format!(
                 "{count} line(s) of unknown type `{name}` kept, not read (first at line {first})"
@@ -162,24 +376,58 @@ impl Loader {
         Ok(t)
     }
 
+    /// Record the batches read, in file order; but for `all`, the helper's last batch (and what
+    /// follows it) stays in flight, so the helper always has a piece to read.
+    fn merge(&mut self, all: bool) {
+        let helpers = self
+            .queue
+            .iter()
+            .filter(|b| matches!(b, pieces::Batch::Helper))
+            .count();
+        let mut left = helpers;
+        while let Some(batch) = self.queue.front() {
+            let lines = match batch {
+                pieces::Batch::Helper if !all && left == 1 => break,
+                pieces::Batch::Helper => {
+                    left -= 1;
+                    self.queue.pop_front();
+                    match &mut self.helper {
+                        Some(helper) => helper.receive(),
+                        None => Vec::new(),
+                    }
+                }
+                pieces::Batch::Local(_) => match self.queue.pop_front() {
+                    Some(pieces::Batch::Local(lines)) => lines,
+                    _ => Vec::new(),
+                },
+            };
+            let mut lines = lines;
+            for (number, parsed) in lines.drain(..) {
+                self.record(number, parsed);
+            }
+            if let Some(helper) = &mut self.helper {
+                helper.recycle(lines);
+            }
+        }
+    }
+
     fn line(&mut self, bytes: &[u8], last_without_newline: bool) {
         self.line_number += 1;
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
+        let lean = self.lean.is_some();
+        if let Some(parsed) = pieces::parse_one(bytes, self.line_number, last_without_newline, lean)
+        {
+            self.record(parsed.0, parsed.1);
         }
+    }
+
+    /// Account for a non-blank line read.
+    fn record(&mut self, number: usize, parsed: Result<Line, SkippedLine>) {
         self.transcript.non_blank_lines += 1;
-        let number = self.line_number;
-        match read_line(bytes, number) {
+        match parsed {
             Ok(mut line) => {
                 if let Some(uuid) = &line.uuid {
                     let index = self.transcript.lines.len();
-                    match self.uuids.get(uuid) {
-                        Some(&first) => line.duplicate_of = Some(first),
-                        None => {
-                            self.uuids.insert(uuid.clone(), index);
-                        }
-                    }
+                    line.duplicate_of = self.transcript.uuids.first(uuid, index);
                 }
                 if let LineKind::Unknown(name) = &line.kind {
                     self.unknown.entry(name.clone()).or_insert((0, number)).0 += 1;
@@ -191,382 +439,20 @@ impl Loader {
                         "line {number}: `usage` of an unexpected shape, counted as none"
                     ));
                 }
+                let unread = match &line.kind {
+                    LineKind::User(u) => &u.unread_blocks,
+                    LineKind::Assistant(a) => &a.unread_blocks,
+                    _ => &[][..],
+                };
+                if let Some(note) = unread_note(number, unread) {
+                    self.transcript.notes.push(note);
+                }
+                if let Some(lean) = &mut self.lean {
+                    lean.see(&line);
+                }
                 self.transcript.lines.push(line);
             }
-            Err(err) => {
-                let reason = if last_without_newline {
-                    format!("last line cut short (no newline): {}", err.reason)
-                } else {
-                    err.reason
-                };
-                self.transcript.skipped.push(SkippedLine {
-                    line: number,
-                    column: err.column,
-                    reason,
-                    excerpt: crate::core::lines::excerpt(bytes, err.column),
-                });
-            }
+            Err(skipped) => self.transcript.skipped.push(skipped),
         }
-    }
-}
-
-struct LineError {
-    reason: String,
-    column: Option<usize>,
-}
-
-impl LineError {
-    fn new(reason: impl Into<String>) -> LineError {
-        LineError {
-            reason: reason.into(),
-            column: None,
-        }
-    }
-
-    fn json(context: &str, err: &serde_json::Error) -> LineError {
-        let text = err.to_string();
-        let text = text.rfind(" at line ").map_or(&text[..], |i| &text[..i]);
-        LineError {
-            reason: format!("{context}{text}"),
-            column: Some(err.column()),
-        }
-    }
-}
-
-/// A JSON string's text, borrowed from the line when it has no escapes.
-#[derive(Deserialize)]
-struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
-
-fn boxed(s: Option<Str<'_>>) -> Option<Box<str>> {
-    s.map(|s| s.0.into())
-}
-
-/// The fields any line type uses, borrowed from the line.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Envelope<'a> {
-    #[serde(borrow, rename = "type")]
-    type_: Option<Str<'a>>,
-    #[serde(borrow)]
-    uuid: Option<Str<'a>>,
-    #[serde(borrow)]
-    parent_uuid: Option<Str<'a>>,
-    #[serde(borrow)]
-    logical_parent_uuid: Option<Str<'a>>,
-    #[serde(borrow)]
-    session_id: Option<Str<'a>>,
-    #[serde(borrow)]
-    agent_id: Option<Str<'a>>,
-    #[serde(default)]
-    is_sidechain: Option<bool>,
-    #[serde(borrow)]
-    timestamp: Option<Str<'a>>,
-    #[serde(borrow)]
-    version: Option<Str<'a>>,
-    #[serde(borrow)]
-    cwd: Option<Str<'a>>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow)]
-    request_id: Option<Str<'a>>,
-    #[serde(borrow)]
-    request_ref: Option<Str<'a>>,
-    is_meta: Option<bool>,
-    is_compact_summary: Option<bool>,
-    is_visible_in_transcript_only: Option<bool>,
-    is_api_error_message: Option<bool>,
-    #[serde(borrow)]
-    subtype: Option<Str<'a>>,
-    compact_metadata: Option<CompactMetadata<'a>>,
-    #[serde(borrow)]
-    summary: Option<Str<'a>>,
-    #[serde(borrow)]
-    leaf_uuid: Option<Str<'a>>,
-    #[serde(borrow)]
-    attachment: Option<&'a RawValue>,
-    #[serde(borrow)]
-    rendered: Option<&'a RawValue>,
-    #[serde(borrow)]
-    rendered_role: Option<Str<'a>>,
-    // api-request, api-request-blob, api-request-shape (2.1.3xx)
-    #[serde(borrow)]
-    id: Option<Str<'a>>,
-    #[serde(borrow)]
-    base: Option<Str<'a>>,
-    keep: Option<usize>,
-    #[serde(borrow)]
-    tail: Option<Vec<Str<'a>>>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow)]
-    cache_control: Option<&'a RawValue>,
-    #[serde(borrow)]
-    request_digest: Option<Str<'a>>,
-    #[serde(borrow)]
-    shape_hash: Option<Str<'a>>,
-    #[serde(borrow)]
-    query_source: Option<Str<'a>>,
-    #[serde(borrow)]
-    hash: Option<Str<'a>>,
-    #[serde(borrow)]
-    shape: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CompactMetadata<'a> {
-    #[serde(borrow)]
-    trigger: Option<Str<'a>>,
-    pre_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow)]
-    id: Option<Str<'a>>,
-    #[serde(borrow)]
-    model: Option<Str<'a>>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(borrow)]
-    usage: Option<&'a RawValue>,
-    #[serde(borrow)]
-    stop_reason: Option<Str<'a>>,
-}
-
-/// The head of a content block: enough to pair calls with results.
-#[derive(Deserialize)]
-struct BlockHead<'a> {
-    #[serde(borrow, rename = "type")]
-    type_: Option<Str<'a>>,
-    #[serde(borrow)]
-    id: Option<Str<'a>>,
-    #[serde(borrow)]
-    tool_use_id: Option<Str<'a>>,
-}
-
-#[derive(Deserialize)]
-struct UsageFields {
-    input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_creation: Option<CacheCreation>,
-}
-
-#[derive(Deserialize)]
-struct CacheCreation {
-    ephemeral_5m_input_tokens: Option<u64>,
-    ephemeral_1h_input_tokens: Option<u64>,
-}
-
-fn read_line(bytes: &[u8], number: usize) -> Result<Line, LineError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| LineError {
-        reason: format!("not UTF-8 text (byte {})", e.valid_up_to() + 1),
-        column: Some(e.valid_up_to() + 1),
-    })?;
-    let trimmed = text.trim_start();
-    if !trimmed.starts_with('{') {
-        return Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            Ok(_) => LineError::new(format!(
-                "JSON {}, not an object",
-                json_kind(trimmed.as_bytes().first().copied())
-            )),
-            Err(e) => LineError::json("not JSON: ", &e),
-        });
-    }
-    let e: Envelope<'_> =
-        serde_json::from_str(text).map_err(|err| LineError::json("not JSON: ", &err))?;
-    let type_name = e
-        .type_
-        .as_ref()
-        .map(|t| t.0.as_ref())
-        .ok_or_else(|| LineError::new("a JSON object without a `type`"))?;
-    let kind = match type_name {
-        "user" => LineKind::User(user(&e)?),
-        "assistant" => LineKind::Assistant(assistant(&e)?),
-        "system" => LineKind::System(System {
-            subtype: boxed(e.subtype),
-            compact_trigger: e
-                .compact_metadata
-                .as_ref()
-                .and_then(|m| m.trigger.as_ref().map(|t| Box::<str>::from(t.0.as_ref()))),
-            compact_pre_tokens: e.compact_metadata.as_ref().and_then(|m| m.pre_tokens),
-        }),
-        "summary" => LineKind::Summary {
-            summary: e.summary.map(|s| s.0.into()).unwrap_or_default(),
-            leaf: boxed(e.leaf_uuid),
-        },
-        "attachment" => LineKind::Attachment(Attachment {
-            attachment_type: e.attachment.and_then(|a| {
-                #[derive(Deserialize)]
-                struct Head<'a> {
-                    #[serde(borrow, rename = "type")]
-                    type_: Option<Str<'a>>,
-                }
-                serde_json::from_str::<Head<'_>>(a.get())
-                    .ok()
-                    .and_then(|h| boxed(h.type_))
-            }),
-            rendered: e.rendered.map(|r| r.get().into()),
-            rendered_role: boxed(e.rendered_role),
-        }),
-        "last-prompt" => LineKind::LastPrompt {
-            leaf: boxed(e.leaf_uuid),
-        },
-        "progress" => LineKind::Progress,
-        "api-request" => LineKind::ApiRequest(ApiRequest {
-            id: e
-                .id
-                .map(|s| s.0.into())
-                .ok_or_else(|| LineError::new("`api-request` line without an `id`"))?,
-            base: boxed(e.base),
-            keep: e.keep.unwrap_or(0),
-            tail: e
-                .tail
-                .unwrap_or_default()
-                .into_iter()
-                .map(|s| s.0.into())
-                .collect(),
-            params: e.params.map_or("null".into(), |p| p.get().into()),
-            cache_control: e.cache_control.map_or("[]".into(), |c| c.get().into()),
-            shape_hash: boxed(e.shape_hash),
-            request_digest: boxed(e.request_digest),
-            query_source: boxed(e.query_source),
-        }),
-        "api-request-blob" => LineKind::ApiRequestBlob {
-            hash: e
-                .hash
-                .map(|s| s.0.into())
-                .ok_or_else(|| LineError::new("`api-request-blob` line without a `hash`"))?,
-            message: e
-                .message
-                .map(|m| m.get().into())
-                .ok_or_else(|| LineError::new("`api-request-blob` line without a `message`"))?,
-        },
-        "api-request-shape" => LineKind::ApiRequestShape {
-            hash: e
-                .shape_hash
-                .map(|s| s.0.into())
-                .ok_or_else(|| LineError::new("`api-request-shape` line without a `shapeHash`"))?,
-            shape: e
-                .shape
-                .map(|m| m.get().into())
-                .ok_or_else(|| LineError::new("`api-request-shape` line without a `shape`"))?,
-        },
-        other => match BOOKKEEPING_LINE_TYPES.iter().find(|t| **t == other) {
-            Some(name) => LineKind::Bookkeeping(name),
-            None => LineKind::Unknown(other.into()),
-        },
-    };
-    Ok(Line {
-        number,
-        kind,
-        uuid: boxed(e.uuid),
-        parent: boxed(e.parent_uuid),
-        logical_parent: boxed(e.logical_parent_uuid),
-        session_id: boxed(e.session_id),
-        agent_id: boxed(e.agent_id),
-        sidechain: e.is_sidechain.unwrap_or(false),
-        timestamp: boxed(e.timestamp),
-        version: boxed(e.version),
-        cwd: boxed(e.cwd),
-        duplicate_of: None,
-    })
-}
-
-fn message<'a>(e: &Envelope<'a>, type_name: &str) -> Result<Message<'a>, LineError> {
-    let raw = e
-        .message
-        .ok_or_else(|| LineError::new(format!("`{type_name}` line without a `message`")))?;
-    serde_json::from_str(raw.get()).map_err(|err| {
-        LineError::json(&format!("`{type_name}` message of the wrong shape: "), &err)
-    })
-}
-
-fn blocks<'a>(content: &'a RawValue) -> Vec<BlockHead<'a>> {
-    // A string content has no blocks; an array of another shape is kept as written and pairs
-    // no call (the model view shows it as recorded).
-    serde_json::from_str(content.get()).unwrap_or_default()
-}
-
-fn user(e: &Envelope<'_>) -> Result<User, LineError> {
-    let m = message(e, "user")?;
-    let content = m
-        .content
-        .ok_or_else(|| LineError::new("`user` message without `content`"))?;
-    let tool_results = blocks(content)
-        .into_iter()
-        .filter(|b| b.type_.as_ref().is_some_and(|t| t.0 == "tool_result"))
-        .filter_map(|b| boxed(b.tool_use_id))
-        .collect();
-    Ok(User {
-        content: content.get().into(),
-        tool_results,
-        meta: e.is_meta.unwrap_or(false),
-        compact_summary: e.is_compact_summary.unwrap_or(false),
-        transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
-    })
-}
-
-fn assistant(e: &Envelope<'_>) -> Result<Assistant, LineError> {
-    let m = message(e, "assistant")?;
-    let content = m
-        .content
-        .ok_or_else(|| LineError::new("`assistant` message without `content`"))?;
-    let heads = blocks(content);
-    let thinking = heads.iter().any(|b| {
-        b.type_
-            .as_ref()
-            .is_some_and(|t| t.0 == "thinking" || t.0 == "redacted_thinking")
-    });
-    let tool_uses = heads
-        .into_iter()
-        .filter(|b| b.type_.as_ref().is_some_and(|t| t.0 == "tool_use"))
-        .filter_map(|b| boxed(b.id))
-        .collect();
-    let fields = m
-        .usage
-        .filter(|u| u.get() != "null")
-        .map(|u| serde_json::from_str::<UsageFields>(u.get()));
-    let unreadable_usage = matches!(fields, Some(Err(_)));
-    let usage = fields.and_then(Result::ok).map(|f| Usage {
-        input_tokens: f.input_tokens.unwrap_or(0),
-        cache_creation_input_tokens: f.cache_creation_input_tokens.unwrap_or(0),
-        cache_read_input_tokens: f.cache_read_input_tokens.unwrap_or(0),
-        cache_creation_5m: f
-            .cache_creation
-            .as_ref()
-            .and_then(|c| c.ephemeral_5m_input_tokens),
-        cache_creation_1h: f
-            .cache_creation
-            .as_ref()
-            .and_then(|c| c.ephemeral_1h_input_tokens),
-        output_tokens: f.output_tokens.unwrap_or(0),
-        has_cache_fields: f.cache_creation_input_tokens.is_some()
-            || f.cache_read_input_tokens.is_some(),
-    });
-    Ok(Assistant {
-        message_id: boxed(m.id),
-        request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
-        model: boxed(m.model),
-        content: content.get().into(),
-        tool_uses,
-        thinking,
-        usage,
-        stop_reason: boxed(m.stop_reason),
-        api_error: e.is_api_error_message.unwrap_or(false),
-        request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
-        unreadable_usage,
-    })
-}
-
-fn json_kind(first: Option<u8>) -> &'static str {
-    match first {
-        Some(b'[') => "array",
-        Some(b'"') => "string",
-        Some(b't' | b'f') => "boolean",
-        Some(b'n') => "null",
-        _ => "number",
     }
 }

@@ -1,13 +1,16 @@
 //! Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`, subagent files beside
-//! them): the loader ([`load`]) and the conversation it records ([`thread`]): one response per
-//! `message.id`, the branch of the `parentUuid` tree each request was sent with, parallel tool
-//! results gathered, sidechains apart, compaction boundaries.
+//! them): the loader ([`load`], each content array read once by [`content`]) and the
+//! conversation it records ([`thread`]): one response per `message.id`, the branch of the
+//! `parentUuid` tree each request was sent with, parallel tool results gathered, sidechains
+//! apart, compaction boundaries; the prompt of each request as the cache sees it, each grown
+//! from the one before ([`plan`]), and `steps` on it ([`cache`]).
 //!
 //! What a transcript records, build by build, and what Claude Code sends are in CONFORMANCE.md
 //! ("Claude Code"), from recordings of the real CLI in `tests/conformance/claude/`.
 
 mod agent;
 pub mod cache;
+pub mod content;
 pub mod home;
 pub mod load;
 pub mod plan;
@@ -19,6 +22,7 @@ pub mod report;
 pub mod session;
 pub mod thread;
 pub mod usage;
+mod uuids;
 pub mod wire;
 
 #[cfg(test)]

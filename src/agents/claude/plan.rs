@@ -7,12 +7,13 @@
 //! the blocks so far, where it comes from), and its breakpoints. Two requests' shared prefix is
 //! found by comparing chains, never by walking their blocks.
 //!
-//! - Builds before 2.1.3xx (by rule): the history ([`history`]) is the previous request's cut
-//!   back to where the new leaf's `parentUuid` walk meets it, plus the new lines; the messages
-//!   are rendered again from the first one that changed, each line's blocks hashed once
-//!   ([`lines`]). The blocks are `compiled_blocks(compile(..))`'s (a test holds them so).
-//! - 2.1.3xx: the replay records are read once ([`records`]); a request's messages are its base
-//!   record's list forked at `keep`, plus its tail.
+//! - Builds before 2.1.3xx (by rule): the history (`plan/history.rs`) is the previous request's
+//!   cut back to where the new leaf's `parentUuid` walk meets it, plus the new lines; the
+//!   messages are rendered again from the first one that changed, from each line's blocks as the
+//!   loader hashed them (`content.rs`). The blocks are `compiled_blocks(compile(..))`'s (a test
+//!   holds them so).
+//! - 2.1.3xx: the replay records are read once (`plan/records.rs`); a request's messages are its
+//!   base record's list forked at `keep`, plus its tail.
 //! - What neither path takes apart (a cycle of `parentUuid`s, a breakpoint path of another
 //!   shape, blocks no build writes) is compiled whole, for that request only.
 
@@ -29,6 +30,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 
 use super::cache::compiled_blocks;
+use super::content::billing;
 use super::load::{LineKind, Transcript};
 use super::thread::{Conversation, Request, RequestKind, Role};
 use super::wire::{Build, Given, compile};
@@ -36,7 +38,6 @@ use crate::core::hash::{Hash, hash};
 use crate::core::shared::{ListId, SharedLists};
 use crate::providers::anthropic::{Block, Part, canonical_without_cache_control, unknown};
 use history::{Builder, Cycle, RENDER};
-use lines::Lines;
 use records::{NoReplay, Records};
 pub(crate) use view::Cursor;
 pub use view::View;
@@ -131,7 +132,6 @@ pub struct Planner<'t> {
     /// Every planned prompt's message blocks.
     pub blocks: SharedLists<BlockData>,
     history: Builder,
-    lines: Lines,
     rule: RuleRendering,
     rule_heads: HashMap<Option<Hash>, Arc<[Block]>>,
     records: Option<Records>,
@@ -146,7 +146,6 @@ impl<'t> Planner<'t> {
             c,
             blocks,
             history: Builder::new(t, c),
-            lines: Lines::new(t),
             rule: RuleRendering {
                 list,
                 len: 0,
@@ -178,13 +177,7 @@ impl<'t> Planner<'t> {
         }
         if let Some(reference) = replay_reference(t, c, request) {
             let records = self.records.get_or_insert_with(|| Records::new(t));
-            match records.prompt(
-                t,
-                &mut self.history,
-                &mut self.lines,
-                &mut self.blocks,
-                reference,
-            ) {
+            match records.prompt(t, &mut self.history, &mut self.blocks, reference) {
                 Ok((head, list, len, breakpoints)) => {
                     return Planned::Prompt(Prompt {
                         head,
@@ -290,15 +283,11 @@ impl<'t> Planner<'t> {
     fn billing(&mut self) -> Hash {
         let rule = &mut self.rule;
         let Some(m) = rule.first_non_empty else {
-            return hash("claude-billing", b"");
+            return billing("");
         };
-        *rule.billing.get_or_insert_with(|| {
-            let lines = self.history.message_lines(m);
-            hash(
-                "claude-billing",
-                lines::first_prompt(self.t, lines).as_bytes(),
-            )
-        })
+        *rule
+            .billing
+            .get_or_insert_with(|| lines::first_prompt(self.t, self.history.message_lines(m)))
     }
 
     /// Render the history's messages from the first one that changed.
@@ -328,8 +317,9 @@ impl<'t> Planner<'t> {
             let role = self.history.messages[m].role;
             let message_lines = self.history.message_lines(m);
             blocks.clear();
+            // The last block so far, with a newline added, where it is a text block.
             let (mut last_text, mut last_is_object, mut cache_control, mut lone) =
-                (None::<(usize, usize, usize)>, false, false, false);
+                (None::<Hash>, false, false, false);
             let mut context = false;
             for &i in message_lines {
                 if let LineKind::Attachment(a) = &t.lines[i].kind
@@ -337,7 +327,7 @@ impl<'t> Planner<'t> {
                 {
                     context = true;
                 }
-                let content = self.lines.of(t, i);
+                let content = lines::content(t, i);
                 if content.hashes.is_empty() {
                     continue;
                 }
@@ -345,13 +335,11 @@ impl<'t> Planner<'t> {
                 if newline_fix
                     && role == Role::User
                     && content.first_is_text
-                    && let Some((line, block, newlines)) = last_text
+                    && let Some(with_newline) = last_text
                     && let Some(last) = blocks.last_mut()
                 {
-                    last.0 = lines::with_newlines(t, line, block, newlines + 1);
+                    last.0 = with_newline;
                 }
-                let content = self.lines.of(t, i);
-                let n = content.hashes.len();
                 blocks.extend(content.hashes.iter().enumerate().map(|(j, h)| {
                     let at = Source::Line {
                         line: i as u32,
@@ -359,7 +347,7 @@ impl<'t> Planner<'t> {
                     };
                     (*h, at)
                 }));
-                last_text = content.last_is_text.then_some((i, n - 1, 0));
+                last_text = content.newline_last;
                 last_is_object = content.last_is_object;
                 cache_control |= content.cache_control;
                 lone = content.lone_text_not_plain;

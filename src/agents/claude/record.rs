@@ -1,6 +1,7 @@
 //! What a Claude Code transcript's lines say, as the loader ([`super::load`]) records them: the
 //! fields every conversational line carries and one kind per line type.
 
+use super::content::Content;
 use crate::core::lines::SkippedLine;
 
 /// A transcript as its lines say it.
@@ -14,6 +15,13 @@ pub struct Transcript {
     pub notes: Vec<String>,
     /// Non-blank lines read: `lines.len() + skipped.len()`.
     pub non_blank_lines: usize,
+    /// The first line of each `uuid` (what [`Line::duplicate_of`] points at).
+    pub(crate) uuids: super::uuids::LinesByUuid,
+    /// A lean load left messages' contents out (`load::Loader::lean`): what reads them
+    /// (`compile`, `view`, `diff`, `check`) needs the file loaded again whole.
+    pub content_left_out: bool,
+    /// The lean load left out contents that `steps` needs after all: load the file again whole.
+    pub needs_content: bool,
 }
 
 /// One line's record: the fields every conversational line carries, and its kind.
@@ -42,7 +50,8 @@ pub struct Line {
 #[derive(Debug, Clone)]
 pub enum LineKind {
     User(User),
-    Assistant(Assistant),
+    /// Boxed: the largest kind, and a line's size is paid by every line.
+    Assistant(Box<Assistant>),
     System(System),
     /// 1.0.x: a session title from a side request.
     Summary {
@@ -57,7 +66,7 @@ pub enum LineKind {
     /// 2.1.x: a subagent's progress, embedding its messages (with usage) as the subagent's own
     /// file records them too.
     Progress,
-    ApiRequest(ApiRequest),
+    ApiRequest(Box<ApiRequest>),
     /// 2.1.3xx: a message of a replayed request, by the sha256 of its canonical JSON.
     ApiRequestBlob {
         hash: Box<str>,
@@ -100,6 +109,10 @@ pub struct User {
     pub content: Box<str>,
     /// The `tool_use_id` of each `tool_result` block, in order.
     pub tool_results: Vec<Box<str>>,
+    /// Its content blocks as a prompt holds them (hashed once, as the line is read).
+    pub blocks: Content,
+    /// Blocks of its content that are not block objects promptc reads (named in the notes).
+    pub unread_blocks: Box<[usize]>,
     /// `isMeta`: a local command's caveat or echo, sent to the model.
     pub meta: bool,
     /// `isCompactSummary`: the summary a compaction left.
@@ -119,6 +132,10 @@ pub struct Assistant {
     pub content: Box<str>,
     /// The `id` of each `tool_use` block, in order.
     pub tool_uses: Vec<Box<str>>,
+    /// Its content blocks as a prompt holds them (hashed once, as the line is read).
+    pub blocks: Content,
+    /// Blocks of its content that are not block objects promptc reads (named in the notes).
+    pub unread_blocks: Box<[usize]>,
     /// A `thinking` or `redacted_thinking` block is among its blocks.
     pub thinking: bool,
     pub usage: Option<Usage>,

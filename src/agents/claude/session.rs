@@ -78,8 +78,20 @@ impl Session {
     pub fn new(transcript: Transcript) -> Session {
         let conversation = conversation(&transcript);
         let thread = conversation.shown_thread();
+        Session::of_thread(transcript, conversation, thread)
+    }
+
+    /// The steps of one thread of a transcript (a subagent's, a 1.0.x sidechain's).
+    pub fn of_thread(
+        transcript: Transcript,
+        conversation: Conversation,
+        thread: ThreadKey,
+    ) -> Session {
         let (t, c) = (&transcript, &conversation);
         let mut planner = Planner::new(t, c);
+        // A response copying an earlier one of this file (2.0.31's rewrite): counted once by
+        // usage, shown as a copy here, not planned.
+        let copies = super::usage::copied_responses(t, c);
         let mut claude_steps = Vec::new();
         let mut steps: Vec<Step> = Vec::new();
         let mut turns: Vec<Turn> = Vec::new();
@@ -115,8 +127,13 @@ impl Session {
             };
             let version = t.lines[version_line].version.as_deref().map(str::to_string);
             let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
-            let planned = planner.plan(index);
             let compaction = request.kind == RequestKind::Compaction;
+            let copy = request.response.is_some_and(|r| copies[r]);
+            let planned = if copy {
+                Planned::RecordElsewhere
+            } else {
+                planner.plan(index)
+            };
             let copied = matches!(planned, Planned::RecordElsewhere) && !compaction;
             let prompt = match planned {
                 Planned::Prompt(prompt) if !compaction => Some(prompt),

@@ -7,6 +7,7 @@ use super::load::{LineKind, LoadError, Loader};
 use super::session::Session;
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
+use crate::core::parallel::Threads;
 use crate::test_support::claude_sample_bytes;
 
 fn non_blank_lines(bytes: &[u8]) -> usize {
@@ -294,6 +295,49 @@ fn bad_lines_are_skipped_with_their_line_and_reason() {
     );
 }
 
+/// With a helper thread, bad lines are skipped as on one thread, and the last line cut short is
+/// named so, whatever the pieces.
+#[test]
+fn a_helper_thread_reads_bad_lines_as_one_thread_does() {
+    let text = concat!(
+        "{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        "not json\n",
+        "\r\n",
+        "[1,2]\n",
+        "{\"type\":\"user\",\"uuid\":\"a\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"again\"}]}}\n",
+        "{\"type\":\"brand-new\"}\n",
+        "{\"type\":\"user\",\"uuid\":\"f\",\"message\":{\"content\":\"cut",
+    );
+    let one = load("t.jsonl", text.as_bytes()).unwrap();
+    for piece in 1..text.len() {
+        let mut loader = Loader::with_threads("t.jsonl", Threads::new(2));
+        for chunk in text.as_bytes().chunks(piece) {
+            loader.push(chunk);
+        }
+        let two = loader.finish().unwrap();
+        assert_eq!(
+            format!("{:?}", two.lines),
+            format!("{:?}", one.lines),
+            "{piece}"
+        );
+        assert_eq!(
+            format!("{:?}", two.skipped),
+            format!("{:?}", one.skipped),
+            "{piece}"
+        );
+        assert_eq!(two.notes, one.notes, "{piece}");
+        assert_eq!(two.non_blank_lines, 6, "{piece}");
+    }
+    assert_eq!(one.lines[1].duplicate_of, Some(0));
+    assert!(
+        one.skipped
+            .last()
+            .unwrap()
+            .reason
+            .starts_with("last line cut short")
+    );
+}
+
 #[test]
 fn a_file_of_no_json_object_is_no_transcript() {
     assert!(matches!(
@@ -327,6 +371,18 @@ fn pieces_of_any_size_load_as_the_whole() {
                     format!("{:?}", whole.lines),
                     "{name}"
                 );
+            }
+            // Half of each piece read on a helper thread: the same lines, in the same order.
+            for piece in [1, 300, 4096, 1 << 20] {
+                let mut loader = Loader::with_threads(&name, Threads::new(2));
+                for chunk in bytes.chunks(piece) {
+                    loader.push(chunk);
+                }
+                let t = loader.finish().unwrap();
+                let read = |t: &super::Transcript| {
+                    format!("{:?}", (&t.lines, &t.skipped, &t.notes, t.non_blank_lines))
+                };
+                assert_eq!(read(&t), read(&whole), "{name} in {piece}");
             }
         }
     }
@@ -989,4 +1045,352 @@ fn planned_prompts_are_the_compiled_bodies_blocks() {
     }
     assert!(checked > 1000, "{checked} requests");
     assert!(replayed >= 42, "{replayed} replayed requests");
+}
+
+/// The lines of `text`, one JSON object a line.
+fn transcript_of(lines: &[serde_json::Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// A call's results are gathered from every branch (parallel calls branch the tree), but only
+/// those answering the copy of the call the walk went through: 2.0.31 rewrites old lines under
+/// new uuids in the same file, and the original result on the old branch is not sent again.
+#[test]
+fn results_pair_with_the_copy_of_their_call_the_walk_went_through() {
+    use serde_json::json;
+    let user = |uuid: &str, parent: Option<&str>, content: serde_json::Value| {
+        json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+               "message": {"role": "user", "content": content}})
+    };
+    let assistant = |uuid: &str, parent: &str, id: &str, content: serde_json::Value| {
+        json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+               "message": {"id": id, "model": "m", "role": "assistant", "content": content,
+                           "usage": {"input_tokens": 1, "output_tokens": 1}}})
+    };
+    let call = json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]);
+    let result = json!([{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]);
+    let text = transcript_of(&[
+        user("u1", None, json!("read it")),
+        assistant("a1", "u1", "m1", call.clone()),
+        user("r1", Some("a1"), result.clone()),
+        assistant("a2", "r1", "m2", json!([{"type": "text", "text": "done"}])),
+        // The rewrite: the same lines under new uuids, then the session goes on.
+        user("u1b", None, json!("read it")),
+        assistant("a1b", "u1b", "m1", call),
+        user("r1b", Some("a1b"), result),
+        assistant(
+            "a2b",
+            "r1b",
+            "m2",
+            json!([{"type": "text", "text": "done"}]),
+        ),
+        user("p2", Some("a2b"), json!("and now?")),
+        assistant("a3", "p2", "m3", json!([{"type": "text", "text": "ok"}])),
+    ]);
+    let t = load("rewrite.jsonl", text.as_bytes()).unwrap();
+    let c = conversation(&t);
+    let last = c.requests.last().unwrap();
+    assert_eq!(t.lines[last.at].uuid.as_deref(), Some("a3"));
+    let history = c.history(&t, last);
+    let results: Vec<&str> = history
+        .messages
+        .iter()
+        .flat_map(|m| &m.lines)
+        .filter(|&&i| matches!(&t.lines[i].kind, LineKind::User(u) if !u.tool_results.is_empty()))
+        .map(|&i| t.lines[i].uuid.as_deref().unwrap())
+        .collect();
+    assert_eq!(results, ["r1b"]);
+    // The same on the real 2.0.31 sample that does it (lines 13-23 copy lines 1-10).
+    let samples = claude_sample_bytes();
+    let Some((name, bytes)) = samples
+        .iter()
+        .find(|(n, _)| n.starts_with("LilLeapo__cccc_clash_test__907c37e4"))
+    else {
+        return;
+    };
+    let t = load(name, bytes).unwrap();
+    let c = conversation(&t);
+    for request in &c.requests {
+        for m in c.history(&t, request).messages {
+            let ids: Vec<&str> = m
+                .lines
+                .iter()
+                .filter_map(|&i| match &t.lines[i].kind {
+                    LineKind::User(u) => u.tool_results.first().map(AsRef::as_ref),
+                    _ => None,
+                })
+                .collect();
+            let mut unique = ids.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(
+                ids.len(),
+                unique.len(),
+                "{name}: request at line {}: {ids:?}",
+                t.lines[request.at].number
+            );
+        }
+    }
+}
+
+/// 1.0.x writes each subagent's lines into the session's file (`isSidechain`, no `agentId`):
+/// two subagents running at once are two threads, each from its own first line (the one whose
+/// parent is not a line of the sidechain), not one.
+#[test]
+fn each_inline_sidechain_is_a_thread_of_its_own() {
+    use serde_json::json;
+    let line = |kind: &str, uuid: &str, parent: Option<&str>, side: bool, id: &str| {
+        let message = if kind == "user" {
+            json!({"role": "user", "content": format!("prompt {uuid}")})
+        } else {
+            json!({"id": id, "model": "m", "role": "assistant",
+                   "content": [{"type": "text", "text": "ok"}],
+                   "usage": {"input_tokens": 1, "output_tokens": 1}})
+        };
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": side,
+               "version": "1.0.108", "message": message})
+    };
+    let text = transcript_of(&[
+        line("user", "m1", None, false, ""),
+        // Two Task subagents, their lines interleaved.
+        line("user", "s1", None, true, ""),
+        line("user", "s2", None, true, ""),
+        line("assistant", "s1a", Some("s1"), true, "ms1"),
+        line("assistant", "s2a", Some("s2"), true, "ms2"),
+        line("user", "s1b", Some("s1a"), true, ""),
+        line("user", "s2b", Some("s2a"), true, ""),
+        line("assistant", "s1c", Some("s1b"), true, "ms1c"),
+        line("assistant", "s2c", Some("s2b"), true, "ms2c"),
+        line("assistant", "m1a", Some("m1"), false, "mm1"),
+    ]);
+    let t = load("sidechains.jsonl", text.as_bytes()).unwrap();
+    let c = conversation(&t);
+    let mut threads: Vec<(ThreadKey, usize)> = Vec::new();
+    for r in &c.requests {
+        match threads.iter_mut().find(|(k, _)| *k == r.thread) {
+            Some((_, n)) => *n += 1,
+            None => threads.push((r.thread.clone(), 1)),
+        }
+    }
+    assert_eq!(
+        threads,
+        [
+            (ThreadKey::Sidechain("s1".into()), 2),
+            (ThreadKey::Sidechain("s2".into()), 2),
+            (ThreadKey::Main, 1),
+        ]
+    );
+    // Each sidechain's steps: a cold start, then the request after it (its own history).
+    for root in ["s1", "s2"] {
+        let s = Session::of_thread(t.clone(), c.clone(), ThreadKey::Sidechain(root.into()));
+        assert_eq!(crate::AgentSession::steps(&s).len(), 2, "{root}");
+        let last = &c.requests[s.claude_steps[1].request];
+        let history = c.history(&t, last);
+        let first = history.messages[0].lines[0];
+        assert_eq!(t.lines[first].uuid.as_deref(), Some(root));
+    }
+    // A real 1.0.108 session with two subagents, one after the other (lines 16 and 26 start them).
+    let samples = claude_sample_bytes();
+    if let Some((name, bytes)) = samples
+        .iter()
+        .find(|(n, _)| n.starts_with("d-kimuson__claude-code-viewer__5c0375b4"))
+    {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let mut roots: Vec<&ThreadKey> = c
+            .requests
+            .iter()
+            .map(|r| &r.thread)
+            .filter(|k| matches!(k, ThreadKey::Sidechain(_)))
+            .collect();
+        roots.dedup();
+        assert_eq!(roots.len(), 2, "{name}: {roots:?}");
+    }
+}
+
+/// A content array holding something other than block objects is kept as written, the blocks
+/// around it still read (a result still pairs its call), and it is named in a note with its
+/// line, never dropped without a word.
+#[test]
+fn a_content_array_with_non_blocks_is_read_around_them_and_named() {
+    let text = concat!(
+        "{\"type\":\"assistant\",\"uuid\":\"a\",\"parentUuid\":null,\"message\":{\"id\":\"m1\",\"model\":\"x\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{}},\"stray text\"]}}\n",
+        "{\"type\":\"user\",\"uuid\":\"b\",\"parentUuid\":\"a\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"},7,{\"type\":5}]}}\n",
+    );
+    let t = load("t.jsonl", text.as_bytes()).unwrap();
+    let LineKind::Assistant(a) = &t.lines[0].kind else {
+        panic!("an assistant line")
+    };
+    assert_eq!(a.tool_uses, vec!["t1".into()] as Vec<Box<str>>);
+    let LineKind::User(u) = &t.lines[1].kind else {
+        panic!("a user line")
+    };
+    assert_eq!(u.tool_results, vec!["t1".into()] as Vec<Box<str>>);
+    assert_eq!(
+        t.notes,
+        [
+            "line 1: `message.content` block 1 is not a content block promptc reads (kept and sent as written; it pairs no call)",
+            "line 2: `message.content` blocks 1, 2 are not content blocks promptc reads (kept and sent as written; they pair no call)",
+        ]
+    );
+    // Every block is still sent, as written.
+    assert_eq!(u.blocks.hashes.len(), 3);
+}
+
+/// 2.0.31 rewrites old lines under new uuids into the same file: the copied responses are the
+/// requests of the original lines, shown by `steps` as copies and not judged, as `usage` counts
+/// them once (a response with the same `message.id` and usage as an earlier one).
+#[test]
+fn steps_show_a_rewritten_files_copied_requests_as_copies() {
+    use super::usage::billed_requests;
+    let samples = claude_sample_bytes();
+    let mut inputs: Vec<(String, Vec<u8>)> = samples
+        .iter()
+        .filter(|(n, _)| n.starts_with("LilLeapo__cccc_clash_test__907c37e4"))
+        .cloned()
+        .collect();
+    // The same shape, small: two requests, their copies, one more.
+    let user = |uuid: &str, parent: Option<&str>, text: &str| {
+        serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+                           "message": {"role": "user", "content": text}})
+    };
+    let assistant = |uuid: &str, parent: &str, id: &str, read: u64| {
+        serde_json::json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "version": "2.0.31",
+            "message": {"id": id, "model": "m", "role": "assistant",
+                        "content": [{"type": "text", "text": "ok"}],
+                        "usage": {"input_tokens": 3, "cache_read_input_tokens": read,
+                                  "cache_creation_input_tokens": 10, "output_tokens": 1}}})
+    };
+    let text = transcript_of(&[
+        user("u1", None, "one"),
+        assistant("a1", "u1", "m1", 0),
+        user("u2", Some("a1"), "two"),
+        assistant("a2", "u2", "m2", 10),
+        user("u1b", None, "one"),
+        assistant("a1b", "u1b", "m1", 0),
+        user("u2b", Some("a1b"), "two"),
+        assistant("a2b", "u2b", "m2", 10),
+        user("u3", Some("a2b"), "three"),
+        assistant("a3", "u3", "m3", 20),
+    ]);
+    inputs.push(("rewrite.jsonl".into(), text.into_bytes()));
+    for (name, bytes) in &inputs {
+        let t = load(name, bytes).unwrap();
+        let c = conversation(&t);
+        let session = Session::of_thread(t.clone(), c.clone(), ThreadKey::Main);
+        let plan = super::session::plan(&session, Default::default(), Default::default());
+        let rows = crate::cache::analyze(&session, &plan);
+        let copies: Vec<usize> = (0..rows.len())
+            .filter(|&k| session.claude_steps[k].copied)
+            .collect();
+        for &k in &copies {
+            assert_eq!(
+                rows[k].verdict,
+                crate::cache::Verdict::Copied,
+                "{name}: row {k}"
+            );
+        }
+        // What `usage` counts once: each (message.id, usage) of the file.
+        let mut keys = Vec::new();
+        for r in billed_requests(&t, &c, Default::default()) {
+            if let Some(key) = r.key()
+                && !keys.contains(&key)
+            {
+                keys.push(key);
+            }
+        }
+        assert_eq!(rows.len() - copies.len(), keys.len(), "{name}");
+        let expected: &[usize] = if name == "rewrite.jsonl" {
+            &[2, 3]
+        } else {
+            &[4, 5, 6, 7]
+        };
+        assert_eq!(copies, expected, "{name}");
+    }
+}
+
+/// `steps` on a lean load (messages' contents left out but for 2.1.3xx's) is `steps` on the
+/// whole one, on every sample and recording; a load that cannot be lean says so.
+#[test]
+fn steps_of_a_lean_load_are_the_whole_loads() {
+    // Each thread's rows and the facts they are drawn from.
+    let steps =
+        |t: &super::load::Transcript, c: &super::thread::Conversation, thread: &ThreadKey| {
+            let s = Session::of_thread(t.clone(), c.clone(), thread.clone());
+            let plan = super::session::plan(&s, Default::default(), Default::default());
+            let rows = crate::cache::analyze(&s, &plan);
+            format!(
+                "{:?}\n{:?}\n{:?}",
+                crate::AgentSession::steps(&s),
+                plan.fingerprints,
+                rows
+            )
+        };
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    let mut left_out = 0;
+    for (name, bytes) in &inputs {
+        let whole = load(name, bytes).unwrap();
+        let mut loader = Loader::lean(name, Threads::new(2));
+        for chunk in bytes.chunks(100_000) {
+            loader.push(chunk);
+        }
+        let lean = loader.finish().unwrap();
+        assert!(!lean.needs_content, "{name}");
+        left_out += usize::from(lean.content_left_out);
+        let (cw, cl) = (conversation(&whole), conversation(&lean));
+        let mut threads: Vec<ThreadKey> = cw.requests.iter().map(|r| r.thread.clone()).collect();
+        threads.sort();
+        threads.dedup();
+        for thread in &threads {
+            assert_eq!(
+                steps(&lean, &cl, thread),
+                steps(&whole, &cw, thread),
+                "{name}: {thread:?}"
+            );
+        }
+    }
+    assert!(left_out > 150, "{left_out} transcripts left contents out");
+    // What calls for the contents after all.
+    let lean = |text: String| {
+        let mut loader = Loader::lean("t.jsonl", Threads::default());
+        loader.push(text.as_bytes());
+        loader.finish().unwrap()
+    };
+    let line = |uuid: &str, parent: Option<&str>, version: &str, content: serde_json::Value| {
+        serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": version,
+                           "sessionId": "s", "message": {"role": "user", "content": content}})
+    };
+    let plain = transcript_of(&[line("a", None, "2.1.100", serde_json::json!("hi"))]);
+    assert!(lean(plain.clone()).content_left_out && !lean(plain).needs_content);
+    // A lone text block of another shape in a user message: compiled whole.
+    let odd = transcript_of(&[line(
+        "a",
+        None,
+        "2.1.100",
+        serde_json::json!([{"text": "hi", "type": "text"}]),
+    )]);
+    assert!(lean(odd).needs_content);
+    // Parents in a cycle.
+    let cycle = transcript_of(&[
+        line("a", Some("b"), "2.1.100", serde_json::json!("one")),
+        line("b", Some("a"), "2.1.100", serde_json::json!("two")),
+    ]);
+    assert!(lean(cycle).needs_content);
+    // A session resumed by a build that writes replay records: they may name older lines.
+    let record = serde_json::json!({"type": "api-request", "id": "r", "sessionId": "s", "keep": 0,
+                                    "tail": [], "version": "2.1.332"});
+    let resumed = transcript_of(&[
+        line("a", None, "2.1.100", serde_json::json!("hi")),
+        record.clone(),
+    ]);
+    assert!(lean(resumed).needs_content);
+    let other_session = transcript_of(&[
+        line("a", None, "2.1.100", serde_json::json!("hi")),
+        serde_json::json!({"type": "api-request", "id": "r", "sessionId": "t", "keep": 0,
+                           "tail": [], "version": "2.1.332"}),
+    ]);
+    assert!(!lean(other_session).needs_content);
 }

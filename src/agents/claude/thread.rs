@@ -10,7 +10,7 @@
 // from a file one reads oneself, and several times faster).
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::load::{Line, LineKind, Transcript, Usage};
+use super::load::{LineKind, Transcript, Usage};
 
 /// One response of the model.
 #[derive(Debug, Clone)]
@@ -33,20 +33,58 @@ pub struct Response {
     pub reused_id: bool,
 }
 
-/// Which thread a line belongs to: the main one, a subagent (`agentId`, 2.0.x+), or the inline
-/// sidechain of a 1.0.x file (no `agentId`).
+/// Which thread a line belongs to: the main one, a subagent (`agentId`, 2.0.x+), or an inline
+/// sidechain of a 1.0.x file (no `agentId`): each subagent's lines there are a tree of their
+/// own, named by the `uuid` of its root (the line whose parent is not a sidechain line).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThreadKey {
     Main,
     Subagent(Box<str>),
-    Sidechain,
+    Sidechain(Box<str>),
 }
 
-impl ThreadKey {
-    fn of(line: &Line) -> ThreadKey {
+/// Lines whose thread is an inline sidechain: the root of each (an index into the lines).
+fn sidechain_roots(t: &Transcript, parent: &[Option<Result<usize, Box<str>>>]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    // On the path being walked.
+    const WALKING: u32 = u32::MAX - 1;
+    let inline = |i: usize| t.lines[i].sidechain && t.lines[i].agent_id.is_none();
+    let mut root = vec![NONE; t.lines.len()];
+    let mut path = Vec::new();
+    for i in 0..t.lines.len() {
+        if !inline(i) || root[i] != NONE {
+            continue;
+        }
+        // Up through the sidechain's lines to its root (a cycle ends like a root).
+        let mut at = i;
+        let found = loop {
+            path.push(at);
+            root[at] = WALKING;
+            match parent[at] {
+                Some(Ok(p)) if inline(p) && root[p] == NONE => at = p,
+                Some(Ok(p)) if inline(p) && root[p] != WALKING => break root[p],
+                _ => break at as u32,
+            }
+        };
+        for &j in &path {
+            root[j] = found;
+        }
+        path.clear();
+    }
+    root
+}
+
+impl Conversation {
+    /// The thread of line `i`.
+    pub fn thread_of(&self, t: &Transcript, i: usize) -> ThreadKey {
+        let line = &t.lines[i];
         match (&line.agent_id, line.sidechain) {
             (Some(agent), true) => ThreadKey::Subagent(agent.clone()),
-            (None, true) => ThreadKey::Sidechain,
+            (None, true) => {
+                let root = self.sidechain_root.get(i).copied().unwrap_or(u32::MAX);
+                let root = t.lines.get(root as usize).unwrap_or(line);
+                ThreadKey::Sidechain(root.uuid.clone().unwrap_or_default())
+            }
             _ => ThreadKey::Main,
         }
     }
@@ -103,26 +141,27 @@ pub struct Conversation {
     pub responses: Vec<Response>,
     /// Every request, in file order, of every thread.
     pub requests: Vec<Request>,
-    /// The first line of each `uuid`.
-    by_uuid: HashMap<Box<str>, usize>,
     /// Each line's parent line, where the file has it; `Err` names a parent it does not have.
     parent: Vec<Option<Result<usize, Box<str>>>>,
     /// The response of each assistant line.
-    response_of: HashMap<usize, usize>,
-    /// The response that made each call.
-    call_of: HashMap<Box<str>, usize>,
-    /// Every line answering a call, by call id, in file order.
-    results: HashMap<Box<str>, Vec<usize>>,
+    response_of: Vec<u32>,
+    /// The root line of each inline sidechain line (`u32::MAX` for others).
+    sidechain_root: Vec<u32>,
+    /// The response that made each call (by the call id's hash, then response: the first
+    /// response whose calls have the id is the one).
+    calls: Vec<(u64, usize)>,
+    /// Every line answering a call (by the call id's hash, then line: file order).
+    results: Vec<(u64, usize)>,
 }
 
 impl Conversation {
     /// Whether `request` answers a prompt (its history ends with a user line that is no tool
     /// result, past the attachments and bookkeeping written after it): it starts a turn.
     pub fn answers_prompt(&self, t: &Transcript, request: &Request) -> bool {
-        let mut next = request.leaf.as_deref();
+        let mut next = self.leaf(t, request);
         let mut steps = 0;
-        while let Some(uuid) = next {
-            let Some(&i) = self.by_uuid.get(uuid) else {
+        while let Some(found) = next {
+            let Ok(i) = found else {
                 return false;
             };
             match &t.lines[i].kind {
@@ -134,9 +173,25 @@ impl Conversation {
             if steps > t.lines.len() {
                 return false;
             }
-            next = t.lines[i].parent.as_deref();
+            next = self.parent_of(i);
         }
         false
+    }
+
+    /// The line `request`'s history ends at: `Err` names a line the file does not have.
+    pub(crate) fn leaf<'a>(
+        &'a self,
+        t: &Transcript,
+        request: &'a Request,
+    ) -> Option<Result<usize, &'a str>> {
+        match request.kind {
+            // The parent of its response's first line: already found.
+            RequestKind::Sampling => self.parent_of(request.at),
+            RequestKind::Compaction => {
+                let uuid = request.leaf.as_deref()?;
+                Some(t.uuids.get(uuid).ok_or(uuid))
+            }
+        }
     }
 
     /// The thread commands show: the main one, or in a subagent's own file (where the main
@@ -171,36 +226,36 @@ impl Conversation {
 /// asked for, [`Conversation::history`]).
 pub fn conversation(t: &Transcript) -> Conversation {
     let lines = &t.lines;
-    let mut by_uuid = HashMap::new();
-    let mut results: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+    let by_uuid = &t.uuids;
+    let mut results: Vec<(u64, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if line.duplicate_of.is_some() {
             continue;
         }
-        if let Some(uuid) = &line.uuid {
-            by_uuid.insert(uuid.clone(), i);
-        }
         if let LineKind::User(u) = &line.kind {
-            for id in &u.tool_results {
-                results.entry(id.clone()).or_default().push(i);
-            }
+            results.extend(u.tool_results.iter().map(|id| (id_hash(id), i)));
         }
     }
-    let parent = lines
+    results.sort_unstable();
+    results.dedup();
+    let parent: Vec<_> = lines
         .iter()
         .map(|line| {
             line.parent
                 .as_ref()
-                .map(|p| by_uuid.get(p).copied().ok_or_else(|| p.clone()))
+                .map(|p| by_uuid.get(p).ok_or_else(|| p.clone()))
         })
         .collect();
-    let (responses, response_of) = responses(lines);
-    let mut call_of = HashMap::new();
+    let mut c = Conversation {
+        sidechain_root: sidechain_roots(t, &parent),
+        parent,
+        ..Conversation::default()
+    };
+    let (responses, response_of) = responses(t, &c);
+    let mut calls: Vec<(u64, usize)> = Vec::new();
     let mut requests = Vec::new();
     for (r, response) in responses.iter().enumerate() {
-        for id in &response.tool_uses {
-            call_of.entry(id.clone()).or_insert(r);
-        }
+        calls.extend(response.tool_uses.iter().map(|id| (id_hash(id), r)));
         if !response.synthetic {
             let at = response.lines[0];
             requests.push(Request {
@@ -218,7 +273,7 @@ pub fn conversation(t: &Transcript) -> Conversation {
         {
             requests.push(Request {
                 kind: RequestKind::Compaction,
-                thread: ThreadKey::of(line),
+                thread: c.thread_of(t, at),
                 response: None,
                 at,
                 leaf: line.logical_parent.clone(),
@@ -226,21 +281,20 @@ pub fn conversation(t: &Transcript) -> Conversation {
         }
     }
     requests.sort_by_key(|r| r.at);
-    Conversation {
-        responses,
-        requests,
-        by_uuid,
-        parent,
-        response_of,
-        call_of,
-        results,
-    }
+    calls.sort_unstable();
+    c.responses = responses;
+    c.requests = requests;
+    c.response_of = response_of;
+    c.calls = calls;
+    c.results = results;
+    c
 }
 
 /// The responses of the file, and the response of each assistant line.
-fn responses(lines: &[Line]) -> (Vec<Response>, HashMap<usize, usize>) {
+fn responses(t: &Transcript, c: &Conversation) -> (Vec<Response>, Vec<u32>) {
+    let lines = &t.lines;
     let mut responses: Vec<Response> = Vec::new();
-    let mut response_of = HashMap::new();
+    let mut response_of = vec![u32::MAX; lines.len()];
     // The open response of each (thread, message id, request id), and the prompts seen when it
     // last grew: a prompt in between means a new response under a reused id.
     let mut open: HashMap<(ThreadKey, &str, Option<&str>), (usize, usize)> = HashMap::new();
@@ -257,7 +311,7 @@ fn responses(lines: &[Line]) -> (Vec<Response>, HashMap<usize, usize>) {
             }
             _ => continue,
         };
-        let thread = ThreadKey::of(line);
+        let thread = c.thread_of(t, i);
         let key = a
             .message_id
             .as_deref()
@@ -290,7 +344,7 @@ fn responses(lines: &[Line]) -> (Vec<Response>, HashMap<usize, usize>) {
         if a.usage.is_some() {
             response.usage = a.usage;
         }
-        response_of.insert(i, index);
+        response_of[i] = index as u32;
     }
     (responses, response_of)
 }
@@ -303,15 +357,13 @@ impl Conversation {
         let lines = &t.lines;
         let mut chain = Vec::new();
         let mut missing_parent = None;
-        let mut next = match request.leaf.as_deref() {
+        let mut next = match self.leaf(t, request) {
             None => None,
-            Some(uuid) => match self.by_uuid.get(uuid) {
-                Some(&i) => Some(i),
-                None => {
-                    missing_parent = Some(uuid.into());
-                    None
-                }
-            },
+            Some(Ok(i)) => Some(i),
+            Some(Err(uuid)) => {
+                missing_parent = Some(uuid.into());
+                None
+            }
         };
         while let Some(i) = next {
             // A cycle (a hand-edited file) ends the walk like a root.
@@ -343,7 +395,7 @@ impl Conversation {
             let line = &lines[i];
             let (role, run) = match &line.kind {
                 LineKind::Assistant(_) => {
-                    let Some(&r) = self.response_of.get(&i) else {
+                    let Some(r) = self.response_of(i) else {
                         continue;
                     };
                     if !done_responses.insert(r) {
@@ -365,7 +417,7 @@ impl Conversation {
                     let mut run: Vec<usize> = u
                         .tool_results
                         .iter()
-                        .flat_map(|id| self.sibling_results(id))
+                        .flat_map(|id| self.sibling_results(t, i, id))
                         .filter(|&l| l < at && !done_results.contains(&l))
                         .collect();
                     run.sort_unstable();
@@ -398,11 +450,6 @@ impl Conversation {
         }
     }
 
-    /// The line of `uuid` (its first, where a resume copied it).
-    pub(crate) fn line_of(&self, uuid: &str) -> Option<usize> {
-        self.by_uuid.get(uuid).copied()
-    }
-
     /// Line `i`'s parent line, where the file has it; `Err` names a parent it does not have.
     pub(crate) fn parent_of(&self, i: usize) -> Option<Result<usize, &str>> {
         self.parent[i]
@@ -412,22 +459,67 @@ impl Conversation {
 
     /// The response of assistant line `i`.
     pub(crate) fn response_of(&self, i: usize) -> Option<usize> {
-        self.response_of.get(&i).copied()
+        self.response_of
+            .get(i)
+            .filter(|&&r| r != u32::MAX)
+            .map(|&r| r as usize)
     }
 
-    /// The result lines of every call of the response that made call `id`.
-    pub(crate) fn sibling_results(&self, id: &str) -> Vec<usize> {
+    /// The response whose calls result line `l` answers, by its parents: the assistant line
+    /// above it, past the results before it (a parallel call's result is a child of its call's
+    /// line, or of the result before it); `None` where its parents do not say.
+    fn answered(&self, t: &Transcript, l: usize) -> Option<usize> {
+        let mut i = l;
+        for _ in 0..t.lines.len() {
+            let p = self.parent_of(i)?.ok()?;
+            match &t.lines[p].kind {
+                LineKind::Assistant(_) => return self.response_of(p),
+                LineKind::User(u) if !u.tool_results.is_empty() => i = p,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The result lines of every call of the response that made call `id`, which result line
+    /// `line` answers: from every branch (each parallel result is on a branch of its own), but
+    /// only those that answer the same copy of the calls (2.0.31 rewrites old lines under new
+    /// uuids into the same file: the original results answer the original response).
+    pub(crate) fn sibling_results(&self, t: &Transcript, line: usize, id: &str) -> Vec<usize> {
+        let mine = self.answered(t, line);
+        let same_copy = |l: usize| {
+            mine.is_none() || l == line || self.answered(t, l).is_none_or(|r| Some(r) == mine)
+        };
         let one = [id];
-        let ids: Vec<&str> = match self.call_of.get(id) {
-            Some(&r) => self.responses[r]
+        let caller = with_hash(&self.calls, id_hash(id))
+            .find(|&r| self.responses[r].tool_uses.iter().any(|u| **u == *id));
+        let ids: Vec<&str> = match caller {
+            Some(r) => self.responses[r]
                 .tool_uses
                 .iter()
                 .map(AsRef::as_ref)
                 .collect(),
             None => one.to_vec(),
         };
+        let answers = |l: usize, id: &str| matches!(&t.lines[l].kind, LineKind::User(u) if u.tool_results.iter().any(|r| **r == *id));
         ids.iter()
-            .flat_map(|id| self.results.get(*id).into_iter().flatten().copied())
+            .flat_map(|id| with_hash(&self.results, id_hash(id)).filter(move |&l| answers(l, id)))
+            .filter(|&l| same_copy(l))
             .collect()
     }
+}
+
+/// A call id's key in [`Conversation`]'s sorted lists (a hash: the lists keep no copy of the
+/// ids; a match is checked against the lines).
+fn id_hash(id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
+}
+
+/// The values under `hash` in a list sorted by (hash, value), in order.
+fn with_hash(list: &[(u64, usize)], hash: u64) -> impl Iterator<Item = usize> + '_ {
+    let start = list.partition_point(|&(h, _)| h < hash);
+    list[start..]
+        .iter()
+        .take_while(move |&&(h, _)| h == hash)
+        .map(|&(_, v)| v)
 }

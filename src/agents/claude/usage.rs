@@ -119,7 +119,7 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, mut judged: Judged) -> 
     threads.dedup();
     let side: Vec<ThreadKey> = threads
         .iter()
-        .filter(|k| is_warmup(t, k))
+        .filter(|k| is_warmup(t, c, k))
         .cloned()
         .collect();
     let mut out = Vec::new();
@@ -184,6 +184,26 @@ pub fn judge(session: &Session) -> Judged {
     out
 }
 
+/// The responses of `c` that copy an earlier one of the same file (the same `message.id` and
+/// usage: 2.0.31 rewrites old lines under new uuids into the file), indexed as
+/// `Conversation::responses`: counted once by [`billed_requests`]' keys, shown as copies by
+/// `steps`.
+pub fn copied_responses(t: &Transcript, c: &Conversation) -> Vec<bool> {
+    let mut copied = vec![false; c.responses.len()];
+    let mut seen: foldhash::HashSet<(&str, Tokens)> = foldhash::HashSet::default();
+    for request in &c.requests {
+        let (RequestKind::Sampling, Some(r)) = (request.kind, request.response) else {
+            continue;
+        };
+        let response = &c.responses[r];
+        let (Some(id), Some(_)) = (response.message_id.as_deref(), response.usage) else {
+            continue;
+        };
+        copied[r] = !seen.insert((id, largest(t, &response.lines)));
+    }
+    copied
+}
+
 /// Each count at its largest over a response's lines. With Anthropic that is the last line's
 /// (the input counts repeat, output only grows); some backends write a first line of zero usage,
 /// or a last line whose input is a constant placeholder (a local Qwen proxy: 2050 on every final
@@ -215,14 +235,24 @@ pub fn compactions(c: &Conversation) -> usize {
 }
 
 /// A 2.0.x warmup thread: its first prompt is the text `Warmup`.
-fn is_warmup(t: &Transcript, thread: &ThreadKey) -> bool {
+fn is_warmup(t: &Transcript, c: &Conversation, thread: &ThreadKey) -> bool {
     if *thread == ThreadKey::Main {
         return false;
     }
-    let first = t.lines.iter().find_map(|line| match &line.kind {
-        LineKind::User(u) if line.duplicate_of.is_none() && same_thread(line, thread) => Some(u),
-        _ => None,
-    });
+    let first = t
+        .lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, line)| match &line.kind {
+            LineKind::User(u)
+                if line.duplicate_of.is_none()
+                    && line.sidechain
+                    && c.thread_of(t, i) == *thread =>
+            {
+                Some(u)
+            }
+            _ => None,
+        });
     let Some(user) = first else { return false };
     match serde_json::from_str::<serde_json::Value>(&user.content) {
         Ok(serde_json::Value::String(s)) => s == "Warmup",
@@ -230,14 +260,6 @@ fn is_warmup(t: &Transcript, thread: &ThreadKey) -> bool {
             blocks.len() == 1 && blocks[0]["text"].as_str() == Some("Warmup")
         }
         _ => false,
-    }
-}
-
-fn same_thread(line: &super::load::Line, thread: &ThreadKey) -> bool {
-    match thread {
-        ThreadKey::Main => !line.sidechain,
-        ThreadKey::Sidechain => line.sidechain && line.agent_id.is_none(),
-        ThreadKey::Subagent(id) => line.sidechain && line.agent_id.as_deref() == Some(&**id),
     }
 }
 

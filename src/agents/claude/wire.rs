@@ -28,12 +28,9 @@ pub enum Build {
 
 impl Build {
     pub fn of(version: &str) -> Build {
-        let v: Vec<u64> = version.split('.').map(|p| p.parse().unwrap_or(0)).collect();
-        let v = (
-            v.first().copied().unwrap_or(0),
-            v.get(1).copied().unwrap_or(0),
-            v.get(2).copied().unwrap_or(0),
-        );
+        let mut parts = version.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+        let mut next = || parts.next().unwrap_or(0);
+        let v = (next(), next(), next());
         match v {
             (0, ..) | (1, 0, 0..=99) => Build::V1_0_30,
             (1, ..) => Build::V1_0_128,

@@ -111,15 +111,13 @@ impl Builder {
         let mut new: Vec<usize> = Vec::new();
         let mut met: Option<usize> = None;
         let mut missing: Option<Box<str>> = None;
-        let mut next = match request.leaf.as_deref() {
+        let mut next = match c.leaf(t, request) {
             None => None,
-            Some(uuid) => match c.line_of(uuid) {
-                Some(i) => Some(i),
-                None => {
-                    missing = Some(uuid.into());
-                    None
-                }
-            },
+            Some(Ok(i)) => Some(i),
+            Some(Err(uuid)) => {
+                missing = Some(uuid.into());
+                None
+            }
         };
         while let Some(i) = next {
             if self.on_branch[i] != 0 {
@@ -227,7 +225,7 @@ impl Builder {
                     // Every result of the calls of the response this one answers, file order.
                     let mut run: Vec<usize> = Vec::new();
                     for id in &u.tool_results {
-                        for l in c.sibling_results(id) {
+                        for l in c.sibling_results(t, i, id) {
                             if self.done_result[l] {
                                 continue;
                             }

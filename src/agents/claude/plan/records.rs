@@ -13,14 +13,16 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
+use super::super::content::billing;
+use super::super::content::message_sha256;
 use super::super::load::{ApiRequest, LineKind, Transcript};
 use super::super::replay::message_hash;
 use super::super::thread::Role;
 use super::history::{Builder, HASH};
-use super::lines::{Lines, first_prompt, first_prompt_of};
-use super::replayed::{Blob, ContentKind, head_blocks, sent_message, ttl};
+use super::lines::{content, first_prompt};
+use super::replayed::{Blob, ContentKind, head_blocks, role_name, sent_message, ttl};
 use super::{BlockData, Cursor, Source};
-use crate::core::hash::{Hash, hash};
+use crate::core::hash::{Hash, hash, hex};
 use crate::core::shared::{ListId, SharedLists};
 use crate::providers::anthropic::Block;
 
@@ -116,8 +118,12 @@ pub(crate) struct Records {
     first_of_hash: HashMap<Box<str>, usize>,
     changes: Changes,
     stamp: usize,
-    heads: HashMap<String, Option<Arc<[Block]>>>,
-    billed_heads: HashMap<(String, Hash), Arc<[Block]>>,
+    /// Each `params` text met: its `thinking` and `tool_choice` (`None`: not an object).
+    params: HashMap<Box<str>, Option<(Hash, Value)>>,
+    /// Heads by shape line and what of the record they depend on, before and after the billing
+    /// block's code.
+    heads: HashMap<(usize, Hash), Option<Arc<[Block]>>>,
+    billed_heads: HashMap<(usize, Hash, Hash), Arc<[Block]>>,
     shapes_parsed: HashMap<usize, Value>,
 }
 
@@ -159,6 +165,7 @@ impl Records {
             first_of_hash: HashMap::new(),
             changes: Changes::default(),
             stamp: 0,
+            params: HashMap::new(),
             heads: HashMap::new(),
             billed_heads: HashMap::new(),
             shapes_parsed: HashMap::new(),
@@ -172,7 +179,6 @@ impl Records {
         &mut self,
         t: &Transcript,
         history: &mut Builder,
-        lines: &mut Lines,
         blocks: &mut SharedLists<BlockData>,
         reference: &str,
     ) -> Result<(Arc<[Block]>, ListId, usize, Vec<(usize, i64)>), NoReplay> {
@@ -183,17 +189,32 @@ impl Records {
             Chain::Missing => return Err(NoReplay::RecordElsewhere),
             Chain::Loops => return Err(NoReplay::ByRule),
         }
-        let list = self.list(t, history, lines, blocks, line)?;
+        let list = self.list(t, history, blocks, line)?;
         if let Some(last) = list.message_len.checked_sub(1)
             && self.messages.get(list.messages, last).odd > 0
         {
             return Err(NoReplay::Compile);
         }
         let r = record(t, line);
-        let params: Value = serde_json::from_str(&r.params).map_err(|_| NoReplay::ByRule)?;
-        if !params.is_object() {
-            return Err(NoReplay::ByRule);
-        }
+        let params = match self.params.get(&*r.params) {
+            Some(known) => known.clone(),
+            None => {
+                let read = match serde_json::from_str::<Value>(&r.params) {
+                    Ok(Value::Object(map)) => {
+                        let part = serde_json::json!({
+                            "thinking": map.get("thinking"),
+                            "tool_choice": map.get("tool_choice"),
+                        });
+                        let key = hash("claude-record-params", part.to_string().as_bytes());
+                        Some((key, part))
+                    }
+                    _ => None,
+                };
+                self.params.insert(r.params.clone(), read.clone());
+                read
+            }
+        };
+        let params = params.ok_or(NoReplay::ByRule)?;
         let shape_line = *r
             .shape_hash
             .as_deref()
@@ -218,7 +239,19 @@ impl Records {
                 _ => return Err(NoReplay::ByRule),
             }
         }
-        let (key, head) = self.head(t, shape_line, &head_entries, &params)?;
+        let key = (
+            shape_line,
+            hash(
+                "claude-record-head",
+                format!(
+                    "{}\n{}",
+                    serde_json::to_string(&head_entries).unwrap_or_default(),
+                    hex(&params.0)
+                )
+                .as_bytes(),
+            ),
+        );
+        let head = self.head(t, key, &head_entries, &params.1)?;
         let head = self.billed(t, &list, head, key);
         let mut breakpoints: Vec<(usize, i64)> = head
             .iter()
@@ -253,8 +286,15 @@ impl Records {
             }
         }
         for m in self.history_hashes.len()..history.messages.len() {
-            let value = sent_message(t, history.messages[m].role, history.message_lines(m));
-            let h: Box<str> = message_hash(&value).into();
+            let (role, lines) = (history.messages[m].role, history.message_lines(m));
+            let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
+                LineKind::User(u) => Some(&*u.content),
+                LineKind::Assistant(a) => Some(&*a.content),
+                _ => None,
+            });
+            let h: Box<str> = message_sha256(role_name(role), contents)
+                .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
+                .into();
             self.first_of_hash.entry(h.clone()).or_insert(m);
             self.history_hashes.push(h);
         }
@@ -298,7 +338,6 @@ impl Records {
         &mut self,
         t: &Transcript,
         history: &Builder,
-        lines: &mut Lines,
         blocks: &mut SharedLists<BlockData>,
         line: usize,
     ) -> Result<RecordList, NoReplay> {
@@ -317,7 +356,7 @@ impl Records {
             }
         };
         for r in stale.into_iter().rev() {
-            let list = self.extend(t, history, lines, blocks, base, r)?;
+            let list = self.extend(t, history, blocks, base, r)?;
             self.lists.insert(r, list);
             base = Some(list);
         }
@@ -329,7 +368,6 @@ impl Records {
         &mut self,
         t: &Transcript,
         history: &Builder,
-        lines: &mut Lines,
         blocks: &mut SharedLists<BlockData>,
         base: Option<RecordList>,
         line: usize,
@@ -384,15 +422,7 @@ impl Records {
                 Some(last) => self.messages.get(list.messages, last).odd,
                 None => 0,
             };
-            let entry = self.render(
-                t,
-                lines,
-                blocks,
-                &mut cursor,
-                source,
-                list.message_len,
-                odd_before,
-            );
+            let entry = self.render(t, blocks, &mut cursor, source, list.message_len, odd_before);
             if list.message_len < self.messages.list_len(list.messages) {
                 list.messages = self.messages.fork(list.messages, list.message_len);
             }
@@ -411,7 +441,6 @@ impl Records {
     fn render(
         &mut self,
         t: &Transcript,
-        lines: &mut Lines,
         blocks: &mut SharedLists<BlockData>,
         cursor: &mut Cursor,
         source: MessageSource,
@@ -435,7 +464,7 @@ impl Records {
                 let mut count = 0;
                 let (mut all_objects, mut cache_control, mut lone) = (true, false, false);
                 for &i in message_lines.iter() {
-                    let content = lines.of(t, i);
+                    let content = content(t, i);
                     for (j, h) in content.hashes.iter().enumerate() {
                         let at = Source::Line {
                             line: i as u32,
@@ -516,24 +545,14 @@ impl Records {
     fn head(
         &mut self,
         t: &Transcript,
-        shape_line: usize,
+        key: (usize, Hash),
         entries: &[&Value],
         params: &Value,
-    ) -> Result<(String, Arc<[Block]>), NoReplay> {
-        let key = format!(
-            "{shape_line}\n{}\n{}\n{}",
-            serde_json::to_string(entries).unwrap_or_default(),
-            params
-                .get("thinking")
-                .map_or_else(String::new, Value::to_string),
-            params
-                .get("tool_choice")
-                .map_or_else(String::new, Value::to_string),
-        );
+    ) -> Result<Arc<[Block]>, NoReplay> {
         if let Some(head) = self.heads.get(&key) {
-            let head = head.clone().ok_or(NoReplay::ByRule)?;
-            return Ok((key, head));
+            return head.clone().ok_or(NoReplay::ByRule);
         }
+        let shape_line = key.0;
         let shape = self.shapes_parsed.entry(shape_line).or_insert_with(|| {
             let LineKind::ApiRequestShape { shape, .. } = &t.lines[shape_line].kind else {
                 unreachable!("a shape's line")
@@ -541,8 +560,8 @@ impl Records {
             serde_json::from_str(shape).unwrap_or(Value::Null)
         });
         let head = head_blocks(shape, entries, params);
-        self.heads.insert(key.clone(), head.clone());
-        Ok((key, head.ok_or(NoReplay::ByRule)?))
+        self.heads.insert(key, head.clone());
+        head.ok_or(NoReplay::ByRule)
     }
 
     /// `head` with its unrecorded system blocks standing for the billing block, whose code
@@ -552,24 +571,26 @@ impl Records {
         t: &Transcript,
         list: &RecordList,
         head: Arc<[Block]>,
-        key: String,
+        key: (usize, Hash),
     ) -> Arc<[Block]> {
         if !head.iter().any(|b| b.part.is_system() && !b.known) {
             return head;
         }
-        let prompt = match list.message_len {
-            0 => String::new(),
+        let billing = match list.message_len {
+            0 => billing(""),
             _ => match &self.messages.get(list.messages, 0).source {
                 MessageSource::Blob(line) => {
                     let line = *line;
-                    first_prompt_of(&self.blob(t, line).value["content"]).unwrap_or_default()
+                    self.blob(t, line)
+                        .content
+                        .first_prompt
+                        .unwrap_or_else(|| billing(""))
                 }
                 MessageSource::History(_, lines) => first_prompt(t, lines),
             },
         };
-        let billing = hash("claude-billing", prompt.as_bytes());
         self.billed_heads
-            .entry((key, billing))
+            .entry((key.0, key.1, billing))
             .or_insert_with(|| {
                 head.iter()
                     .map(|b| {

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::super::content::Content;
 use super::super::load::{LineKind, Transcript};
 use super::super::thread::Role;
-use super::lines::Content;
 use crate::providers::anthropic::{Block, Part, prompt_blocks};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,6 @@ pub(super) enum ContentKind {
 pub(super) struct Blob {
     pub content: Content,
     pub kind: ContentKind,
-    pub value: Value,
     /// Not sent as written: a lone text block of another shape, a `cache_control` of its own.
     pub odd: bool,
 }
@@ -41,12 +40,7 @@ impl Blob {
             _ => ContentKind::Other,
         };
         let odd = content.cache_control || (role != "assistant" && content.lone_text_not_plain);
-        Blob {
-            content,
-            kind,
-            value,
-            odd,
-        }
+        Blob { content, kind, odd }
     }
 }
 
@@ -100,10 +94,10 @@ pub(super) fn head_blocks(
     if let Some(tools) = tools {
         body.insert("tools".into(), tools);
     }
+    // `params` holds the two keys, `null` where the record has none: as `prompt_blocks` reads
+    // an absent one.
     for key in ["thinking", "tool_choice"] {
-        if let Some(v) = params.get(key) {
-            body.insert(key.into(), v.clone());
-        }
+        body.insert(key.into(), params[key].clone());
     }
     let blocks: Vec<Block> = prompt_blocks(&Value::Object(body))
         .into_iter()
@@ -127,10 +121,14 @@ pub(super) fn sent_message(t: &Transcript, role: Role, lines: &[usize]) -> Value
             _ => {}
         }
     }
-    let role = match role {
+    serde_json::json!({"role": role_name(role), "content": content})
+}
+
+/// A role as a message names it.
+pub(super) fn role_name(role: Role) -> &'static str {
+    match role {
         Role::User => "user",
         Role::Assistant => "assistant",
         Role::System => "system",
-    };
-    serde_json::json!({"role": role, "content": content})
+    }
 }

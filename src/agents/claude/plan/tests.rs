@@ -181,7 +181,7 @@ fn check(text: &str) -> Result<(), TestCaseError> {
         let grown = planner.history();
         // A cycle's request is compiled whole: its history is not the builder's.
         let mut seen = std::collections::BTreeSet::new();
-        let mut next = request.leaf.as_deref().and_then(|u| c.line_of(u));
+        let mut next = c.leaf(&t, request).and_then(Result::ok);
         while let Some(i) = next.filter(|&i| seen.insert(i)) {
             next = c.parent_of(i).and_then(Result::ok);
         }

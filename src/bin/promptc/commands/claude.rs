@@ -51,10 +51,28 @@ pub fn detect(argument: &str) -> anyhow::Result<Option<PathBuf>> {
 /// Load a transcript a piece at a time (the file is never held whole: only what its lines
 /// say), a warning on stderr for every skipped line.
 pub fn load_file(path: &Path) -> anyhow::Result<Session> {
+    load(path, false)?.context("a transcript read whole asked to be read again")
+}
+
+/// Load a transcript for the commands that read no message's text (`steps`, `fingerprint`):
+/// lean (`Loader::lean`), and again whole where its lines call for the texts after all.
+pub fn load_lean(path: &Path) -> anyhow::Result<Session> {
+    match load(path, true)? {
+        None => load_file(path),
+        Some(session) => Ok(session),
+    }
+}
+
+fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
     let name = path.display().to_string();
     let cannot_read = || format!("{name}: cannot read");
     let mut file = std::fs::File::open(path).with_context(cannot_read)?;
-    let mut loader = promptc::agents::claude::load::Loader::new(&name);
+    let threads = crate::commands::threads();
+    let mut loader = if lean {
+        promptc::agents::claude::load::Loader::lean(&name, threads)
+    } else {
+        promptc::agents::claude::load::Loader::with_threads(&name, threads)
+    };
     let mut piece = vec![0; 1 << 20];
     loop {
         let read = match file.read(&mut piece) {
@@ -67,6 +85,10 @@ pub fn load_file(path: &Path) -> anyhow::Result<Session> {
         loader.push(&piece[..read]);
     }
     let t = loader.finish()?;
+    if t.needs_content {
+        // Read again whole: the warnings come with that reading.
+        return Ok(None);
+    }
     let mut stderr = std::io::stderr().lock();
     for s in &t.skipped {
         use std::io::Write as _;
@@ -80,7 +102,7 @@ pub fn load_file(path: &Path) -> anyhow::Result<Session> {
             promptc::core::sanitize::escape_line(&s.excerpt),
         );
     }
-    Ok(Session::new(t))
+    Ok(Some(Session::new(t)))
 }
 
 /// `--system` and `--tools`: a JSON value, or a captured request holding it.

@@ -85,7 +85,11 @@ pub enum Items {
 /// printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Result<Session> {
     if let Some(path) = claude::detect(&input.rollout)? {
-        return Ok(Session::Claude(claude::load_file(&path)?));
+        return Ok(Session::Claude(match items {
+            Items::Json => claude::load_file(&path)?,
+            // No item's text is shown: a lean load.
+            Items::Counts | Items::Tokens => claude::load_lean(&path)?,
+        }));
     }
     Ok(Session::Codex(load_codex(input, context, items)?))
 }

@@ -1,0 +1,392 @@
+//! One line read: checked as JSON once, through one borrowed envelope of the fields any line
+//! type uses (the message too, in the same pass), its kind from `type`.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{
+    ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineKind, System, Usage, User,
+};
+
+pub(crate) struct LineError {
+    pub reason: String,
+    pub column: Option<usize>,
+}
+
+impl LineError {
+    fn new(reason: impl Into<String>) -> LineError {
+        LineError {
+            reason: reason.into(),
+            column: None,
+        }
+    }
+
+    fn json(context: &str, err: &serde_json::Error) -> LineError {
+        let text = err.to_string();
+        let text = text.rfind(" at line ").map_or(&text[..], |i| &text[..i]);
+        LineError {
+            reason: format!("{context}{text}"),
+            column: Some(err.column()),
+        }
+    }
+}
+
+/// A JSON string's text, borrowed from the line when it has no escapes.
+#[derive(Deserialize, Clone)]
+pub(super) struct Str<'a>(#[serde(borrow)] pub Cow<'a, str>);
+
+fn boxed(s: Option<Str<'_>>) -> Option<Box<str>> {
+    s.map(|s| s.0.into())
+}
+
+/// The fields any line type uses, borrowed from the line. `M` is how `message` is read: as
+/// [`Message`] in the same pass (user and assistant lines), or kept as written (a replay blob's,
+/// and a line whose message is of another shape, to name what is wrong with it).
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    bound(deserialize = "'de: 'a, M: Deserialize<'de>")
+)]
+struct Envelope<'a, M> {
+    #[serde(borrow, rename = "type")]
+    type_: Option<Str<'a>>,
+    #[serde(borrow)]
+    uuid: Option<Str<'a>>,
+    #[serde(borrow)]
+    parent_uuid: Option<Str<'a>>,
+    #[serde(borrow)]
+    logical_parent_uuid: Option<Str<'a>>,
+    #[serde(borrow)]
+    session_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    agent_id: Option<Str<'a>>,
+    #[serde(default)]
+    is_sidechain: Option<bool>,
+    #[serde(borrow)]
+    timestamp: Option<Str<'a>>,
+    #[serde(borrow)]
+    version: Option<Str<'a>>,
+    #[serde(borrow)]
+    cwd: Option<Str<'a>>,
+    message: Option<M>,
+    #[serde(borrow)]
+    request_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    request_ref: Option<Str<'a>>,
+    is_meta: Option<bool>,
+    is_compact_summary: Option<bool>,
+    is_visible_in_transcript_only: Option<bool>,
+    is_api_error_message: Option<bool>,
+    #[serde(borrow)]
+    subtype: Option<Str<'a>>,
+    compact_metadata: Option<CompactMetadata<'a>>,
+    #[serde(borrow)]
+    summary: Option<Str<'a>>,
+    #[serde(borrow)]
+    leaf_uuid: Option<Str<'a>>,
+    #[serde(borrow)]
+    attachment: Option<&'a RawValue>,
+    #[serde(borrow)]
+    rendered: Option<&'a RawValue>,
+    #[serde(borrow)]
+    rendered_role: Option<Str<'a>>,
+    // api-request, api-request-blob, api-request-shape (2.1.3xx)
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    base: Option<Str<'a>>,
+    keep: Option<usize>,
+    #[serde(borrow)]
+    tail: Option<Vec<Str<'a>>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cache_control: Option<&'a RawValue>,
+    #[serde(borrow)]
+    request_digest: Option<Str<'a>>,
+    #[serde(borrow)]
+    shape_hash: Option<Str<'a>>,
+    #[serde(borrow)]
+    query_source: Option<Str<'a>>,
+    #[serde(borrow)]
+    hash: Option<Str<'a>>,
+    #[serde(borrow)]
+    shape: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactMetadata<'a> {
+    #[serde(borrow)]
+    trigger: Option<Str<'a>>,
+    pre_tokens: Option<u64>,
+}
+
+#[derive(Deserialize, Clone)]
+struct Message<'a> {
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    model: Option<Str<'a>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow)]
+    stop_reason: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct UsageFields {
+    input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_creation: Option<CacheCreation>,
+}
+
+#[derive(Deserialize)]
+struct CacheCreation {
+    ephemeral_5m_input_tokens: Option<u64>,
+    ephemeral_1h_input_tokens: Option<u64>,
+}
+
+pub(crate) fn read_line(bytes: &[u8], number: usize) -> Result<Line, LineError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| LineError {
+        reason: format!("not UTF-8 text (byte {})", e.valid_up_to() + 1),
+        column: Some(e.valid_up_to() + 1),
+    })?;
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{') {
+        return Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => LineError::new(format!(
+                "JSON {}, not an object",
+                json_kind(trimmed.as_bytes().first().copied())
+            )),
+            Err(e) => LineError::json("not JSON: ", &e),
+        });
+    }
+    // One pass reads the message too; a blob's message is kept as written, and a line that does
+    // not read so is read again to say why.
+    match serde_json::from_str::<Envelope<'_, Message<'_>>>(text) {
+        Ok(e) if e.type_.as_ref().is_none_or(|t| t.0 != "api-request-blob") => line_of(e, number),
+        _ => {
+            let e: Envelope<'_, &RawValue> =
+                serde_json::from_str(text).map_err(|err| LineError::json("not JSON: ", &err))?;
+            line_of(e, number)
+        }
+    }
+}
+
+/// How a line's `message` was read.
+trait MessageField<'a> {
+    fn read(&self, type_name: &str) -> Result<Message<'a>, LineError>;
+    /// The message as written, where it was kept.
+    fn raw(&self) -> Option<&'a str>;
+}
+
+impl<'a> MessageField<'a> for Message<'a> {
+    fn read(&self, _: &str) -> Result<Message<'a>, LineError> {
+        Ok(self.clone())
+    }
+    fn raw(&self) -> Option<&'a str> {
+        None
+    }
+}
+
+impl<'a> MessageField<'a> for &'a RawValue {
+    fn read(&self, type_name: &str) -> Result<Message<'a>, LineError> {
+        serde_json::from_str(self.get()).map_err(|err| {
+            LineError::json(&format!("`{type_name}` message of the wrong shape: "), &err)
+        })
+    }
+    fn raw(&self) -> Option<&'a str> {
+        Some(self.get())
+    }
+}
+
+fn line_of<'a, M: MessageField<'a>>(e: Envelope<'a, M>, number: usize) -> Result<Line, LineError> {
+    let type_name = e
+        .type_
+        .as_ref()
+        .map(|t| t.0.as_ref())
+        .ok_or_else(|| LineError::new("a JSON object without a `type`"))?;
+    let kind = match type_name {
+        "user" => LineKind::User(user(&e)?),
+        "assistant" => LineKind::Assistant(Box::new(assistant(&e)?)),
+        "system" => LineKind::System(System {
+            subtype: boxed(e.subtype),
+            compact_trigger: e
+                .compact_metadata
+                .as_ref()
+                .and_then(|m| m.trigger.as_ref().map(|t| Box::<str>::from(t.0.as_ref()))),
+            compact_pre_tokens: e.compact_metadata.as_ref().and_then(|m| m.pre_tokens),
+        }),
+        "summary" => LineKind::Summary {
+            summary: e.summary.map(|s| s.0.into()).unwrap_or_default(),
+            leaf: boxed(e.leaf_uuid),
+        },
+        "attachment" => LineKind::Attachment(Attachment {
+            attachment_type: e.attachment.and_then(|a| {
+                #[derive(Deserialize)]
+                struct Head<'a> {
+                    #[serde(borrow, rename = "type")]
+                    type_: Option<Str<'a>>,
+                }
+                serde_json::from_str::<Head<'_>>(a.get())
+                    .ok()
+                    .and_then(|h| boxed(h.type_))
+            }),
+            rendered: e.rendered.map(|r| r.get().into()),
+            rendered_role: boxed(e.rendered_role),
+        }),
+        "last-prompt" => LineKind::LastPrompt {
+            leaf: boxed(e.leaf_uuid),
+        },
+        "progress" => LineKind::Progress,
+        "api-request" => LineKind::ApiRequest(Box::new(ApiRequest {
+            id: e
+                .id
+                .map(|s| s.0.into())
+                .ok_or_else(|| LineError::new("`api-request` line without an `id`"))?,
+            base: boxed(e.base),
+            keep: e.keep.unwrap_or(0),
+            tail: e
+                .tail
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| s.0.into())
+                .collect(),
+            params: e.params.map_or("null".into(), |p| p.get().into()),
+            cache_control: e.cache_control.map_or("[]".into(), |c| c.get().into()),
+            shape_hash: boxed(e.shape_hash),
+            request_digest: boxed(e.request_digest),
+            query_source: boxed(e.query_source),
+        })),
+        "api-request-blob" => LineKind::ApiRequestBlob {
+            hash: e
+                .hash
+                .map(|s| s.0.into())
+                .ok_or_else(|| LineError::new("`api-request-blob` line without a `hash`"))?,
+            message: e
+                .message
+                .as_ref()
+                .and_then(MessageField::raw)
+                .map(Into::into)
+                .ok_or_else(|| LineError::new("`api-request-blob` line without a `message`"))?,
+        },
+        "api-request-shape" => LineKind::ApiRequestShape {
+            hash: e
+                .shape_hash
+                .map(|s| s.0.into())
+                .ok_or_else(|| LineError::new("`api-request-shape` line without a `shapeHash`"))?,
+            shape: e
+                .shape
+                .map(|m| m.get().into())
+                .ok_or_else(|| LineError::new("`api-request-shape` line without a `shape`"))?,
+        },
+        other => match BOOKKEEPING_LINE_TYPES.iter().find(|t| **t == other) {
+            Some(name) => LineKind::Bookkeeping(name),
+            None => LineKind::Unknown(other.into()),
+        },
+    };
+    Ok(Line {
+        number,
+        kind,
+        uuid: boxed(e.uuid),
+        parent: boxed(e.parent_uuid),
+        logical_parent: boxed(e.logical_parent_uuid),
+        session_id: boxed(e.session_id),
+        agent_id: boxed(e.agent_id),
+        sidechain: e.is_sidechain.unwrap_or(false),
+        timestamp: boxed(e.timestamp),
+        version: boxed(e.version),
+        cwd: boxed(e.cwd),
+        duplicate_of: None,
+    })
+}
+
+fn message<'a, M: MessageField<'a>>(
+    e: &Envelope<'a, M>,
+    type_name: &str,
+) -> Result<Message<'a>, LineError> {
+    e.message
+        .as_ref()
+        .ok_or_else(|| LineError::new(format!("`{type_name}` line without a `message`")))?
+        .read(type_name)
+}
+
+fn user<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<User, LineError> {
+    let m = message(e, "user")?;
+    let content = m
+        .content
+        .ok_or_else(|| LineError::new("`user` message without `content`"))?;
+    // An array of another shape is kept as written and pairs no call (the model view shows it
+    // as recorded).
+    let (blocks, heads) = super::super::content::read("user", content.get());
+    Ok(User {
+        content: content.get().into(),
+        tool_results: heads.tool_results,
+        blocks,
+        unread_blocks: heads.unread.into(),
+        meta: e.is_meta.unwrap_or(false),
+        compact_summary: e.is_compact_summary.unwrap_or(false),
+        transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
+    })
+}
+
+fn assistant<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<Assistant, LineError> {
+    let m = message(e, "assistant")?;
+    let content = m
+        .content
+        .ok_or_else(|| LineError::new("`assistant` message without `content`"))?;
+    let (blocks, heads) = super::super::content::read("assistant", content.get());
+    let fields = m
+        .usage
+        .filter(|u| u.get() != "null")
+        .map(|u| serde_json::from_str::<UsageFields>(u.get()));
+    let unreadable_usage = matches!(fields, Some(Err(_)));
+    let usage = fields.and_then(Result::ok).map(|f| Usage {
+        input_tokens: f.input_tokens.unwrap_or(0),
+        cache_creation_input_tokens: f.cache_creation_input_tokens.unwrap_or(0),
+        cache_read_input_tokens: f.cache_read_input_tokens.unwrap_or(0),
+        cache_creation_5m: f
+            .cache_creation
+            .as_ref()
+            .and_then(|c| c.ephemeral_5m_input_tokens),
+        cache_creation_1h: f
+            .cache_creation
+            .as_ref()
+            .and_then(|c| c.ephemeral_1h_input_tokens),
+        output_tokens: f.output_tokens.unwrap_or(0),
+        has_cache_fields: f.cache_creation_input_tokens.is_some()
+            || f.cache_read_input_tokens.is_some(),
+    });
+    Ok(Assistant {
+        message_id: boxed(m.id),
+        request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
+        model: boxed(m.model),
+        content: content.get().into(),
+        tool_uses: heads.tool_uses,
+        blocks,
+        unread_blocks: heads.unread.into(),
+        thinking: heads.thinking,
+        usage,
+        stop_reason: boxed(m.stop_reason),
+        api_error: e.is_api_error_message.unwrap_or(false),
+        request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
+        unreadable_usage,
+    })
+}
+
+fn json_kind(first: Option<u8>) -> &'static str {
+    match first {
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
