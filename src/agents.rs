@@ -242,6 +242,12 @@ pub trait AgentSession: Sync {
         false
     }
 
+    /// Input items a compaction's request sends after the history it summarizes (Codex: its
+    /// compaction prompt, one item), beyond the plan's view; 0 for a step that is none.
+    fn compaction_prompt_items(&self, step: usize) -> usize {
+        usize::from(self.steps()[step].compaction)
+    }
+
     /// The step is a request the session made and the log records the prompt of (not a copy,
     /// not a compaction's own request the log does not hold): one `diff` compares.
     fn judged(&self, step: usize) -> bool {

@@ -26,6 +26,11 @@ pub enum Verdict {
     EarlierFile,
     /// A request of another session this file copied (a fork): judged in that session's file.
     Copied,
+    /// The session's first request, yet it read from the cache: entries another session wrote
+    /// for the same prefix (its tools and system prompt) were still alive.
+    WarmStart,
+    /// The previous request marked no breakpoint: it cached nothing for this one to read.
+    NoBreakpoint,
     /// The history was replaced by a compaction.
     Compaction,
     /// Turns were rolled back.
@@ -83,6 +88,8 @@ impl Verdict {
             Verdict::First => "first_request",
             Verdict::EarlierFile => "earlier_file",
             Verdict::Copied => "copied",
+            Verdict::WarmStart => "warm_start",
+            Verdict::NoBreakpoint => "no_breakpoint",
             Verdict::Compaction => "compaction_reset",
             Verdict::Rollback => "rollback_reset",
             Verdict::ComponentChanged(_) => "prefix_broken",
@@ -108,6 +115,8 @@ impl Verdict {
             Verdict::First => "cold start".into(),
             Verdict::EarlierFile => "history from an earlier file".into(),
             Verdict::Copied => "copied".into(),
+            Verdict::WarmStart => "warm start".into(),
+            Verdict::NoBreakpoint => "nothing cached before".into(),
             Verdict::Compaction => "reset: compaction".into(),
             Verdict::Rollback => "reset: rollback".into(),
             Verdict::ComponentChanged(c) => format!("broken: {c}"),
@@ -141,6 +150,12 @@ impl Verdict {
                 .into(),
             Verdict::Copied => {
                 "a request of the session this file copied: judged in that session's file".into()
+            }
+            Verdict::WarmStart => "first request, yet read from entries an earlier session \
+                                   wrote for the same prefix"
+                .into(),
+            Verdict::NoBreakpoint => {
+                "the previous request marked no breakpoint: it cached nothing to read".into()
             }
             Verdict::Compaction => "compaction replaced the history: expected reset".into(),
             Verdict::Rollback => "rollback dropped turns: expected reset".into(),
@@ -270,8 +285,11 @@ const SLACK: u64 = 8;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Simulated {
     lookup: Lookup,
-    /// The request's last breakpoint and its longest TTL.
+    /// The request's first and last breakpoints and its longest TTL.
+    first_breakpoint: Option<usize>,
     last_breakpoint: Option<usize>,
+    /// Blocks of its whole prompt.
+    blocks: usize,
     longest_ttl: Option<i64>,
     breakpoints: usize,
     /// Unix seconds the request was taken at (a line without a time: the previous one's).
@@ -293,11 +311,14 @@ fn simulate<S: AgentSession>(session: &S, plan: &Plan) -> Option<Vec<Option<Simu
             continue;
         };
         let model = session.step_model(k).unwrap_or("");
-        let lookup = cache.request(model, prompt.as_ref(), now);
+        let tokens = step.usage.as_ref().map(|o| o.usage.input_tokens);
+        let lookup = cache.request(model, prompt.as_ref(), now, tokens);
         let breakpoints = prompt.breakpoints();
         out.push(Some(Simulated {
             lookup,
+            first_breakpoint: breakpoints.first().map(|&(p, _)| p),
             last_breakpoint: breakpoints.last().map(|&(p, _)| p),
+            blocks: prompt.head().len() + prompt.message_blocks(),
             longest_ttl: breakpoints.iter().map(|&(_, t)| t).max(),
             breakpoints: breakpoints.len(),
             now,
@@ -545,9 +566,14 @@ fn breakpoint_step<S: AgentSession>(
         row.verdict = Verdict::NoCacheFields;
         return;
     }
+    let read = usage.cached_input_tokens;
     let Some(p) = previous else {
         row.predicted_cached = Some(0);
-        row.verdict = Verdict::First;
+        row.verdict = if read > 0 {
+            Verdict::WarmStart
+        } else {
+            Verdict::First
+        };
         return;
     };
     let before = simulated[p].expect("a previous request has a prompt");
@@ -557,7 +583,6 @@ fn breakpoint_step<S: AgentSession>(
     let prev_prompt = session
         .prompt(plan, p)
         .expect("a simulated step has a prompt");
-    let read = usage.cached_input_tokens;
     let prev_usage = steps[p].usage.as_ref().map(|o| &o.usage);
     let lookup = this.lookup;
     // The blocks the two prompts share: the head block by block, the messages by their chains.
@@ -582,16 +607,20 @@ fn breakpoint_step<S: AgentSession>(
     let whole_prefix = before
         .last_breakpoint
         .is_some_and(|b| lookup.read_block.is_some_and(|r| r >= b));
-    // What the previous request cached is not a prefix of this one.
+    let left = prev_usage.map(|u| session.cache_model().left_cached(u));
+    // The read proves the prefix held where it is all the previous request left cached: the
+    // simulation, and the history the log gives, are models; the provider's count is the fact.
+    let held = left.is_some_and(|l| l > 0 && read.saturating_add(SLACK) >= l);
     let reset = session.reset_between(p, k);
-    if reset.is_none() && before.last_breakpoint.is_some_and(|b| shared <= b) {
+    // The request does not extend the previous one (no reset between): where they part.
+    let broken = reset.is_none() && shared < before.blocks && !held;
+    if broken {
         row.prefix_break = Some(if shared < head.len() {
             PrefixBreak::Component(session.part_name(head[shared].part.kind()))
         } else {
             PrefixBreak::Input(shared - head.len())
         });
     }
-    let left = prev_usage.map(|u| session.cache_model().left_cached(u));
     let predicted = match lookup.read_block {
         None => Some(0),
         Some(_) if whole_prefix => left,
@@ -601,7 +630,16 @@ fn breakpoint_step<S: AgentSession>(
     // What the previous request left cached and this one did not read (none on a hit).
     row.lost_tokens = left.map_or(0, |left| left.saturating_sub(read));
     let (model, prev_model) = (session.step_model(k), session.step_model(p));
-    row.verdict = if model != prev_model && lookup.read_block.is_none() {
+    row.verdict = if held {
+        row.lost_tokens = 0;
+        if predicted.is_none() || !whole_prefix {
+            // The simulation thought less was left: the read says the whole of it was.
+            row.predicted_cached = left.map(|l| l as usize);
+        }
+        Verdict::Hit
+    } else if before.last_breakpoint.is_none() {
+        Verdict::NoBreakpoint
+    } else if model != prev_model && lookup.read_block.is_none() {
         Verdict::ModelSwitch {
             from: prev_model.unwrap_or("").to_string(),
             to: model.unwrap_or("").to_string(),
@@ -616,7 +654,7 @@ fn breakpoint_step<S: AgentSession>(
             Reset::Compaction => Verdict::Compaction,
             Reset::Rollback => Verdict::Rollback,
         }
-    } else if !whole_prefix {
+    } else if broken {
         let lookback = before.last_breakpoint.is_some_and(|b| {
             shared > b
                 && prompt
@@ -632,32 +670,42 @@ fn breakpoint_step<S: AgentSession>(
             Verdict::ComponentChanged(session.part_name(head[shared].part.kind()))
         } else {
             let at = shared - head.len();
-            row.location = Some(
-                session
-                    .entry_location(plan, k, at)
-                    .unwrap_or_else(|| "the end of the prompt".to_string()),
-            );
+            row.location = Some(session.entry_location(plan, k, at).unwrap_or_else(|| {
+                format!("input item {at}: the previous request went on, this one ends")
+            }));
             Verdict::HistoryRewritten(at)
         }
+    } else if !whole_prefix
+        && before.last_breakpoint.is_some_and(|b| {
+            prompt
+                .breakpoints()
+                .iter()
+                .find(|&&(at, _)| at >= b)
+                .is_some_and(|&(at, _)| at - b > crate::providers::anthropic::LOOKBACK_BLOCKS)
+        })
+    {
+        Verdict::LookbackExceeded
+    } else if let Some(changed) = recorded_setting_change(session, p, k) {
+        changed
+    } else if let Some((name, why)) = session.known_rewrite(p, k).filter(|_| read > 0) {
+        Verdict::KnownRewrite { name, why }
     } else {
-        let short = match predicted {
-            Some(p) => read.saturating_add(SLACK) < p || (read == 0 && p > 0),
-            None => read == 0,
-        };
-        if !short {
-            row.lost_tokens = 0;
-            Verdict::Hit
-        } else if let Some(changed) = recorded_setting_change(session, p, k) {
-            changed
-        } else if let Some((name, why)) = session.known_rewrite(p, k) {
-            Verdict::KnownRewrite { name, why }
+        // Parts the build does not record, before what should have been read; a read of
+        // anything covered the prefix up to a breakpoint, so the parts wholly before the first
+        // one held (the part the breakpoint is in may have changed after it: the system
+        // prompt's second block, say).
+        let upto = lookup.read_block.unwrap_or(0);
+        let mut parts = session.unrecorded_parts(plan, k, upto);
+        if read > 0
+            && let Some(before_first) = this.first_breakpoint.and_then(|b| b.checked_sub(1))
+        {
+            let covered = session.unrecorded_parts(plan, k, before_first);
+            parts.retain(|part| !covered.contains(part));
+        }
+        if parts.is_empty() {
+            Verdict::ProviderMiss
         } else {
-            let parts = session.unrecorded_parts(plan, k, lookup.read_block.unwrap_or(0));
-            if parts.is_empty() {
-                Verdict::ProviderMiss
-            } else {
-                Verdict::UnrecordedChange(parts)
-            }
+            Verdict::UnrecordedChange(parts)
         }
     };
 }
@@ -684,6 +732,9 @@ fn chain_break<S: AgentSession>(
     }
     session.incremental_break(plan, previous, k)
 }
+
+#[cfg(test)]
+mod breakpoint_tests;
 
 #[cfg(test)]
 mod tests {

@@ -108,7 +108,16 @@ pub fn check<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
 fn volatile_findings<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut seen_instructions: Vec<String> = Vec::new();
+    // A part's text is asked for only where its fingerprint is one not seen before: an agent
+    // may build it from the whole request (Claude Code compiles the body).
+    let mut seen_hashes = std::collections::HashSet::new();
     for step in 0..plan.views.len() {
+        let Some(hash) = plan.fingerprints[step].instructions else {
+            continue;
+        };
+        if !seen_hashes.insert(hash) {
+            continue;
+        }
         if let (Some(text), _) = session.instructions(plan, step)
             && !seen_instructions.iter().any(|t| t == text)
         {
@@ -127,7 +136,14 @@ fn volatile_findings<S: AgentSession>(session: &S, plan: &Plan) -> Vec<Finding> 
     // whose tools change from request to request has several lists).
     let mut earlier_tools: Vec<&str> = Vec::new();
     let mut last_list: Option<&[String]> = None;
+    let mut seen_hashes = std::collections::HashSet::new();
     for step in 0..plan.views.len() {
+        let Some(hash) = plan.fingerprints[step].tools else {
+            continue;
+        };
+        if !seen_hashes.insert(hash) {
+            continue;
+        }
         let Some(tools) = session.tools(plan, step) else {
             continue;
         };

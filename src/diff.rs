@@ -40,6 +40,8 @@ pub enum DriftClass {
     ContextChanged,
     /// Nothing recorded changed, yet less was read than the previous request left cached.
     UnrecordedChange,
+    /// The idle gap outlived the TTL of every entry the previous request wrote.
+    CacheExpired,
 }
 
 impl DriftClass {
@@ -61,6 +63,7 @@ impl DriftClass {
             DriftClass::HistoryRewritten => "history_rewritten",
             DriftClass::ContextChanged => "context_changed",
             DriftClass::UnrecordedChange => "unrecorded_change",
+            DriftClass::CacheExpired => "cache_expired",
         }
     }
 
@@ -81,6 +84,7 @@ impl DriftClass {
         matches!(
             self,
             DriftClass::Fork
+                | DriftClass::CacheExpired
                 | DriftClass::Compaction
                 | DriftClass::Rollback
                 | DriftClass::ContextAppended

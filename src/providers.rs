@@ -41,8 +41,16 @@ pub trait CacheModel: Sync {
 
 /// A provider's cache as a session's requests fill it, request after request.
 pub trait BreakpointCache {
-    /// Look `prompt` up at `now` (Unix seconds), then write the entries of its breakpoints.
-    fn request(&mut self, model: &str, prompt: &dyn PromptView, now: i64) -> Lookup;
+    /// Look `prompt` up at `now` (Unix seconds), then write the entries of its breakpoints;
+    /// `prompt_tokens`, the whole prompt's size where the provider reported it, says whether it
+    /// was long enough to be cached at all.
+    fn request(
+        &mut self,
+        model: &str,
+        prompt: &dyn PromptView,
+        now: i64,
+        prompt_tokens: Option<u64>,
+    ) -> Lookup;
 }
 
 /// What the cache held for one request.

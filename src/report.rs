@@ -168,7 +168,8 @@ pub enum Cause {
 impl Cause {
     pub(crate) fn of(verdict: &Verdict) -> Option<Cause> {
         Some(match verdict {
-            Verdict::First => Cause::ColdStart,
+            // A first request writes what it sends (a warm one reads some of it).
+            Verdict::First | Verdict::WarmStart => Cause::ColdStart,
             Verdict::Compaction => Cause::Compaction,
             Verdict::Rollback => Cause::Rollback,
             Verdict::ComponentChanged(c) => Cause::PrefixBroken(c),
@@ -190,6 +191,7 @@ impl Cause {
             | Verdict::NoUsage
             | Verdict::NoCacheFields
             | Verdict::EarlierFile
+            | Verdict::NoBreakpoint
             | Verdict::Copied => return None,
         })
     }

@@ -139,6 +139,9 @@ impl AgentSession for Session {
     fn copied(&self, step: usize) -> bool {
         each!(self, s => s.copied(step))
     }
+    fn compaction_prompt_items(&self, step: usize) -> usize {
+        each!(self, s => s.compaction_prompt_items(step))
+    }
     fn judged(&self, step: usize) -> bool {
         each!(self, s => s.judged(step))
     }

@@ -105,6 +105,8 @@ pub fn drift(verdict: &Verdict) -> Option<bool> {
         | Verdict::UnrecordedChange(_)
         | Verdict::KnownRewrite { .. } => Some(false),
         Verdict::First
+        | Verdict::WarmStart
+        | Verdict::NoBreakpoint
         | Verdict::EarlierFile
         | Verdict::Copied
         | Verdict::IdleGap(_)

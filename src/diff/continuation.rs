@@ -189,9 +189,39 @@ fn unrecorded_change<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Option<
         return None;
     }
     let prompt = a.session.prompt(a.plan, a.step)?;
+    // Idle past the TTL of every entry A's last request wrote: nothing was left to read, as
+    // expected.
+    let ttl = prompt.breakpoints().iter().map(|&(_, t)| t).max()?;
+    let gap = (|| {
+        Some(b.session.steps()[b.step].unix_seconds? - a.session.steps()[a.step].unix_seconds?)
+    })();
+    if let Some(gap) = gap.filter(|&g| g > ttl) {
+        return Some(drift(
+            DriftClass::CacheExpired,
+            "prefix",
+            &a,
+            &b,
+            format!(
+                "B's first request came {gap} s after A's last, past the {ttl} s TTL of the \
+                 entries A wrote: it read {read} of the {left} tokens they held"
+            ),
+        ));
+    }
     let last = (prompt.head().len() + prompt.message_blocks()).checked_sub(1)?;
     let mut parts = a.session.unrecorded_parts(a.plan, a.step, last);
-    if let Some((name, _)) = a.session.known_rewrite(a.step, b.step) {
+    // A read of anything covered the prefix up to the first breakpoint: those parts held.
+    if read > 0
+        && let Some(before_first) = prompt
+            .breakpoints()
+            .first()
+            .and_then(|&(first, _)| first.checked_sub(1))
+    {
+        let covered = a.session.unrecorded_parts(a.plan, a.step, before_first);
+        parts.retain(|part| !covered.contains(part));
+    }
+    if read > 0
+        && let Some((name, _)) = a.session.known_rewrite(a.step, b.step)
+    {
         parts.push(format!("or the build's {}", name.replace('_', " ")));
     }
     let d = drift(

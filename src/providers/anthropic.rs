@@ -221,11 +221,16 @@ impl Simulation {
     /// model, the head blocks and the message chain where it ends, so a request costs its
     /// breakpoints (each looked up over the 20 blocks before it), not its length. Message
     /// blocks are hashed under a tag of their own, so a head never equals a message prefix.
+    ///
+    /// As Anthropic's cache (and the recordings' mock) does: a hit refreshes the entry it read,
+    /// and a request whose whole prompt is below the model's minimum cacheable length
+    /// (`prompt_tokens`, when known) writes nothing.
     pub fn request_view(
         &mut self,
         model: &str,
         prompt: &(impl PromptView + ?Sized),
         now: i64,
+        prompt_tokens: Option<u64>,
     ) -> Lookup {
         let head = prompt.head();
         // The head's chain is taken on from the last request's where they share blocks.
@@ -268,7 +273,17 @@ impl Simulation {
                 }
             }
         }
+        // The hit refreshes the entry it read (by the default TTL, as the mock does).
+        if let Some(p) = read_block
+            && let Some(expiry) = self.entries.get_mut(&key(p))
+        {
+            *expiry = (*expiry).max(now + DEFAULT_TTL_SECONDS);
+        }
+        let below_minimum = prompt_tokens.is_some_and(|t| t < min_cacheable(model) as u64);
         for &(bp, ttl) in breakpoints {
+            if below_minimum {
+                break;
+            }
             let entry = self.entries.entry(key(bp)).or_insert(0);
             *entry = (*entry).max(now + ttl);
         }
@@ -287,9 +302,33 @@ fn prefix_next(link: &Hash, block: &Hash) -> Hash {
 }
 
 impl BreakpointCache for Simulation {
-    fn request(&mut self, model: &str, prompt: &dyn PromptView, now: i64) -> Lookup {
-        self.request_view(model, prompt, now)
+    fn request(
+        &mut self,
+        model: &str,
+        prompt: &dyn PromptView,
+        now: i64,
+        prompt_tokens: Option<u64>,
+    ) -> Lookup {
+        self.request_view(model, prompt, now, prompt_tokens)
     }
+}
+
+/// The minimum cacheable prefix of a model, in tokens (Anthropic's prompt-caching
+/// documentation; `conformance/claude_mock.py` has the same table): below it a breakpoint
+/// writes nothing, without error. The first matching name wins.
+pub fn min_cacheable(model: &str) -> usize {
+    const MINIMUMS: [(&str, usize); 6] = [
+        ("claude-3-haiku", 2048),
+        ("claude-3-5-haiku", 2048),
+        ("haiku-4-5", 4096),
+        ("opus-4-5", 4096),
+        ("opus-4-6", 4096),
+        ("opus-4-7", 4096),
+    ];
+    MINIMUMS
+        .iter()
+        .find(|(name, _)| model.contains(name))
+        .map_or(MIN_CACHEABLE, |&(_, n)| n)
 }
 
 /// Anthropic's prompt cache: explicit breakpoints, each entry per model for its TTL (5 minutes

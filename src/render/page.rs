@@ -89,6 +89,8 @@ pub struct PageStep {
     /// Parts before the input that differ from the previous request's.
     pub changed_parts: Vec<String>,
     pub appended: Vec<Piece>,
+    /// Appended items not embedded (past the first ones): the script stands a note for each.
+    pub missing: usize,
     /// On a break: the previous request's pieces from the break on, and this one's.
     pub removed: Vec<Piece>,
     /// Part texts that changed (instructions, system), previous and this.
@@ -113,6 +115,8 @@ pub struct Piece {
     pub text: String,
     /// Bytes left out of `text`.
     pub cut: usize,
+    /// A note standing for items not embedded, not an item of the request.
+    pub note: bool,
 }
 
 impl Piece {
@@ -125,6 +129,16 @@ impl Piece {
             title,
             text: text[..end].to_string(),
             cut: text.len() - end,
+            note: false,
+        }
+    }
+
+    /// A note in place of items the page does not embed.
+    pub fn note(title: String) -> Piece {
+        Piece {
+            title,
+            note: true,
+            ..Piece::default()
         }
     }
 }

@@ -69,7 +69,7 @@ pub(crate) fn step_rows<S: AgentSession>(
         // A compaction request sends the checkpoint prompt after the history.
         push_number(
             &mut lines,
-            Some(plan.views[r.step].1 + usize::from(s.compaction)),
+            Some(plan.views[r.step].1 + session.compaction_prompt_items(r.step)),
             5,
         );
         if writes {
@@ -237,7 +237,7 @@ pub(crate) fn step_row_document<'a, S: AgentSession>(
         model: session.step_model(r.step),
         effort: session.step_effort(r.step),
         compaction: s.compaction,
-        input_items: plan.views[r.step].1 + usize::from(s.compaction),
+        input_items: plan.views[r.step].1 + session.compaction_prompt_items(r.step),
         estimated_input_tokens: r.estimated_input,
         observed_input_tokens: r.observed_input,
         observed_cached_tokens: r.observed_cached,

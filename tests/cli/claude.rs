@@ -25,8 +25,10 @@ fn steps_of_each_claude_fixture() {
 }
 
 /// The numbers are the mock's (`requests.jsonl` of the case the fixture was recorded in), and
-/// so are the verdicts: the third request reads only the tools, since the resumed process
-/// re-rendered the system prompt (git status, the edited CLAUDE.md), which 2.1.100 does not record.
+/// so are the verdicts: the third request reads only the tools and the first system block (the
+/// mock's `read_block` 23 is its first breakpoint), since the resumed process re-rendered the
+/// system prompt (git status) and the first message (the edited CLAUDE.md), which 2.1.100 does
+/// not record: the parts named are those, not the tools the read covered.
 #[test]
 fn steps_json_carries_anthropics_numbers_and_the_cause() {
     let steps = json(&[
@@ -80,9 +82,10 @@ fn steps_json_carries_anthropics_numbers_and_the_cause() {
         ["first_request", "hit", "unrecorded_change", "hit"]
     );
     assert!(
-        rows[2]["explanation"].as_str().unwrap().ends_with(
-            "not recorded by this build and before it: tools, system, messages[0].content"
-        ),
+        rows[2]["explanation"]
+            .as_str()
+            .unwrap()
+            .ends_with("not recorded by this build and before it: system, messages[0].content"),
         "{}",
         rows[2]["explanation"]
     );
@@ -288,7 +291,7 @@ fn diff_of_a_copied_resume_names_the_possible_causes() {
         detail.starts_with(
             "B's first request read 13224 of the 13354 tokens A's last request left cached"
         ) && detail
-            .ends_with("tools, system, messages[0].content, or the build's repeated tool turn"),
+            .ends_with("changed: system, messages[0].content, or the build's repeated tool turn"),
         "{d}"
     );
 }

@@ -461,10 +461,10 @@ fn causes_by_request_are_the_verdicts_of_steps() {
                     continue;
                 }
                 let cause = match row["verdict"].as_str().unwrap() {
-                    "hit" | "no_cache_fields" | "no_usage" | "earlier_file" | "copied" => {
-                        "none".to_string()
-                    }
-                    "first_request" => "cold_start".to_string(),
+                    "hit" | "no_cache_fields" | "no_usage" | "earlier_file" | "copied"
+                    | "no_breakpoint" => "none".to_string(),
+                    // A first request writes what it sends, warm (some of it read) or not.
+                    "first_request" | "warm_start" => "cold_start".to_string(),
                     "compaction_reset" => "compaction".to_string(),
                     "prefix_broken" | "prefix_broken_context" => {
                         let part = row["break_at"].as_str().unwrap_or("");

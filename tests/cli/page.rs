@@ -204,8 +204,14 @@ fn diff_page_marks_the_first_break() {
         assert_eq!(a_steps, expected, "{case}: A's steps");
         let first: Vec<_> = html.match_indices("data-first-break=\"true\"").collect();
         match d["common_prefix"].as_object() {
-            // No aligned pair differs: a resume's break is at B's request of the first drift.
-            None => match d["drifts"].as_array().unwrap().first() {
+            // No aligned pair differs: a resume's break is at B's request of the first
+            // unexpected drift; an expected reset (a rollback, a fork) is none.
+            None => match d["drifts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["expected"] == false)
+            {
                 None => assert!(first.is_empty(), "{case}: no break, none marked"),
                 Some(drift) => {
                     assert_eq!(first.len(), 1, "{case}: one first break");
@@ -480,6 +486,113 @@ fn every_requests_input_assembles_from_the_page() {
             assert_eq!(items, expected, "{file} turn {turn} step {step}");
         }
     }
+}
+
+/// The assembled input of a step of a page: as many items as `compile` sends, those the page
+/// embeds equal to the plan's (by hash), a note standing for each it does not embed; whatever
+/// the length of the chain of requests behind it (the script walks it in a loop: a recursion
+/// overflowed the stack past a few thousand requests).
+fn assemble_in_browser(browser: &Path, dir: &Path, file: &Path, turn: &str, step: &str) {
+    let file = file.to_str().unwrap();
+    let url = format!("page.html#input-s-{turn}-{step}");
+    let dom = browse(browser, &dir.join(url), &["--dump-dom"]);
+    let compiled = json(&["compile", file, "--json", "--turn", turn, "--step", step]);
+    let expected: Vec<&str> = compiled["input_items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["hash"].as_str().unwrap())
+        .collect();
+    let items = assembled(&dom);
+    assert_eq!(
+        items.len(),
+        expected.len(),
+        "{file} turn {turn} step {step}"
+    );
+    for (k, (text, hash)) in items.iter().zip(&expected).enumerate() {
+        if !text.starts_with('\u{2026}') {
+            assert_eq!(
+                &tagged_hex("item", text.as_bytes()),
+                hash,
+                "{file}: item {k}"
+            );
+        }
+    }
+}
+
+/// A request that appends more items than the page embeds (a compaction's long replacement
+/// history), and the last request of a chain of 12 000: their inputs still assemble whole.
+#[test]
+fn long_inputs_and_long_chains_assemble() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "Chromium is needed for the HTML test under CI (.ci/run installs it)"
+        );
+        crate::support::skip("no chromium on PATH: the session page is not tested in a browser");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // fixtures/rollouts/compaction_replacement.jsonl with 75 more items in its replacement.
+    let text =
+        std::fs::read_to_string(root().join("fixtures/rollouts/compaction_replacement.jsonl"))
+            .unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            if v["type"] == "compacted" {
+                let history = v["payload"]["replacement_history"].as_array_mut().unwrap();
+                for k in 0..75 {
+                    history.push(serde_json::json!({"type": "message", "role": "user",
+                        "content": [{"type": "input_text", "text": format!("earlier {k}")}]}));
+                }
+            }
+            v.to_string()
+        })
+        .collect();
+    let long = dir.path().join("long.jsonl");
+    std::fs::write(&long, lines.join("\n") + "\n").unwrap();
+    page(&["view", long.to_str().unwrap()], dir.path(), "page.html");
+    let steps = json(&["steps", long.to_str().unwrap(), "--json"]);
+    let mut widest = 0;
+    for s in steps["steps"].as_array().unwrap() {
+        widest = widest.max(s["input_items"].as_u64().unwrap());
+        let (turn, step) = (s["turn"].to_string(), s["step"].to_string());
+        assemble_in_browser(&browser, dir.path(), &long, &turn, &step);
+    }
+    assert!(
+        widest > 64,
+        "a request past what the page embeds: {widest} items"
+    );
+    // 12 000 requests of a question and an answer each (Responses-API items, one per line): a
+    // recursion over the chain overflowed Chromium's stack past about 10 000.
+    let mut chain = String::new();
+    for k in 0..12000 {
+        for (role, kind) in [("user", "input_text"), ("assistant", "output_text")] {
+            chain.push_str(
+                &serde_json::json!({"type": "message", "role": role,
+                    "content": [{"type": kind, "text": format!("{role} {k}")}]})
+                .to_string(),
+            );
+            chain.push('\n');
+        }
+    }
+    let chained = dir.path().join("chain.jsonl");
+    std::fs::write(&chained, chain).unwrap();
+    page(
+        &["view", chained.to_str().unwrap()],
+        dir.path(),
+        "page.html",
+    );
+    let last = json(&["steps", chained.to_str().unwrap(), "--json"])["steps"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let (turn, step) = (last["turn"].to_string(), last["step"].to_string());
+    assemble_in_browser(&browser, dir.path(), &chained, &turn, &step);
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -8,7 +8,7 @@ use super::load::LineKind;
 use super::plan::view::View;
 use super::session::{Session, claude};
 use super::thread::{RequestKind, ThreadKey};
-use super::wire::Given;
+use super::wire::{Build, Given};
 use crate::agents::{
     AgentSession, Entry, Header, HistoryRow, Reset, SettingChange, UnrecordedEffect,
 };
@@ -79,6 +79,27 @@ impl Session {
             prompt,
             blocks: &self.blocks,
         })
+    }
+}
+
+/// A prompt whose breakpoints' TTL the usage told, not the build's rules.
+struct Retimed<'a> {
+    view: View<'a>,
+    breakpoints: Vec<(usize, i64)>,
+}
+
+impl PromptView for Retimed<'_> {
+    fn head(&self) -> &[crate::providers::anthropic::Block] {
+        self.view.head()
+    }
+    fn message_blocks(&self) -> usize {
+        self.view.message_blocks()
+    }
+    fn message_chain(&self, k: usize) -> crate::core::hash::Hash {
+        self.view.message_chain(k)
+    }
+    fn breakpoints(&self) -> &[(usize, i64)] {
+        &self.breakpoints
     }
 }
 
@@ -327,12 +348,26 @@ impl AgentSession for Session {
         if self.claude_steps[step].kind == RequestKind::Compaction {
             return None;
         }
-        self.view(step)
-            .map(|v| Box::new(v) as Box<dyn PromptView + 'a>)
+        let view = self.view(step)?;
+        let s = &self.claude_steps[step];
+        // Builds before 2.1.3xx do not record their breakpoints' TTL: the rules give 5 minutes,
+        // but what the responses wrote says which (`ephemeral_1h_input_tokens`).
+        match s.ttl.filter(|_| s.build < Build::V2_1_332) {
+            Some(ttl) => Some(Box::new(Retimed {
+                breakpoints: view.breakpoints().iter().map(|&(p, _)| (p, ttl)).collect(),
+                view,
+            })),
+            None => Some(Box::new(view)),
+        }
     }
 
     fn copied(&self, step: usize) -> bool {
         self.claude_steps[step].copied
+    }
+
+    /// Claude Code's compaction request is not recorded: nothing of it is shown.
+    fn compaction_prompt_items(&self, _step: usize) -> usize {
+        0
     }
 
     fn judged(&self, step: usize) -> bool {

@@ -41,6 +41,10 @@ pub struct ClaudeStep {
     /// What names the request wherever a file copies it: its response's `message.id`, or a
     /// compaction's boundary line's `uuid`.
     pub key: Option<Box<str>>,
+    /// The TTL the session's writes were kept for, as the usage says, up to this request (its
+    /// own writes included): an hour where they were all `ephemeral_1h`, five minutes where they
+    /// were all `ephemeral_5m`; `None` before any write said.
+    pub ttl: Option<i64>,
 }
 
 /// A Claude Code transcript, its conversation and the steps of the thread its commands show.
@@ -97,6 +101,7 @@ impl Session {
         let mut turns: Vec<Turn> = Vec::new();
         let mut epoch = 0;
         let mut last_time = None;
+        let mut ttl = None;
         // The first response of the thread: a request after it has history another sent.
         let first_response = c
             .responses
@@ -149,6 +154,17 @@ impl Session {
             let usage = response
                 .and_then(|r| r.usage.as_ref())
                 .filter(|_| prompt.is_some());
+            if let Some(u) = usage {
+                match (
+                    u.cache_creation_5m.unwrap_or(0),
+                    u.cache_creation_1h.unwrap_or(0),
+                ) {
+                    (0, 0) => {}
+                    (0, _) => ttl = Some(3600),
+                    (_, 0) => ttl = Some(300),
+                    _ => {}
+                }
+            }
             let turn = turns.len() - 1;
             turns[turn].steps.push(steps.len());
             steps.push(Step {
@@ -182,7 +198,8 @@ impl Session {
                     && first_response.is_some_and(|f| f < request.at),
                 repeat_possible: build == Build::V1_0_30
                     && !compaction
-                    && !c.answers_prompt(t, request),
+                    && c.ends_with_tool_result(t, request),
+                ttl,
                 key: match response {
                     Some(r) => r.message_id.clone(),
                     None => line.uuid.clone(),

@@ -686,9 +686,10 @@ fn steps_verdicts_agree_with_the_mock_cache() {
                 "part"
             };
             let ours: &[&str] = match verdict {
-                Verdict::First | Verdict::ModelSwitch { .. } | Verdict::TtlExpired { .. } => {
-                    &["none"]
-                }
+                Verdict::First
+                | Verdict::ModelSwitch { .. }
+                | Verdict::TtlExpired { .. }
+                | Verdict::NoBreakpoint => &["none"],
                 Verdict::Hit => &["whole"],
                 Verdict::ComponentChanged(_)
                 | Verdict::HistoryRewritten(_)
@@ -704,8 +705,10 @@ fn steps_verdicts_agree_with_the_mock_cache() {
                 Verdict::UnrecordedChange(_) => &["none", "part"],
                 // What another file's requests wrote is read, whole or in part.
                 Verdict::EarlierFile => &["whole", "part"],
-                // The repeat broke the prefix at its first copy.
-                Verdict::KnownRewrite { .. } => &["part", "none"],
+                // The repeat broke the prefix at its first copy: what came before it was read.
+                Verdict::KnownRewrite { .. } => &["part"],
+                // Another session's entries for the same prefix were read.
+                Verdict::WarmStart => &["part", "whole"],
                 _ => &[],
             };
             let scenario = case

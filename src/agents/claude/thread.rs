@@ -178,6 +178,26 @@ impl Conversation {
         false
     }
 
+    /// Whether `request`'s history ends with a call's results (past the attachments and
+    /// bookkeeping written after them): the request after a tool turn.
+    pub fn ends_with_tool_result(&self, t: &Transcript, request: &Request) -> bool {
+        let mut next = self.leaf(t, request);
+        let mut steps = 0;
+        while let Some(Ok(i)) = next {
+            match &t.lines[i].kind {
+                LineKind::User(u) => return !u.tool_results.is_empty(),
+                LineKind::Assistant(_) => return false,
+                _ => {}
+            }
+            steps += 1;
+            if steps > t.lines.len() {
+                return false;
+            }
+            next = self.parent_of(i);
+        }
+        false
+    }
+
     /// The line `request`'s history ends at: `Err` names a line the file does not have.
     pub(crate) fn leaf<'a>(
         &'a self,

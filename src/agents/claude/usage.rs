@@ -176,7 +176,7 @@ pub fn judge(session: &Session) -> Judged {
             continue;
         };
         let lost = match row.verdict {
-            Verdict::First => row.observed_cache_write.unwrap_or(0),
+            Verdict::First | Verdict::WarmStart => row.observed_cache_write.unwrap_or(0),
             _ => row.lost_tokens,
         };
         out.insert(r, (row.verdict, lost));

@@ -27,10 +27,10 @@ fn pieces<S: AgentSession>(
         })
         .collect();
     if to > from + PIECES {
-        out.push(Piece::new(
-            format!("… {} more items (compile prints them)", to - from - PIECES),
-            "",
-        ));
+        out.push(Piece::note(format!(
+            "… {} more items (compile prints them)",
+            to - from - PIECES
+        )));
     }
     out
 }
@@ -111,6 +111,7 @@ pub fn page<S: AgentSession>(session: &S, plan: &Plan, rows: &[StepCache]) -> Pa
             previous_items,
             changed_parts,
             appended: pieces(session, plan, r.step, shared.min(items), items),
+            missing: (items - shared.min(items)).saturating_sub(PIECES),
             removed,
             changed_texts,
             body: None,

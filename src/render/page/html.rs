@@ -60,12 +60,14 @@ document.addEventListener('keydown',function(e){if(e.target.tagName==='INPUT')re
 if(e.key==='j')go(at+1);else if(e.key==='k')go(at-1);
 else if(e.key==='e'){var open=!document.querySelector('details[open]');
 document.querySelectorAll('details').forEach(function(d){d.open=open})}});
-function items(sec,n){var r=sec.querySelector('details.request');if(!r)return[];
-var keep=+r.dataset.keep,base=r.dataset.base&&document.getElementById(r.dataset.base);
-var own=[].slice.call(sec.querySelectorAll('pre[data-item]')).map(function(p){return p.textContent});
-var out=keep&&base?items(base,keep):[];return out.concat(own).slice(0,n)}
+function req(sec){return sec.querySelector('details.request')}
+function own(sec){var r=req(sec),out=[].slice.call(sec.querySelectorAll('pre[data-item]')).map(function(p){return p.textContent});
+for(var i=+r.dataset.missing;i>0;i--)out.push('\u2026 an item the page does not embed (compile prints it)');return out}
+function items(sec){var chain=[];for(var s=sec;s&&req(s);){chain.push(s);var r=req(s);
+if(!+r.dataset.keep||!r.dataset.base)break;s=document.getElementById(r.dataset.base)}
+var out=[];chain.reverse().forEach(function(s){out=out.slice(0,+req(s).dataset.keep).concat(own(s))});return out}
 function assemble(sec){var r=sec.querySelector('details.request');if(!r)return;var box=r.querySelector('.assembled');
-box.textContent='';items(sec,1e9).forEach(function(t){var p=document.createElement('pre');p.textContent=t;box.appendChild(p)});
+box.textContent='';items(sec).forEach(function(t){var p=document.createElement('pre');p.textContent=t;box.appendChild(p)});
 box.hidden=false;r.open=true}
 document.addEventListener('click',function(e){if(e.target.classList.contains('assemble'))assemble(e.target.closest('section.step'))});
 var m=/^#input-(.+)$/.exec(location.hash);if(m){var sec=document.getElementById(m[1]);if(sec){assemble(sec);sec.scrollIntoView()}}
@@ -235,9 +237,10 @@ fn bar(page: &mut String, s: &PageStep, max_in: u64) {
 fn piece(page: &mut String, p: &Piece, open: bool) {
     let _ = write!(
         page,
-        "<details class=\"item\"{}><summary>{}</summary><pre data-item>{}",
+        "<details class=\"item\"{}><summary>{}</summary><pre{}>{}",
         if open { " open" } else { "" },
         esc_text(&p.title),
+        if p.note { "" } else { " data-item" },
         esc_text(&p.text)
     );
     if p.cut > 0 {
@@ -370,7 +373,11 @@ fn step(
                 s.shared + k,
                 esc(old.map_or("(none)", |p| p.title.as_str())),
                 esc(new.map_or("(none)", |p| p.title.as_str())),
-                if new.is_some() { " data-item" } else { "" },
+                if new.is_some_and(|p| !p.note) {
+                    " data-item"
+                } else {
+                    ""
+                },
             );
         }
         page.push_str("</div>");
@@ -414,8 +421,9 @@ fn request(page: &mut String, s: &PageStep, previous: Option<&PageStep>, prefix:
     let appended = s.items - s.shared.min(s.items);
     let _ = write!(
         page,
-        "<details class=\"request\" data-keep=\"{}\"",
-        s.shared.min(s.items)
+        "<details class=\"request\" data-keep=\"{}\" data-missing=\"{}\"",
+        s.shared.min(s.items),
+        s.missing
     );
     if let Some(p) = previous {
         let _ = write!(page, " data-base=\"{}\"", step_id(prefix, p));

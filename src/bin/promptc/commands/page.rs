@@ -98,13 +98,13 @@ pub fn run_diff(args: &DiffArgs, context: &Context) -> anyhow::Result<ExitStatus
     let d = promptc::diff::diff(&a, &plan_a, &b, &plan_b, None);
     // Page steps are `cache::analyze`'s rows: one per step, in step order.
     let pairs = page_pairs(&d.pairs, &d.a_only, &d.b_only);
-    // The first break: where the aligned requests part, else the first drift's request of B
-    // (a resume's first request of its own).
+    // The first break: where the aligned requests part, else the first unexpected drift's
+    // request of B (a resume's first request of its own); an expected reset is no break.
     let first_break = d
         .common_prefix
         .map(|c| (Some(c.a_step), Some(c.b_step)))
         .or_else(|| {
-            d.drifts.first().map(|drift| {
+            d.drifts.iter().find(|d| !d.expected()).map(|drift| {
                 let paired = d.pairs.iter().any(|&(_, y)| y == drift.b_step);
                 (paired.then_some(drift.a_step), Some(drift.b_step))
             })
