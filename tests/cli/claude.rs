@@ -538,3 +538,68 @@ fn baselines_hold_claude_transcripts() {
     assert_eq!(names, ["baseline:params_changed"], "{report}");
     assert_eq!(report["rollouts"][0]["failures"][0]["turn"], 2);
 }
+
+/// A transcript on standard input, or compressed, is told by its lines as a plain file is: the
+/// same steps, not a Codex rollout of skipped lines.
+#[test]
+fn transcripts_on_stdin_and_compressed_read_like_plain_ones() {
+    let name = fixture("tool_call_2.1.100");
+    let plain = std::fs::read(root().join(&name)).unwrap();
+    let expected = run(&["steps", "--format", "json", &name]);
+    assert_eq!(code(&expected), 0);
+    let expected = String::from_utf8(expected.stdout).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let compressed =
+        ruzstd::encoding::compress_to_vec(&plain[..], ruzstd::encoding::CompressionLevel::Fastest);
+    let zst = dir.path().join("transcript.jsonl.zst");
+    std::fs::write(&zst, &compressed).unwrap();
+    let zst = zst.to_str().unwrap();
+    let from_file = run(&["steps", "--format", "json", zst]);
+    assert_eq!(
+        code(&from_file),
+        0,
+        "{}",
+        String::from_utf8_lossy(&from_file.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(from_file.stdout)
+            .unwrap()
+            .replace(zst, &name),
+        expected,
+        "compressed"
+    );
+    for bytes in [plain, compressed] {
+        let mut child = crate::support::promptc()
+            .args(["steps", "--format", "json", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            stdin.write_all(&bytes).unwrap();
+        });
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert_eq!(
+            code(&output),
+            0,
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            output.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(output.stdout)
+                .unwrap()
+                .replace("\"-\"", &format!("{name:?}")),
+            expected,
+            "stdin"
+        );
+    }
+}

@@ -83,6 +83,49 @@ fn load_whole(
     Ok(promptc::agents::codex::parse::load(name, &bytes, options)?)
 }
 
+/// The bytes of a ROLLOUT argument that must be read whole before its agent can be told by its
+/// lines: standard input, and zstd data (decompressed); `None` for a plain file, which is read
+/// in pieces.
+pub fn read_whole(argument: &str) -> anyhow::Result<Option<(String, Vec<u8>)>> {
+    let (name, bytes) = if argument == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+        (argument.to_string(), bytes)
+    } else {
+        let path = resolve(argument)?;
+        let Ok(file) = std::fs::File::open(&path) else {
+            return Ok(None);
+        };
+        let mut magic = [0; ZSTD_MAGIC.len()];
+        if !file.metadata().is_ok_and(|m| m.is_file())
+            || read_at(&file, 0, &mut magic).is_err()
+            || !is_zstd(&magic)
+        {
+            return Ok(None);
+        }
+        let name = path.display().to_string();
+        let mut bytes = Vec::new();
+        (&file)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{name}: cannot read"))?;
+        (name, bytes)
+    };
+    let bytes = decompress_if_zstd(bytes).with_context(|| format!("{name}: cannot read"))?;
+    Ok(Some((name, bytes)))
+}
+
+/// Load a Codex rollout read whole already.
+pub fn load_bytes(
+    name: &str,
+    bytes: &[u8],
+    options: LoadOptions,
+) -> anyhow::Result<promptc::agents::codex::model::Rollout> {
+    Ok(promptc::agents::codex::parse::load(name, bytes, options)?)
+}
+
 /// One positioned read (again when interrupted): the file's offset is left alone, so threads
 /// can read one file at once.
 fn read_at(file: &std::fs::File, offset: u64, buffer: &mut [u8]) -> std::io::Result<usize> {

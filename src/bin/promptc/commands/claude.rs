@@ -63,6 +63,14 @@ pub fn load_lean(path: &Path) -> anyhow::Result<Session> {
     }
 }
 
+/// Load a transcript read whole already (standard input, decompressed zstd data).
+pub fn load_bytes(name: &str, bytes: &[u8]) -> anyhow::Result<Session> {
+    let mut loader =
+        promptc::agents::claude::load::Loader::with_threads(name, crate::commands::threads());
+    loader.push(bytes);
+    finish(name, loader)?.context("a transcript read whole asked to be read again")
+}
+
 fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
     let name = path.display().to_string();
     let cannot_read = || format!("{name}: cannot read");
@@ -84,6 +92,15 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
         }
         loader.push(&piece[..read]);
     }
+    finish(&name, loader)
+}
+
+/// The transcript a loader read, a warning on stderr for each skipped line; `None` when a lean
+/// load finds it must read the texts after all.
+fn finish(
+    name: &str,
+    loader: promptc::agents::claude::load::Loader,
+) -> anyhow::Result<Option<Session>> {
     let t = loader.finish()?;
     if t.needs_content {
         // Read again whole: the warnings come with that reading.
@@ -96,7 +113,7 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
         let _ = writeln!(
             stderr,
             "warning: {}:{}{column}: skipped: {} (near: {})",
-            promptc::core::sanitize::escape_line(&name),
+            promptc::core::sanitize::escape_line(name),
             s.line,
             promptc::core::sanitize::escape_line(&s.reason),
             promptc::core::sanitize::escape_line(&s.excerpt),

@@ -84,6 +84,18 @@ pub enum Items {
 /// Load a session of either agent (a Claude Code transcript is told by its first lines),
 /// printing a warning on stderr for every skipped line.
 pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Result<Session> {
+    // Standard input and compressed files are read whole first, then told by their lines.
+    if let Some((name, bytes)) = crate::input::read_whole(&input.rollout)? {
+        let head = &bytes[..bytes.len().min(64 << 10)];
+        if promptc::agents::claude::is_transcript(head) == Some(true) {
+            return Ok(Session::Claude(claude::load_bytes(&name, &bytes)?));
+        }
+        let options = load_options(input, items);
+        let session =
+            crate::fork::session(crate::input::load_bytes(&name, &bytes, options)?, options);
+        warn_skipped(&session, 0..session.rollout.skipped.len(), context);
+        return Ok(Session::Codex(session));
+    }
     if let Some(path) = claude::detect(&input.rollout)? {
         return Ok(Session::Claude(match items {
             Items::Json => claude::load_file(&path)?,
@@ -101,16 +113,21 @@ pub fn load_codex(
     context: &Context,
     items: Items,
 ) -> anyhow::Result<CodexSession> {
-    let options = promptc::LoadOptions {
+    let options = load_options(input, items);
+    let session = crate::fork::session(crate::input::load(&input.rollout, options)?, options);
+    warn_skipped(&session, 0..session.rollout.skipped.len(), context);
+    Ok(session)
+}
+
+/// How a Codex rollout is read for a command that shows `items`.
+fn load_options(input: &InputArgs, items: Items) -> promptc::LoadOptions {
+    promptc::LoadOptions {
         strict: input.strict,
         threads: threads(),
         keep_item_json: matches!(items, Items::Json),
         estimate_tokens: matches!(items, Items::Tokens),
         ..promptc::LoadOptions::default()
-    };
-    let session = crate::fork::session(crate::input::load(&input.rollout, options)?, options);
-    warn_skipped(&session, 0..session.rollout.skipped.len(), context);
-    Ok(session)
+    }
 }
 
 /// A warning on stderr for each skipped line of `session` in `which` (indices of skipped lines).
