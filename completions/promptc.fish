@@ -31,12 +31,12 @@ complete -c promptc -n "__fish_promptc_needs_command" -l width -d 'Output width 
 complete -c promptc -n "__fish_promptc_needs_command" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_needs_command" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_needs_command" -s V -l version -d 'Print version'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "view" -d 'Show the raw history and the model view of a session, side by side'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "compile" -d 'Compile the request the agent sent (or would send on resume) at a turn and step'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare two sessions request by request and name every drift'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of sessions and compare their fingerprints with a baseline (for CI)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the sessions under the Codex home and the Claude Code home, newest first'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many sessions'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
@@ -48,7 +48,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand view" -l step -d 'A step
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l format -d 'Output format' -r -f -a "text\t''
 json\t''
 html\t'One self-contained page: every request, its cache bar and its difference from the one before'"
-complete -c promptc -n "__fish_promptc_using_subcommand view" -s o -l output -d 'Write the page to FILE instead of standard output (`--format html`)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand view" -s o -l output -d 'Write the page to FILE instead of standard output (`--format html`; `-` is standard output)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand view" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -59,8 +59,8 @@ complete -c promptc -n "__fish_promptc_using_subcommand view" -l no-mmap -d 'Doe
 complete -c promptc -n "__fish_promptc_using_subcommand view" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l step -d 'A step (sampling request) within the turn, from 1' -r
-complete -c promptc -n "__fish_promptc_using_subcommand compile" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand compile" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand compile" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -76,8 +76,8 @@ complete -c promptc -n "__fish_promptc_using_subcommand compile" -l no-mmap -d '
 complete -c promptc -n "__fish_promptc_using_subcommand compile" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l step -d 'A step (sampling request) within the turn, from 1' -r
-complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -89,8 +89,8 @@ complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l strict -
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand fingerprint" -s h -l help -d 'Print help'
-complete -c promptc -n "__fish_promptc_using_subcommand steps" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand steps" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -105,13 +105,13 @@ complete -c promptc -n "__fish_promptc_using_subcommand steps" -l no-mmap -d 'Do
 complete -c promptc -n "__fish_promptc_using_subcommand steps" -s h -l help -d 'Print help'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l turn -d 'A turn: its number (from 1) or its turn id' -r
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l step -d 'A step (sampling request) within the turn, from 1' -r
-complete -c promptc -n "__fish_promptc_using_subcommand diff" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l format -d 'Output format' -r -f -a "text\t''
 json\t''
 html\t'One self-contained page: every request, its cache bar and its difference from the one before'"
-complete -c promptc -n "__fish_promptc_using_subcommand diff" -s o -l output -d 'Write the page to FILE instead of standard output (`--format html`)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand diff" -s o -l output -d 'Write the page to FILE instead of standard output (`--format html`; `-` is standard output)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -121,9 +121,9 @@ complete -c promptc -n "__fish_promptc_using_subcommand diff" -l json -d 'Short 
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-tokens -d 'Skip token estimation (faster; the common prefix is given in items only)'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per rollout: any difference fails' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l baseline -d 'A JSON file of every step\'s fingerprint per file: any difference fails' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -131,7 +131,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand check" -l color -d 'When
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
-complete -c promptc -n "__fish_promptc_using_subcommand check" -l update-baseline -d 'Write the baseline file from these rollouts instead of comparing'
+complete -c promptc -n "__fish_promptc_using_subcommand check" -l update-baseline -d 'Write the baseline file from these files instead of comparing'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l strict -d 'Fail on the first line that cannot be read'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand check" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
@@ -168,7 +168,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand report" -l top -d 'Sessi
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l format -d 'Output format' -r -f -a "text\t''
 json\t''
 html\t'One self-contained page (charts drawn as inline SVG; no network, no scripts)'"
-complete -c promptc -n "__fish_promptc_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of standard output (`-` is standard output)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l pricing -d 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens. A price may say the day it took effect and carry its earlier prices (`"from": "YYYY-MM-DD", "history": [{..., "from": ...}]`): each request is priced at its UTC day\'s; `"cache_write"` prices cache writes. See PRICING.md' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
@@ -178,8 +178,8 @@ complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'D
 complete -c promptc -n "__fish_promptc_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l codex-home -d 'The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else ~/.codex)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l interval -d 'How often to look for new bytes, in milliseconds' -r
-complete -c promptc -n "__fish_promptc_using_subcommand watch" -l tools -d 'A JSON array of tool specs (as the Responses API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
-complete -c promptc -n "__fish_promptc_using_subcommand watch" -l instructions -d 'The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l system -d 'Claude Code: the system blocks, as sent (a JSON array of blocks or a string, or a captured request with a `system` field). Builds before 2.1.3xx do not record them' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -205,12 +205,12 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand man" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand man" -s h -l help -d 'Print help'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "view" -d 'Show the raw history and the model view of a rollout, side by side'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "compile" -d 'Compile the request Codex sent (or would send on resume) at a turn and step'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "view" -d 'Show the raw history and the model view of a session, side by side'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "compile" -d 'Compile the request the agent sent (or would send on resume) at a turn and step'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "fingerprint" -d 'Fingerprint every step\'s request, component by component'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "steps" -d 'One row per step: observed and predicted prompt-cache use, and why'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "diff" -d 'Compare two rollouts request by request and name every drift'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "check" -d 'Check invariants of rollouts and compare their fingerprints with a baseline (for CI)'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "diff" -d 'Compare two sessions request by request and name every drift'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "check" -d 'Check invariants of sessions and compare their fingerprints with a baseline (for CI)'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "sessions" -d 'List the sessions under the Codex home and the Claude Code home, newest first'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many sessions'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'

@@ -154,8 +154,11 @@ pub fn write_diff_text<S: AgentSession>(
         b.steps().len(),
         diff.pairs.len()
     )?;
-    if !diff.b_only.is_empty() {
+    // B continues A only when it holds all of A; otherwise its extra steps are just its own.
+    if !diff.b_only.is_empty() && diff.a_only.is_empty() {
         writeln!(out, "B continues A with {} more step(s)", diff.b_only.len())?;
+    } else if !diff.b_only.is_empty() {
+        writeln!(out, "{} step(s) of B are not in A", diff.b_only.len())?;
     }
     if !diff.a_only.is_empty() {
         writeln!(

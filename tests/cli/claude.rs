@@ -515,6 +515,8 @@ fn baselines_hold_claude_transcripts() {
         "{}",
         String::from_utf8_lossy(&written.stderr)
     );
+    let stderr = String::from_utf8_lossy(&written.stderr);
+    assert!(stderr.contains("(1 rollout, 1 transcript)"), "{stderr}");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
     assert_eq!(saved["transcripts"][t].as_array().map(Vec::len), Some(4));
     assert_eq!(saved["rollouts"][codex].as_array().map(Vec::len), Some(3));

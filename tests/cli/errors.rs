@@ -338,8 +338,14 @@ fn a_binary_file_is_an_error() {
         crate::support::skip("/bin/ls is not present");
         return;
     }
-    assert_error(&["view", "/bin/ls"], "not a rollout");
-    assert_error(&["steps", "--json", "/bin/ls"], "not a rollout");
+    assert_error(
+        &["view", "/bin/ls"],
+        "neither a Codex rollout nor a Claude Code transcript",
+    );
+    assert_error(
+        &["steps", "--json", "/bin/ls"],
+        "neither a Codex rollout nor a Claude Code transcript",
+    );
 }
 
 #[test]
@@ -358,8 +364,14 @@ fn a_json_array_file_is_an_error() {
     file.write_all(serde_json::to_string(&items).expect("json").as_bytes())
         .expect("write");
     let path = file.path().to_str().expect("UTF-8 path").to_string();
-    assert_error(&["view", &path], "not a rollout");
-    assert_error(&["fingerprint", &path], "not a rollout");
+    assert_error(
+        &["view", &path],
+        "neither a Codex rollout nor a Claude Code transcript",
+    );
+    assert_error(
+        &["fingerprint", &path],
+        "neither a Codex rollout nor a Claude Code transcript",
+    );
 }
 
 #[test]

@@ -259,6 +259,27 @@ fn output_file_is_only_for_the_page() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("--format html"));
 }
 
+/// `-o -` is standard output, as `-` is standard input: the page written there is the one
+/// written to a file, and the text form takes it too.
+#[test]
+fn output_dash_is_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = "fixtures/claude/tool_call_2.1.100.jsonl";
+    let written = page(&["view", file], dir.path(), "page.html");
+    let output = run(&["view", file, "--format", "html", "-o", "-"]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), written);
+    assert!(!dir.path().join("-").exists());
+    let text = run(&["view", file, "-o", "-"]);
+    assert_eq!(code(&text), 0, "{}", String::from_utf8_lossy(&text.stderr));
+    assert_eq!(text.stdout, run(&["view", file]).stdout);
+}
+
 /// A Chromium on PATH (`$CHROMIUM` first), or `None`.
 fn chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CHROMIUM") {

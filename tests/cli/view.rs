@@ -247,7 +247,7 @@ fn assert_lines_accounted_for(file: &str) {
         // A file none of whose lines can be read is not a rollout: an error, not a view.
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stderr.contains("not a rollout: no line is a JSON object"),
+            stderr.contains("nor a Claude Code transcript: no line is a JSON object"),
             "{file}: {stderr}"
         );
         return;

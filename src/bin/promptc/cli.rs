@@ -31,17 +31,17 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Show the raw history and the model view of a rollout, side by side.
+    /// Show the raw history and the model view of a session, side by side.
     View(ViewArgs),
-    /// Compile the request Codex sent (or would send on resume) at a turn and step.
+    /// Compile the request the agent sent (or would send on resume) at a turn and step.
     Compile(CompileArgs),
     /// Fingerprint every step's request, component by component.
     Fingerprint(FingerprintArgs),
     /// One row per step: observed and predicted prompt-cache use, and why.
     Steps(StepsArgs),
-    /// Compare two rollouts request by request and name every drift.
+    /// Compare two sessions request by request and name every drift.
     Diff(DiffArgs),
-    /// Check invariants of rollouts and compare their fingerprints with a baseline (for CI).
+    /// Check invariants of sessions and compare their fingerprints with a baseline (for CI).
     Check(CheckArgs),
     /// List the sessions under the Codex home and the Claude Code home, newest first.
     Sessions(SessionsArgs),
@@ -148,7 +148,8 @@ pub struct PageFormatArgs {
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
-    /// Write the page to FILE instead of standard output (`--format html`).
+    /// Write the page to FILE instead of standard output (`--format html`; `-` is standard
+    /// output).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
 }
@@ -239,7 +240,7 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-` is standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// A JSON price table that extends the built-in one (or replaces it, with
@@ -272,15 +273,15 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// What a request is compiled with, beyond the rollout.
+/// What a request is compiled with, beyond the session's file.
 #[derive(Debug, Default, Args)]
 pub struct PlanArgs {
-    /// A JSON array of tool specs (as the Responses API takes them), or a captured request
-    /// with a `tools` field. Without it the tools are unknown.
+    /// A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API
+    /// takes them), or a captured request with a `tools` field. Without it the tools are unknown.
     #[arg(long, value_name = "FILE")]
     pub tools: Option<std::path::PathBuf>,
 
-    /// The base instructions text, as sent (the `instructions` field, or from Codex 0.162 the
+    /// Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the
     /// leading developer message). Without it: `session_meta.base_instructions` or a
     /// `turn_context` override when recorded, else unknown.
     #[arg(long, value_name = "FILE")]
@@ -369,10 +370,10 @@ pub struct WatchArgs {
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The first rollout (`-` for standard input).
+    /// The first rollout or transcript (`-` for standard input).
     #[arg(value_name = "A")]
     pub a: String,
-    /// The second rollout: a resume, a fork, or the same session recorded again.
+    /// The second: a resume, a fork, or the same session recorded again.
     #[arg(value_name = "B")]
     pub b: String,
     /// Fail on the first line that cannot be read.
@@ -391,13 +392,13 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Rollout files to check.
+    /// Rollout files and Claude Code transcripts to check.
     #[arg(value_name = "ROLLOUT", required = true)]
     pub rollouts: Vec<String>,
-    /// A JSON file of every step's fingerprint per rollout: any difference fails.
+    /// A JSON file of every step's fingerprint per file: any difference fails.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<std::path::PathBuf>,
-    /// Write the baseline file from these rollouts instead of comparing.
+    /// Write the baseline file from these files instead of comparing.
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
     /// Fail on the first line that cannot be read.

@@ -91,11 +91,23 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         text.push('\n');
         std::fs::write(path, text)
             .with_context(|| format!("{}: cannot write the baseline", path.display()))?;
+        let counts: Vec<String> = [
+            (new_baseline.rollouts.len(), "rollout"),
+            (new_baseline.transcripts.len(), "transcript"),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, noun)| format!("{n} {noun}{}", if n == 1 { "" } else { "s" }))
+        .collect();
         let _ = writeln!(
             std::io::stderr(),
-            "wrote baseline {} ({} rollouts)",
+            "wrote baseline {} ({})",
             promptc::core::sanitize::escape_line(&path.display().to_string()),
-            new_baseline.rollouts.len()
+            if counts.is_empty() {
+                "empty".to_string()
+            } else {
+                counts.join(", ")
+            }
         );
     }
     let json = args.format.format() == Format::Json;

@@ -91,8 +91,8 @@ pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Resul
             return Ok(Session::Claude(claude::load_bytes(&name, &bytes)?));
         }
         let options = load_options(input, items);
-        let session =
-            crate::fork::session(crate::input::load_bytes(&name, &bytes, options)?, options);
+        let rollout = crate::input::load_bytes(&name, &bytes, options).map_err(neither_agent)?;
+        let session = crate::fork::session(rollout, options);
         warn_skipped(&session, 0..session.rollout.skipped.len(), context);
         return Ok(Session::Codex(session));
     }
@@ -103,7 +103,24 @@ pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Resul
             Items::Counts | Items::Tokens => claude::load_lean(&path)?,
         }));
     }
-    Ok(Session::Codex(load_codex(input, context, items)?))
+    Ok(Session::Codex(
+        load_codex(input, context, items).map_err(neither_agent)?,
+    ))
+}
+
+/// A file neither agent's lines were found in is named as such, not only as no Codex rollout:
+/// the file may have been meant as a Claude Code transcript.
+fn neither_agent(error: anyhow::Error) -> anyhow::Error {
+    use promptc::agents::codex::parse::LoadError;
+    match error.downcast_ref::<LoadError>() {
+        Some(LoadError::Empty { name }) => anyhow::anyhow!(
+            "{name}: empty file: neither a Codex rollout nor a Claude Code transcript"
+        ),
+        Some(LoadError::NotARollout { name, line, reason }) => anyhow::anyhow!(
+            "{name}: neither a Codex rollout nor a Claude Code transcript: no line is a JSON object (line {line}: {reason})"
+        ),
+        _ => error,
+    }
 }
 
 /// Load a Codex rollout (a fork with its parent), printing a warning on stderr for every
@@ -117,6 +134,11 @@ pub fn load_codex(
     let session = crate::fork::session(crate::input::load(&input.rollout, options)?, options);
     warn_skipped(&session, 0..session.rollout.skipped.len(), context);
     Ok(session)
+}
+
+/// The file `-o` names; `None` for none or `-`, which is standard output as for input.
+pub fn output_file(output: Option<&std::path::Path>) -> Option<&std::path::Path> {
+    output.filter(|path| path.as_os_str() != "-")
 }
 
 /// How a Codex rollout is read for a command that shows `items`.

@@ -17,7 +17,7 @@ fn emit(
     output: Option<&Path>,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    match output {
+    match crate::commands::output_file(output) {
         None => with_stdout(write),
         Some(path) => {
             let file = std::fs::File::create(path)
@@ -32,7 +32,7 @@ fn emit(
 
 /// `-o` names the page's file: the text and JSON forms go to standard output.
 pub fn refuse_output(output: Option<&Path>) -> anyhow::Result<()> {
-    match output {
+    match crate::commands::output_file(output) {
         Some(path) => anyhow::bail!(
             "-o {}: only the page (--format html) is written to a file",
             path.display()

@@ -108,7 +108,8 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let write = |out: &mut dyn Write| match args.format {
         ReportFormat::Json => promptc::render::report::write_report_json(out, &report),
         ReportFormat::Text => {
-            let options = if args.output.is_some() {
+            let output = crate::commands::output_file(args.output.as_deref());
+            let options = if output.is_some() {
                 promptc::render::RenderOptions {
                     color: false,
                     ..context.stdout
@@ -120,7 +121,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         }
         ReportFormat::Html => promptc::render::report_html::write_report_html(out, &report),
     };
-    match &args.output {
+    match crate::commands::output_file(args.output.as_deref()) {
         None => with_stdout(write)?,
         Some(path) => {
             let file = std::fs::File::create(path)
@@ -142,7 +143,7 @@ fn progress_bar(files: usize, format: ReportFormat) -> Option<indicatif::Progres
     }
     let bar = indicatif::ProgressBar::new(files as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("reading rollouts {bar:30} {pos}/{len} {elapsed}")
+        indicatif::ProgressStyle::with_template("reading sessions {bar:30} {pos}/{len} {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     Some(bar)
