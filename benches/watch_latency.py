@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""CPU time `promptc watch` spends per appended line, against the rollout's size (Linux).
+"""CPU time `promptc watch` spends per appended line, against the session's size (Linux).
 
 Writes all of ROLLOUT but its last TAIL lines (default 40) to a temporary file, starts
 `promptc watch FILE --format json --interval 10`, waits until it is idle, then appends the
 remaining lines one at a time; after each, waits until the process is idle again and records
 the CPU time (utime + stime from /proc, in clock ticks of 10 ms) it took. Lines are grouped by
 whether they can bring an event (and so load the new lines: `token_count`, turn boundaries,
-`compacted`, `thread_rolled_back`) or not. Idle polling (a stat every 10 ms) is in both.
+`compacted`, `thread_rolled_back`; Claude Code: a response's line, a compaction boundary) or not. Idle polling (a stat every 10 ms) is in both.
 
     benches/watch_latency.py target/release/promptc /tmp/s10000.jsonl
 """
 import os, subprocess, sys, tempfile, time
 
+# Codex's lines that bring an event, then Claude Code's (a response's line, a compaction's).
 TRIGGERS = [b"token_count", b"_started", b"_complete", b"turn_aborted", b"compacted",
-            b"thread_rolled_back"]
+            b"thread_rolled_back", b'"assistant"', b"compact_boundary"]
 TICK = os.sysconf("SC_CLK_TCK")
 
 

@@ -36,7 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of sessions and compare their fingerprints with a baseline (for CI)')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions under the Codex home and the Claude Code home, newest first')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many sessions')
-            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a live rollout: each request''s `steps` row as its usage arrives')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a live session of either agent: each request''s `steps` row once it is final')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -175,7 +175,9 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             break
         }
         'promptc;watch' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only this agent''s sessions for `latest`, session ids and `--next` (default: both); the file given must be this agent''s (an empty one is taken as its)')
             [CompletionResult]::new('--codex-home', '--codex-home', [CompletionResultType]::ParameterName, 'The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else ~/.codex)')
+            [CompletionResult]::new('--claude-home', '--claude-home', [CompletionResultType]::ParameterName, 'The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else ~/.claude)')
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'How often to look for new bytes, in milliseconds')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown')
             [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown')
@@ -183,13 +185,13 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
-            [CompletionResult]::new('--next', '--next', [CompletionResultType]::ParameterName, 'Also follow the next session Codex starts: when a newer rollout appears under the Codex home, switch to it')
+            [CompletionResult]::new('--next', '--next', [CompletionResultType]::ParameterName, 'Also follow the next session either agent starts: when a newer session appears under the homes, switch to it')
             [CompletionResult]::new('--exit-on-drift', '--exit-on-drift', [CompletionResultType]::ParameterName, 'Exit with status 1 at the first unexpected drift (a prefix that broke)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
             [CompletionResult]::new('--no-tokens', '--no-tokens', [CompletionResultType]::ParameterName, 'Skip token estimation (faster; estimated and predicted columns show `-`)')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'promptc;completions' {
@@ -217,7 +219,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check invariants of sessions and compare their fingerprints with a baseline (for CI)')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions under the Codex home and the Claude Code home, newest first')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Tokens, cache hits, losses by cause and dollars across many sessions')
-            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a live rollout: each request''s `steps` row as its usage arrives')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a live session of either agent: each request''s `steps` row once it is final')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')

@@ -723,13 +723,21 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__watch)
-            opts="-h --codex-home --next --interval --exit-on-drift --tools --instructions --system --format --json --no-tokens --color --width --no-mmap --help"
+            opts="-h --agent --codex-home --claude-home --next --interval --exit-on-drift --tools --instructions --system --format --json --no-tokens --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "codex claude" -- "${cur}"))
+                    return 0
+                    ;;
                 --codex-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --claude-home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -39,7 +39,7 @@ complete -c promptc -n "__fish_promptc_needs_command" -f -a "diff" -d 'Compare t
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "check" -d 'Check invariants of sessions and compare their fingerprints with a baseline (for CI)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "sessions" -d 'List the sessions under the Codex home and the Claude Code home, newest first'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many sessions'
-complete -c promptc -n "__fish_promptc_needs_command" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
+complete -c promptc -n "__fish_promptc_needs_command" -f -a "watch" -d 'Follow a live session of either agent: each request\'s `steps` row once it is final'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c promptc -n "__fish_promptc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -176,7 +176,10 @@ never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l agent -d 'Only this agent\'s sessions for `latest`, session ids and `--next` (default: both); the file given must be this agent\'s (an empty one is taken as its)' -r -f -a "codex\t'OpenAI Codex CLI rollouts'
+claude\t'Claude Code transcripts'"
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l codex-home -d 'The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else ~/.codex)' -r -F
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l claude-home -d 'The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l interval -d 'How often to look for new bytes, in milliseconds' -r
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l tools -d 'A JSON array of tool specs (as the Responses API or, for Claude Code, the Messages API takes them), or a captured request with a `tools` field. Without it the tools are unknown' -r -F
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l instructions -d 'Codex: the base instructions text, as sent (the `instructions` field, or from Codex 0.162 the leading developer message). Without it: `session_meta.base_instructions` or a `turn_context` override when recorded, else unknown' -r -F
@@ -187,12 +190,12 @@ complete -c promptc -n "__fish_promptc_using_subcommand watch" -l color -d 'When
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
-complete -c promptc -n "__fish_promptc_using_subcommand watch" -l next -d 'Also follow the next session Codex starts: when a newer rollout appears under the Codex home, switch to it'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -l next -d 'Also follow the next session either agent starts: when a newer session appears under the homes, switch to it'
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l exit-on-drift -d 'Exit with status 1 at the first unexpected drift (a prefix that broke)'
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l no-tokens -d 'Skip token estimation (faster; estimated and predicted columns show `-`)'
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
-complete -c promptc -n "__fish_promptc_using_subcommand watch" -s h -l help -d 'Print help'
+complete -c promptc -n "__fish_promptc_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand completions" -l color -d 'When to use colour on stdout and stderr' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -213,7 +216,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_see
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "check" -d 'Check invariants of sessions and compare their fingerprints with a baseline (for CI)'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "sessions" -d 'List the sessions under the Codex home and the Claude Code home, newest first'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "report" -d 'Tokens, cache hits, losses by cause and dollars across many sessions'
-complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "watch" -d 'Follow a live rollout: each request\'s `steps` row as its usage arrives'
+complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "watch" -d 'Follow a live session of either agent: each request\'s `steps` row once it is final'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "completions" -d 'Print a shell completion script'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "man" -d 'Print the man page (roff)'
 complete -c promptc -n "__fish_promptc_using_subcommand help; and not __fish_seen_subcommand_from view compile fingerprint steps diff check sessions report watch completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

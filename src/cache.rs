@@ -296,61 +296,106 @@ pub(crate) struct Simulated {
     now: i64,
 }
 
-/// The simulation of a breakpoint cache over every step with a prompt, in order; `None` for
-/// an automatic prefix cache.
-fn simulate<S: AgentSession>(session: &S, plan: &Plan) -> Option<Vec<Option<Simulated>>> {
-    let mut cache = session.cache_model().breakpoint_cache()?;
-    let mut last_time = 0;
-    let steps = session.steps();
-    let mut out = Vec::with_capacity(steps.len());
-    for (k, step) in steps.iter().enumerate() {
-        let now = step.unix_seconds.unwrap_or(last_time);
-        last_time = now;
-        let Some(prompt) = session.prompt(plan, k) else {
-            out.push(None);
-            continue;
-        };
-        let model = session.step_model(k).unwrap_or("");
-        let tokens = step.usage.as_ref().map(|o| o.usage.input_tokens);
-        let lookup = cache.request(model, prompt.as_ref(), now, tokens);
-        let breakpoints = prompt.breakpoints();
-        out.push(Some(Simulated {
-            lookup,
-            first_breakpoint: breakpoints.first().map(|&(p, _)| p),
-            last_breakpoint: breakpoints.last().map(|&(p, _)| p),
-            blocks: prompt.head().len() + prompt.message_blocks(),
-            longest_ttl: breakpoints.iter().map(|&(_, t)| t).max(),
-            breakpoints: breakpoints.len(),
-            now,
-        }));
+/// A breakpoint cache and what it found for each step simulated so far.
+struct Simulation {
+    cache: Box<dyn crate::providers::BreakpointCache>,
+    simulated: Vec<Option<Simulated>>,
+    last_time: i64,
+}
+
+impl Simulation {
+    /// A new cache, for a session whose provider keys it on breakpoints; `None` for an
+    /// automatic prefix cache.
+    fn new<S: AgentSession>(session: &S) -> Option<Simulation> {
+        Some(Simulation {
+            cache: session.cache_model().breakpoint_cache()?,
+            simulated: Vec::new(),
+            last_time: 0,
+        })
     }
-    Some(out)
+
+    /// Every step with a prompt up to step `upto`, in order, after those simulated.
+    fn run<S: AgentSession>(&mut self, session: &S, plan: &Plan, upto: usize) {
+        let from = self.simulated.len();
+        for (k, step) in session.steps().iter().enumerate().take(upto).skip(from) {
+            let now = step.unix_seconds.unwrap_or(self.last_time);
+            self.last_time = now;
+            let Some(prompt) = session.prompt(plan, k) else {
+                self.simulated.push(None);
+                continue;
+            };
+            let model = session.step_model(k).unwrap_or("");
+            let tokens = step.usage.as_ref().map(|o| o.usage.input_tokens);
+            let lookup = self.cache.request(model, prompt.as_ref(), now, tokens);
+            let breakpoints = prompt.breakpoints();
+            self.simulated.push(Some(Simulated {
+                lookup,
+                first_breakpoint: breakpoints.first().map(|&(p, _)| p),
+                last_breakpoint: breakpoints.last().map(|&(p, _)| p),
+                blocks: prompt.head().len() + prompt.message_blocks(),
+                longest_ttl: breakpoints.iter().map(|&(_, t)| t).max(),
+                breakpoints: breakpoints.len(),
+                now,
+            }));
+        }
+    }
+}
+
+/// The analysis of a session that grows (`watch`): its rows and, for a breakpoint cache, the
+/// simulation, kept between two [`update`](Analysis::update)s so that each costs the steps it
+/// adds. A step's simulation depends only on its prompt and those before: it is made again
+/// only where an earlier step changed.
+#[derive(Default)]
+pub struct Analysis {
+    rows: Vec<StepCache>,
+    simulation: Option<Simulation>,
+}
+
+impl Analysis {
+    /// The rows so far, one per step.
+    pub fn rows(&self) -> &[StepCache] {
+        &self.rows
+    }
+
+    /// Analyse the first `upto` steps of `session`: those from `unchanged` on again (the steps
+    /// before it are as they were at the last update), and the new ones.
+    pub fn update<S: AgentSession>(
+        &mut self,
+        session: &S,
+        plan: &Plan,
+        unchanged: usize,
+        upto: usize,
+    ) {
+        // Blocks of steps: one step is less work than taking a task. Unit tests use short
+        // blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
+        const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
+        let upto = upto.min(session.steps().len());
+        let simulated = self.simulation.as_ref().map_or(0, |s| s.simulated.len());
+        if self.simulation.is_none() || unchanged < simulated {
+            self.simulation = Simulation::new(session);
+        }
+        if let Some(simulation) = &mut self.simulation {
+            simulation.run(session, plan, upto);
+        }
+        self.rows.truncate(unchanged.min(upto));
+        let from = self.rows.len();
+        let simulated = self.simulation.as_ref().map(|s| &s.simulated[..]);
+        self.rows.extend(crate::core::parallel::map_each(
+            upto - from,
+            BLOCK,
+            plan.threads,
+            |k| analyze_step(session, plan, from + k, simulated),
+        ));
+    }
 }
 
 /// Analyse every step against the one before it, in blocks of steps on the plan's threads
 /// (each step needs only itself and the one before, and a breakpoint cache's lookups, which
 /// are simulated first, in order).
 pub fn analyze<S: AgentSession>(session: &S, plan: &Plan) -> Vec<StepCache> {
-    let mut rows = Vec::new();
-    analyze_more(session, plan, &mut rows);
-    rows
-}
-
-/// Analyse the steps after those `rows` holds (`watch`: the session grew; a step's row needs
-/// only it and the step before it).
-pub fn analyze_more<S: AgentSession>(session: &S, plan: &Plan, rows: &mut Vec<StepCache>) {
-    // Blocks of steps: one step is less work than taking a task. Unit tests use short blocks,
-    // so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
-    const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
-    let from = rows.len();
-    let steps = session.steps().len().saturating_sub(from);
-    let simulated = simulate(session, plan);
-    rows.extend(crate::core::parallel::map_each(
-        steps,
-        BLOCK,
-        plan.threads,
-        |k| analyze_step(session, plan, from + k, simulated.as_deref()),
-    ));
+    let mut analysis = Analysis::default();
+    analysis.update(session, plan, 0, session.steps().len());
+    analysis.rows
 }
 
 /// Step `k` against the one before it.

@@ -12,14 +12,15 @@
 //! the few line types that can bring an event ([`Growing::may_bring_event`]). A line that can
 //! bring one, at most once per [`Watch::push`], runs the pipeline on the lines new since the
 //! last load: the agent reads them into its session ([`Growing::load_appended`]: Codex's
-//! `load_more` and `replay_more`), its planner plans the steps they added, and the analysis
-//! ([`crate::cache::analyze_more`]) goes on from where it stopped, redoing only the steps the
-//! agent says may have changed. `steps` runs the same functions from nothing, so the rows are
+//! `load_more` and `replay_more`, Claude Code's conversation and steps grown), its planner
+//! plans the steps they added, and the analysis ([`crate::cache::Analysis`], a breakpoint
+//! cache's simulation kept) goes on from where it stopped, redoing only the steps the agent
+//! says may have changed. `steps` runs the same functions from nothing, so the rows are
 //! `steps`' by construction. The first load is the binary's loader (a fork's parent is read
 //! then, once).
 
 use crate::AgentSession;
-use crate::cache::{StepCache, Verdict};
+use crate::cache::{Analysis, StepCache, Verdict};
 use crate::core::lines::SkippedLine;
 use crate::fingerprint::Plan;
 
@@ -53,6 +54,26 @@ pub trait Growing: AgentSession + Sized {
 
     /// The plan of the steps so far.
     fn plan(planner: &Self::Planner) -> &Plan;
+
+    /// How many of the first steps have their row final (those analysed): every step by
+    /// default; `finished`, the watch ended.
+    fn settled(&self, finished: bool) -> usize {
+        let _ = finished;
+        self.steps().len()
+    }
+
+    /// The line that made step `k`'s row final, if it is: by default its usage's, or the next
+    /// request's when that one's came without it, or its own when the watch ended (a pending
+    /// step, one a resume would send next, has none yet: it proves nothing).
+    fn final_row(&self, k: usize, finished: bool) -> Option<usize> {
+        let steps = self.steps();
+        match (&steps[k].usage, steps.get(k + 1)) {
+            (Some(usage), _) => Some(usage.line),
+            (None, Some(next)) if !next.pending => Some(next.line),
+            (None, _) if finished => Some(steps[k].line),
+            (None, _) => None,
+        }
+    }
 }
 
 /// Loads a file's complete lines into a session (its name, its bytes).
@@ -128,7 +149,7 @@ pub struct Watch<S: Growing> {
     partial: Vec<u8>,
     /// Complete lines not yet loaded hold a line type that can bring an event.
     dirty: bool,
-    current: Option<(S, S::Planner, Vec<StepCache>)>,
+    current: Option<(S, S::Planner, Analysis)>,
     /// Lines loaded.
     lines: usize,
     records_seen: usize,
@@ -189,7 +210,7 @@ impl<S: Growing> Watch<S> {
     pub fn current(&self) -> Option<(&S, &Plan, &[StepCache])> {
         self.current
             .as_ref()
-            .map(|(s, p, r)| (s, S::plan(p), r.as_slice()))
+            .map(|(s, p, a)| (s, S::plan(p), a.rows()))
     }
 
     fn update(&mut self, finished: bool) -> Result<Vec<Event>, String> {
@@ -198,8 +219,9 @@ impl<S: Growing> Watch<S> {
         }
         if self.dirty || finished {
             match &mut self.current {
-                Some((session, planner, rows)) => {
-                    self.lines = grow(session, planner, rows, &self.fresh, self.lines);
+                Some((session, planner, analysis)) => {
+                    let fresh = &self.fresh;
+                    self.lines = grow(session, planner, analysis, fresh, self.lines, finished);
                     self.fresh.clear();
                 }
                 None => {
@@ -208,15 +230,18 @@ impl<S: Growing> Watch<S> {
                     self.fresh.clear();
                     let mut planner = (self.loader.planner)(&session);
                     S::extend_plan(&mut planner, &session, 0);
-                    let rows = crate::cache::analyze(&session, S::plan(&planner));
-                    self.current = Some((session, planner, rows));
+                    let mut analysis = Analysis::default();
+                    let settled = session.settled(finished);
+                    analysis.update(&session, S::plan(&planner), 0, settled);
+                    self.current = Some((session, planner, analysis));
                 }
             }
             self.dirty = false;
         }
-        let Some((session, _, rows)) = &self.current else {
+        let Some((session, _, analysis)) = &self.current else {
             return Ok(Vec::new());
         };
+        let rows = analysis.rows();
         let mut events = Vec::new();
         let skipped = session.skipped_lines();
         for (index, s) in skipped.iter().enumerate().skip(self.skipped_seen) {
@@ -235,13 +260,8 @@ impl<S: Growing> Watch<S> {
         let mut row_key = 0;
         while self.steps_reported < steps.len() {
             let k = self.steps_reported;
-            // A row is final once its usage arrived or the next request's output came without
-            // it (a pending step, one a resume would send next, has none yet: it proves nothing).
-            let line = match (&steps[k].usage, steps.get(k + 1)) {
-                (Some(usage), _) => usage.line,
-                (None, Some(next)) if !next.pending => next.line,
-                (None, _) if finished => steps[k].line,
-                (None, _) => break,
+            let Some(line) = session.final_row(k, finished).filter(|_| k < rows.len()) else {
+                break;
             };
             row_key = row_key.max(line);
             events.push((row_key, Event::Step { step: k, line }));
@@ -257,21 +277,22 @@ impl<S: Growing> Watch<S> {
 }
 
 /// Read `bytes`, the complete lines after the `lines` lines read, into the session, its plan
-/// and its rows: the same as loading, planning and analysing the whole file, at the cost of the
-/// new lines. Returns the lines read in all.
+/// and its analysis: the same as loading, planning and analysing the whole file, at the cost
+/// of the new lines. Returns the lines read in all.
 fn grow<S: Growing>(
     session: &mut S,
     planner: &mut S::Planner,
-    rows: &mut Vec<StepCache>,
+    analysis: &mut Analysis,
     bytes: &[u8],
     lines: usize,
+    finished: bool,
 ) -> usize {
     let (lines, unchanged) = session.load_appended(bytes, lines);
     // Every step is planned again when the agent says so (Codex: the session's meta arrived
     // since): its rows too.
     let kept = S::extend_plan(planner, session, unchanged);
-    rows.truncate(kept);
-    crate::cache::analyze_more(session, S::plan(planner), rows);
+    let settled = session.settled(finished);
+    analysis.update(session, S::plan(planner), kept.min(unchanged), settled);
     lines
 }
 
@@ -281,7 +302,7 @@ mod tests {
     use crate::LoadOptions;
     use crate::agents::codex::plan::{Planner, plan};
     use crate::agents::codex::session::Session;
-    use crate::cache::StepCache;
+    use crate::cache::{Analysis, StepCache};
     use crate::fingerprint::{Plan, PlanOptions};
 
     fn loader() -> Loader<Session> {
@@ -291,6 +312,13 @@ mod tests {
             }),
             planner: Box::new(|s: &Session| Planner::new(s, &PlanOptions::default())),
         }
+    }
+
+    /// Every step of `session` analysed.
+    fn analysed(session: &Session, plan: &Plan) -> Analysis {
+        let mut analysis = Analysis::default();
+        analysis.update(session, plan, 0, session.replay.steps.len());
+        analysis
     }
 
     /// The step rows a watch reports, fed `bytes` in chunks of `size` (the last may be
@@ -491,7 +519,7 @@ mod tests {
                     {
                         let mut planner = Planner::new(&session, &options);
                         planner.extend(&session, 0);
-                        let rows = crate::cache::analyze(&session, planner.plan());
+                        let rows = analysed(&session, planner.plan());
                         current = Some((session, planner, rows, cut));
                         break;
                     }
@@ -505,10 +533,10 @@ mod tests {
                         continue;
                     }
                     let grown = &bytes[from..cut];
-                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines);
+                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines, false);
                     from = cut;
                     assert_eq!(
-                        Some(outputs(&session, planner.plan(), &rows)),
+                        Some(outputs(&session, planner.plan(), rows.rows())),
                         batch(&name, &bytes[..cut], &options),
                         "{name}, every {every} lines, at byte {cut}"
                     );
@@ -561,23 +589,23 @@ mod tests {
             let mut session = load(&bytes[..ends[0]]);
             let mut planner = Planner::new(&session, &options);
             planner.extend(&session, 0);
-            let mut rows = crate::cache::analyze(&session, planner.plan());
+            let mut rows = analysed(&session, planner.plan());
             let mut lines = 1;
             for pair in ends.windows(2) {
                 let (from, cut) = (pair[0], pair[1]);
                 let grown = &bytes[from..cut];
-                lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines);
+                lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines, false);
                 let whole = load(&bytes[..cut]);
                 let plan = plan(&whole, &options);
                 let whole_rows = crate::cache::analyze(&whole, &plan);
                 assert_eq!(
-                    outputs(&session, planner.plan(), &rows),
+                    outputs(&session, planner.plan(), rows.rows()),
                     outputs(&whole, &plan, &whole_rows),
                     "parent found: {found}, at byte {cut}"
                 );
             }
             assert!(!session.replay.approximations.is_empty() || found);
-            assert!(!rows.is_empty());
+            assert!(!rows.rows().is_empty());
         }
     }
 
@@ -624,17 +652,24 @@ mod tests {
         let mut session = Session::load("late", &bytes[..cut], LoadOptions::default()).unwrap();
         let mut planner = Planner::new(&session, &options);
         planner.extend(&session, 0);
-        let mut rows = crate::cache::analyze(&session, planner.plan());
+        let mut rows = analysed(&session, planner.plan());
         assert_eq!(session.replay.steps.len(), 2);
-        let before = rows[0].estimated_input;
-        super::grow(&mut session, &mut planner, &mut rows, &bytes[cut..], 4);
+        let before = rows.rows()[0].estimated_input;
+        super::grow(
+            &mut session,
+            &mut planner,
+            &mut rows,
+            &bytes[cut..],
+            4,
+            false,
+        );
         let whole = Session::load("late", bytes, LoadOptions::default()).unwrap();
         let plan = plan(&whole, &options);
         let whole_rows = crate::cache::analyze(&whole, &plan);
         // The instructions now count in the first request.
         assert!(whole_rows[0].estimated_input > before, "{whole_rows:?}");
         assert_eq!(
-            outputs(&session, planner.plan(), &rows),
+            outputs(&session, planner.plan(), rows.rows()),
             outputs(&whole, &plan, &whole_rows)
         );
     }

@@ -174,6 +174,24 @@ impl<T> SharedLists<T> {
         }
     }
 
+    /// Bring `mapped`, which [`map`](SharedLists::map) made of these lists earlier, up to them:
+    /// the items pushed since and the lists made since, each made by `f` (an item, once
+    /// pushed, never changes). Costs the new items and a look at each list.
+    pub fn map_more<U>(&self, mapped: &mut SharedLists<U>, mut f: impl FnMut(&T) -> U) {
+        for (s, m) in self.segments.iter().zip(&mut mapped.segments) {
+            m.items.extend(s.items[m.items.len()..].iter().map(&mut f));
+        }
+        for s in &self.segments[mapped.segments.len()..] {
+            mapped.segments.push(Segment {
+                start: s.start,
+                parent: s.parent,
+                jump: s.jump,
+                depth: s.depth,
+                items: s.items.iter().map(&mut f).collect(),
+            });
+        }
+    }
+
     /// Every item of every list, each stored item once.
     pub fn stored_items(&self) -> impl Iterator<Item = &T> {
         self.segments.iter().flat_map(|s| s.items.iter())

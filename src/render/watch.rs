@@ -16,7 +16,7 @@ pub enum Restart {
     Truncated,
     /// Another file now has the name (or its first bytes changed).
     Replaced,
-    /// Codex began a newer session (`--next`).
+    /// An agent began a newer session (`--next`).
     NewSession,
 }
 
@@ -58,13 +58,15 @@ fn json_line<T: Serialize>(
 
 /// The line `watch` writes when it starts following a file (in text, then the table heading),
 /// or when it starts over on one, and why.
-/// `writes`: the session's provider reports cache writes (the table's columns are Anthropic's).
+/// `writes`: the session's provider reports cache writes (the table's columns are Anthropic's);
+/// `None` while the file's agent is not known (an empty file): the heading comes later
+/// ([`write_heading`]).
 pub fn write_following(
     out: &mut dyn Write,
     file: &str,
     restart: Option<Restart>,
     json: bool,
-    writes: bool,
+    writes: Option<bool>,
     options: &RenderOptions,
 ) -> io::Result<()> {
     if json {
@@ -85,11 +87,10 @@ pub fn write_following(
     let Some(why) = restart else {
         let text = format!("watching {}", escape_line(file));
         writeln!(out, "{}", paint(options, Tone::Dim, &text))?;
-        return writeln!(
-            out,
-            "{}",
-            paint(options, Tone::Heading, &steps_heading(writes))
-        );
+        return match writes {
+            Some(writes) => write_heading(out, json, writes, options),
+            None => Ok(()),
+        };
     };
     let what = match why {
         Restart::Truncated => "was truncated",
@@ -98,6 +99,23 @@ pub fn write_following(
     };
     let text = format!("-- {} {what}: starting over", escape_line(file));
     writeln!(out, "{}", paint(options, Tone::Warning, &text))
+}
+
+/// The table heading of `watch` in text (nothing in JSON): Anthropic's columns when `writes`.
+pub fn write_heading(
+    out: &mut dyn Write,
+    json: bool,
+    writes: bool,
+    options: &RenderOptions,
+) -> io::Result<()> {
+    if json {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}",
+        paint(options, Tone::Heading, &steps_heading(writes))
+    )
 }
 
 /// One event of `watch`. `Skipped` writes nothing here: it is a warning, for stderr.

@@ -156,8 +156,9 @@ fn step_rows(lines: &[String]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Watch `source` being appended, JSON and text, and compare with `steps` on the whole file.
-fn rows_are_steps_rows(source: &Path) {
+/// Watch `source` being appended, JSON and text, and compare with `steps` on the whole file:
+/// the rows compared.
+fn rows_are_steps_rows(source: &Path) -> usize {
     let bytes = std::fs::read(source).unwrap();
     let cuts = cuts(&bytes);
     let expected = {
@@ -165,7 +166,7 @@ fn rows_are_steps_rows(source: &Path) {
         let output = run(&args);
         if output.status.code() != Some(0) {
             // Not a rollout `steps` reads (session_meta only): nothing to compare.
-            return;
+            return 0;
         }
         stdout_json(&args, &output)["steps"].clone()
     };
@@ -212,6 +213,7 @@ fn rows_are_steps_rows(source: &Path) {
         .filter(|l| !l.starts_with("-- "))
         .collect();
     assert_eq!(rows, table, "{}", source.display());
+    table.len()
 }
 
 #[test]
@@ -476,4 +478,250 @@ fn a_live_codex_session_is_watched() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     let last = stdout.lines().last().unwrap_or_default();
     assert!(last.starts_with("ok: Codex 0.171.0"), "{stdout}\n{stderr}");
+}
+
+/// The recorded Claude Code transcripts of a few scenarios of every build, main files and
+/// subagents', and the fixtures of `fixtures/claude/`.
+fn claude_transcripts() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let base = root().join("tests/conformance/claude");
+    for version in ["1.0.30", "1.0.128", "2.0.77", "2.1.100", "2.1.332"] {
+        for scenario in [
+            "tool_call",
+            "parallel_calls",
+            "compact",
+            "auto_compaction",
+            "subagent",
+        ] {
+            let mut stack = vec![base.join(version).join(scenario).join("home")];
+            while let Some(dir) = stack.pop() {
+                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                    let path = entry.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if path.extension().is_some_and(|e| e == "jsonl")
+                        && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0)
+                    {
+                        files.push(path);
+                    }
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 20, "{} recorded transcripts", files.len());
+    for name in ["tool_call_2.1.100", "parallel_calls_1.0.30", "bad_lines"] {
+        files.push(root().join(format!("fixtures/claude/{name}.jsonl")));
+    }
+    files
+}
+
+/// Claude Code transcripts appended in uneven chunks, watched from an empty file: the rows are
+/// `steps`' rows (JSON and text, Anthropic's columns), on recorded transcripts of every build.
+#[test]
+fn claude_transcripts_watched_in_chunks_give_steps_rows() {
+    let rows: usize = claude_transcripts()
+        .iter()
+        .map(|file| rows_are_steps_rows(file))
+        .sum();
+    assert!(rows > 100, "{rows} rows");
+}
+
+/// Real Claude Code transcripts (when the samples folder is there): the largest, one with
+/// non-ASCII text, a subagent's own file.
+#[test]
+fn real_claude_transcripts_watched_in_chunks_give_steps_rows() {
+    let dir = root().join("../shared/claude-code-samples");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} is missing under CI=true",
+            dir.display()
+        );
+        crate::support::skip("no Claude Code samples folder");
+        return;
+    };
+    let mut samples: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    samples.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).map_or(0, |m| m.len())));
+    let mut chosen: Vec<PathBuf> = samples.iter().take(2).cloned().collect();
+    chosen.extend(
+        samples
+            .iter()
+            .rev()
+            .find(|p| std::fs::read(p).unwrap().iter().any(|&b| b >= 0xC0))
+            .cloned(),
+    );
+    chosen.extend(
+        samples
+            .iter()
+            .find(|p| p.file_name().unwrap().to_string_lossy().contains("agent-"))
+            .cloned(),
+    );
+    let rows: usize = chosen.iter().map(|file| rows_are_steps_rows(file)).sum();
+    assert!(rows > 100, "{rows} rows");
+}
+
+/// An empty file: the watch says what it follows and waits; the heading comes with the first
+/// line, whose agent it tells (Claude Code's: Anthropic's columns).
+#[test]
+fn an_empty_file_waits_for_its_first_line_to_tell_the_agent() {
+    let source = root().join("fixtures/claude/tool_call_2.1.100.jsonl");
+    let bytes = std::fs::read(&source).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp_rollout(dir.path());
+    let mut watching = Watching::start(&path, &[]);
+    watching.none_for(Duration::from_millis(300), |l| l.starts_with("turn step"));
+    // Half of the first line: still no heading.
+    let first = memchr_newline(&bytes);
+    append_in_chunks(&path, &bytes, &[first / 2]);
+    watching.none_for(Duration::from_millis(300), |l| l.starts_with("turn step"));
+    append_in_chunks(&path, &bytes[first / 2..], &[bytes.len() - first / 2]);
+    let heading = watching.wait_for(|l| l.starts_with("turn step"));
+    assert!(heading.contains("write5m"), "{heading}");
+    let (lines, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("turn step")).count(),
+        1,
+        "{lines:?}"
+    );
+}
+
+/// `--agent` names the agent a file must be: another agent's file is an error (exit 2).
+#[test]
+fn agent_names_the_agent_a_file_must_be() {
+    let source = root().join("fixtures/claude/tool_call_2.1.100.jsonl");
+    let output = promptc()
+        .args(["watch", "--agent", "codex", "--interval", "10"])
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("a Claude Code transcript, not a Codex rollout (--agent codex)"),
+        "{stderr}"
+    );
+}
+
+/// A Claude Code home's session as a file `latest` and `--next` find (the newest of either
+/// agent, by its first line's time): `projects/<project>/<session>.jsonl`.
+fn claude_session(home: &Path, id: &str, time: &str, bytes: &[u8]) -> PathBuf {
+    let project = home.join("projects/-tmp-work");
+    std::fs::create_dir_all(&project).unwrap();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    // Every line's time: the session started then.
+    let re_time = |line: &str| -> String {
+        let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+        if value.get("timestamp").is_some() {
+            value["timestamp"] = time.into();
+        }
+        value.to_string()
+    };
+    let text: String = text.lines().map(|l| re_time(l) + "\n").collect();
+    let path = project.join(format!("{id}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `--next` with both homes empty waits for the first session of either agent, then switches
+/// to a newer one of the other: a Claude Code transcript, then a Codex rollout, each followed
+/// with its own table heading.
+#[test]
+fn next_follows_the_newest_session_of_either_agent() {
+    let claude_bytes =
+        std::fs::read(root().join("fixtures/claude/tool_call_2.1.100.jsonl")).unwrap();
+    let codex_bytes = std::fs::read(root().join("fixtures/rollouts/era_b_steps.jsonl")).unwrap();
+    let claude_home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(claude_home.path().join("projects")).unwrap();
+    let codex_home = tempfile::tempdir().unwrap();
+    let day = codex_home.path().join("sessions/2026/01/05");
+    std::fs::create_dir_all(&day).unwrap();
+    let mut command = promptc();
+    command
+        .env("TZ", "UTC")
+        .args(["watch", "--next", "--codex-home"])
+        .arg(codex_home.path())
+        .arg("--claude-home")
+        .arg(claude_home.path());
+    let mut watching = Watching::spawn(command);
+    std::thread::sleep(Duration::from_millis(200));
+    let id = "6f0c9a7e-0000-4000-8000-000000000001";
+    claude_session(
+        claude_home.path(),
+        id,
+        "2026-01-05T09:00:00.000Z",
+        &claude_bytes,
+    );
+    watching.wait_for(|l| l.starts_with("watching") && l.contains(id));
+    let heading = watching.wait_for(|l| l.starts_with("turn step"));
+    assert!(heading.contains("write5m"), "{heading}");
+    watching.wait_for(|l| l.starts_with("   1    1"));
+    // A Codex session an hour later (its name's time is local: TZ=UTC).
+    let rollout =
+        day.join("rollout-2026-01-05T10-00-00-019b8e10-0000-7000-8000-000000000001.jsonl");
+    std::fs::write(&rollout, &codex_bytes).unwrap();
+    let restart = watching.wait_for(|l| l.contains("is the newest session"));
+    assert!(restart.contains("000000000001.jsonl"), "{restart}");
+    let heading = watching.wait_for(|l| l.starts_with("turn step"));
+    assert!(!heading.contains("write5m"), "{heading}");
+    let (_, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// `watch latest` is the newest session of either agent: here a Claude Code transcript newer
+/// than the Codex rollout.
+#[test]
+fn latest_is_the_newest_session_of_either_agent() {
+    let claude_bytes =
+        std::fs::read(root().join("fixtures/claude/tool_call_2.1.100.jsonl")).unwrap();
+    let claude_home = tempfile::tempdir().unwrap();
+    let codex_home = tempfile::tempdir().unwrap();
+    let day = codex_home.path().join("sessions/2026/01/05");
+    std::fs::create_dir_all(&day).unwrap();
+    let rollout =
+        day.join("rollout-2026-01-05T08-00-00-019b8e10-0000-7000-8000-000000000001.jsonl");
+    std::fs::copy(root().join("fixtures/rollouts/era_b_steps.jsonl"), &rollout).unwrap();
+    let id = "6f0c9a7e-0000-4000-8000-000000000002";
+    claude_session(
+        claude_home.path(),
+        id,
+        "2026-01-05T09:00:00.000Z",
+        &claude_bytes,
+    );
+    let mut command = promptc();
+    command
+        .env("TZ", "UTC")
+        .args(["watch", "latest", "--format", "json", "--codex-home"])
+        .arg(codex_home.path())
+        .arg("--claude-home")
+        .arg(claude_home.path());
+    let mut watching = Watching::spawn(command);
+    let first = watching.wait_for(|l| l.contains("\"event\":\"watching\""));
+    assert!(first.contains(id), "{first}");
+    watching.wait_for(|l| l.contains("\"event\":\"step\""));
+    let (_, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+    // `--agent codex` narrows `latest` to the Codex home.
+    let mut command = promptc();
+    command
+        .env("TZ", "UTC")
+        .args([
+            "watch",
+            "--agent",
+            "codex",
+            "--format",
+            "json",
+            "--codex-home",
+        ])
+        .arg(codex_home.path());
+    let mut watching = Watching::spawn(command);
+    let first = watching.wait_for(|l| l.contains("\"event\":\"watching\""));
+    assert!(first.contains("rollout-2026-01-05T08-00-00"), "{first}");
+    let (_, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
 }

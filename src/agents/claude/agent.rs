@@ -77,7 +77,7 @@ impl Session {
     fn view<'a>(&'a self, step: usize) -> Option<View<'a>> {
         self.claude_steps[step].prompt.as_ref().map(|prompt| View {
             prompt,
-            blocks: &self.blocks,
+            blocks: self.blocks(),
         })
     }
 }

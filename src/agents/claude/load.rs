@@ -229,20 +229,105 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<Transcript, LoadError> {
     loader.finish()
 }
 
+/// What recording lines into a transcript keeps from one line to the next: the lines seen, the
+/// unknown line types met, what a lean load left out. A transcript read whole keeps it, so that
+/// lines appended later (`watch`) are recorded as a whole load would have recorded them.
+#[derive(Debug, Default)]
+pub(crate) struct Recorder {
+    /// Lines seen (blank ones too).
+    line_number: usize,
+    /// Unknown line types: how many, and the first line.
+    unknown: BTreeMap<Box<str>, (usize, usize)>,
+    /// Contents left out (see [`Loader::lean`]), and what may call for them.
+    lean: Option<Lean>,
+    /// The transcript's notes that lines made (the unknown types' notes follow them).
+    line_notes: usize,
+}
+
+impl Recorder {
+    /// Record complete lines (each ended by a newline) read after those seen, on this thread.
+    pub fn read_lines(&mut self, t: &mut Transcript, mut bytes: &[u8]) {
+        self.reopen(t);
+        let lean = self.lean.is_some();
+        while let Some(end) = memchr::memchr(b'\n', bytes) {
+            self.line_number += 1;
+            if let Some((number, parsed)) =
+                pieces::parse_one(&bytes[..end], self.line_number, false, lean)
+            {
+                self.record(t, number, parsed);
+            }
+            bytes = &bytes[end + 1..];
+        }
+        self.close(t);
+    }
+
+    /// Lines seen (blank ones too).
+    pub fn lines(&self) -> usize {
+        self.line_number
+    }
+
+    /// The notes of the unknown types come off, so that lines' notes go before them.
+    fn reopen(&self, t: &mut Transcript) {
+        t.notes.truncate(self.line_notes);
+    }
+
+    /// The unknown types' notes, after the lines'.
+    fn close(&self, t: &mut Transcript) {
+        t.notes.truncate(self.line_notes);
+        for (name, (count, first)) in &self.unknown {
+            t.notes.push(format!(
+                "{count} line(s) of unknown type `{name}` kept, not read (first at line {first})"
+            ));
+        }
+    }
+
+    /// Account for a non-blank line read.
+    fn record(&mut self, t: &mut Transcript, number: usize, parsed: Result<Line, SkippedLine>) {
+        t.non_blank_lines += 1;
+        match parsed {
+            Ok(mut line) => {
+                if let Some(uuid) = &line.uuid {
+                    let index = t.lines.len();
+                    line.duplicate_of = t.uuids.first(uuid, index);
+                }
+                if let LineKind::Unknown(name) = &line.kind {
+                    self.unknown.entry(name.clone()).or_insert((0, number)).0 += 1;
+                }
+                if let LineKind::Assistant(a) = &line.kind
+                    && a.unreadable_usage
+                {
+                    t.notes.push(format!(
+                        "line {number}: `usage` of an unexpected shape, counted as none"
+                    ));
+                }
+                let unread = match &line.kind {
+                    LineKind::User(u) => &u.unread_blocks,
+                    LineKind::Assistant(a) => &a.unread_blocks,
+                    _ => &[][..],
+                };
+                if let Some(note) = unread_note(number, unread) {
+                    t.notes.push(note);
+                }
+                self.line_notes = t.notes.len();
+                if let Some(lean) = &mut self.lean {
+                    lean.see(&line);
+                }
+                t.lines.push(line);
+            }
+            Err(skipped) => t.skipped.push(skipped),
+        }
+    }
+}
+
 /// A transcript read a piece at a time: [`push`](Loader::push) any cut of the bytes, then
 /// [`finish`](Loader::finish). Only the unfinished last line (and, with a helper thread, the
 /// lines of the last piece) is held between pieces.
 pub struct Loader {
     transcript: Transcript,
     partial: Vec<u8>,
-    /// Lines seen (blank ones too).
-    line_number: usize,
-    /// Unknown line types: how many, and the first line.
-    unknown: BTreeMap<Box<str>, (usize, usize)>,
+    recorder: Recorder,
     /// With a second thread: half of each piece's lines are read there (see [`pieces`]).
     helper: Option<pieces::Helper>,
-    /// Contents left out (see [`Loader::lean`]), and what may call for them.
-    lean: Option<Lean>,
     queue: std::collections::VecDeque<pieces::Batch>,
 }
 
@@ -274,17 +359,24 @@ impl Loader {
                 ..Transcript::default()
             },
             partial: Vec::new(),
-            line_number: 0,
-            unknown: BTreeMap::new(),
+            recorder: Recorder {
+                lean: lean.then(Lean::default),
+                ..Recorder::default()
+            },
             helper: (threads.count >= 2)
                 .then(|| pieces::Helper::start(lean))
                 .flatten(),
-            lean: lean.then(Lean::default),
             queue: std::collections::VecDeque::new(),
         }
     }
 
+    /// The lines recorded so far (with a helper thread, those of the pieces before the last).
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
     pub fn push(&mut self, mut bytes: &[u8]) {
+        let lean = self.recorder.lean.is_some();
         if self.helper.is_none() {
             while let Some(end) = memchr::memchr(b'\n', bytes) {
                 if self.partial.is_empty() {
@@ -306,8 +398,8 @@ impl Loader {
             };
             self.partial.extend_from_slice(&bytes[..end]);
             let line = std::mem::take(&mut self.partial);
-            self.line_number += 1;
-            let parsed = pieces::parse_one(&line, self.line_number, false, self.lean.is_some());
+            self.recorder.line_number += 1;
+            let parsed = pieces::parse_one(&line, self.recorder.line_number, false, lean);
             self.queue
                 .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             bytes = &bytes[end + 1..];
@@ -324,28 +416,32 @@ impl Loader {
                 memchr::memchr(b'\n', &whole[middle..]).map_or(whole.len(), |k| middle + k + 1);
             let (first, second) = whole.split_at(cut);
             let first_lines = memchr::memchr_iter(b'\n', first).count();
-            helper.send(first, self.line_number + 1);
+            let line_number = self.recorder.line_number;
+            helper.send(first, line_number + 1);
             self.queue.push_back(pieces::Batch::Helper);
             let mut out = helper.spare();
-            let second_lines = pieces::parse_lines(
-                second,
-                self.line_number + first_lines + 1,
-                self.lean.is_some(),
-                &mut out,
-            );
+            let second_lines =
+                pieces::parse_lines(second, line_number + first_lines + 1, lean, &mut out);
             self.queue.push_back(pieces::Batch::Local(out));
-            self.line_number += first_lines + second_lines;
+            self.recorder.line_number += first_lines + second_lines;
         }
         self.partial.extend_from_slice(rest);
         self.merge(false);
     }
 
-    pub fn finish(mut self) -> Result<Transcript, LoadError> {
+    pub fn finish(self) -> Result<Transcript, LoadError> {
+        self.finish_recorded().map(|(t, _)| t)
+    }
+
+    /// [`finish`](Loader::finish), and what recording lines kept: lines appended later are
+    /// recorded with it as this load would have recorded them.
+    pub(crate) fn finish_recorded(mut self) -> Result<(Transcript, Recorder), LoadError> {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             if self.helper.is_some() {
-                self.line_number += 1;
-                let parsed = pieces::parse_one(&line, self.line_number, true, self.lean.is_some());
+                self.recorder.line_number += 1;
+                let lean = self.recorder.lean.is_some();
+                let parsed = pieces::parse_one(&line, self.recorder.line_number, true, lean);
                 self.queue
                     .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             } else {
@@ -354,15 +450,11 @@ impl Loader {
         }
         self.merge(true);
         let mut t = std::mem::take(&mut self.transcript);
-        if let Some(lean) = &self.lean {
+        if let Some(lean) = &self.recorder.lean {
             t.content_left_out = lean.dropped;
             t.needs_content = lean.needs_content(&t);
         }
-        for (name, (count, first)) in &self.unknown {
-            t.notes.push(format!(
-                "{count} line(s) of unknown type `{name}` kept, not read (first at line {first})"
-            ));
-        }
+        self.recorder.close(&mut t);
         if t.lines.is_empty() {
             return Err(match t.skipped.first() {
                 None => LoadError::Empty { name: t.name },
@@ -373,7 +465,7 @@ impl Loader {
                 },
             });
         }
-        Ok(t)
+        Ok((t, std::mem::take(&mut self.recorder)))
     }
 
     /// Record the batches read, in file order; but for `all`, the helper's last batch (and what
@@ -403,7 +495,7 @@ impl Loader {
             };
             let mut lines = lines;
             for (number, parsed) in lines.drain(..) {
-                self.record(number, parsed);
+                self.recorder.record(&mut self.transcript, number, parsed);
             }
             if let Some(helper) = &mut self.helper {
                 helper.recycle(lines);
@@ -412,47 +504,12 @@ impl Loader {
     }
 
     fn line(&mut self, bytes: &[u8], last_without_newline: bool) {
-        self.line_number += 1;
-        let lean = self.lean.is_some();
-        if let Some(parsed) = pieces::parse_one(bytes, self.line_number, last_without_newline, lean)
-        {
-            self.record(parsed.0, parsed.1);
-        }
-    }
-
-    /// Account for a non-blank line read.
-    fn record(&mut self, number: usize, parsed: Result<Line, SkippedLine>) {
-        self.transcript.non_blank_lines += 1;
-        match parsed {
-            Ok(mut line) => {
-                if let Some(uuid) = &line.uuid {
-                    let index = self.transcript.lines.len();
-                    line.duplicate_of = self.transcript.uuids.first(uuid, index);
-                }
-                if let LineKind::Unknown(name) = &line.kind {
-                    self.unknown.entry(name.clone()).or_insert((0, number)).0 += 1;
-                }
-                if let LineKind::Assistant(a) = &line.kind
-                    && a.unreadable_usage
-                {
-                    self.transcript.notes.push(format!(
-                        "line {number}: `usage` of an unexpected shape, counted as none"
-                    ));
-                }
-                let unread = match &line.kind {
-                    LineKind::User(u) => &u.unread_blocks,
-                    LineKind::Assistant(a) => &a.unread_blocks,
-                    _ => &[][..],
-                };
-                if let Some(note) = unread_note(number, unread) {
-                    self.transcript.notes.push(note);
-                }
-                if let Some(lean) = &mut self.lean {
-                    lean.see(&line);
-                }
-                self.transcript.lines.push(line);
-            }
-            Err(skipped) => self.transcript.skipped.push(skipped),
+        self.recorder.line_number += 1;
+        let lean = self.recorder.lean.is_some();
+        let number = self.recorder.line_number;
+        if let Some(parsed) = pieces::parse_one(bytes, number, last_without_newline, lean) {
+            self.recorder
+                .record(&mut self.transcript, parsed.0, parsed.1);
         }
     }
 }

@@ -11,6 +11,7 @@
 mod agent;
 pub mod cache;
 pub mod content;
+pub mod follow;
 pub mod home;
 pub mod load;
 pub mod plan;
@@ -20,6 +21,7 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod session;
+mod steps;
 pub mod thread;
 pub mod usage;
 mod uuids;

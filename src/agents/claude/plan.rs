@@ -125,27 +125,39 @@ struct RuleRendering {
     billing: Option<Hash>,
 }
 
-/// Plans one thread's requests in file order (see the module's documentation).
-pub struct Planner<'t> {
-    t: &'t Transcript,
-    c: &'t Conversation,
+/// Plans one thread's requests in file order (see the module's documentation). It holds no
+/// transcript: each request is planned from the lines read so far, so a transcript that grows
+/// (`watch`) has its new requests planned after the earlier ones, at their cost.
+pub struct Planner {
     /// Every planned prompt's message blocks.
     pub blocks: SharedLists<BlockData>,
     history: Builder,
     rule: RuleRendering,
     rule_heads: HashMap<Option<Hash>, Arc<[Block]>>,
-    records: Option<Records>,
+    records: Records,
 }
 
-impl<'t> Planner<'t> {
-    pub fn new(t: &'t Transcript, c: &'t Conversation) -> Planner<'t> {
+impl std::fmt::Debug for Planner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Planner")
+            .field("blocks", &self.blocks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Planner {
+    fn default() -> Self {
+        Planner::new()
+    }
+}
+
+impl Planner {
+    pub fn new() -> Planner {
         let mut blocks = SharedLists::new();
         let list = blocks.new_list();
         Planner {
-            t,
-            c,
             blocks,
-            history: Builder::new(t, c),
+            history: Builder::default(),
             rule: RuleRendering {
                 list,
                 len: 0,
@@ -155,14 +167,21 @@ impl<'t> Planner<'t> {
                 billing: None,
             },
             rule_heads: HashMap::new(),
-            records: None,
+            records: Records::new(),
         }
     }
 
-    /// The prompt of `request` (an index into `Conversation::requests`). Requests of one
-    /// thread, in file order, each cost what they add to the one before.
-    pub fn plan(&mut self, index: usize) -> Planned {
-        let (t, c) = (self.t, self.c);
+    /// A line read since a request was planned changes what an earlier request would have
+    /// read (a replay record named before it was read, or read twice): plan every request
+    /// again, with a new planner.
+    pub fn stale(&self) -> bool {
+        self.records.stale()
+    }
+
+    /// The prompt of `request` (an index into `Conversation::requests`), from the lines of `t`
+    /// read so far. Requests of one thread, in file order, each cost what they add to the one
+    /// before.
+    pub fn plan(&mut self, t: &Transcript, c: &Conversation, index: usize) -> Planned {
         let request = &c.requests[index];
         if request.kind == RequestKind::Compaction {
             return Planned::Compaction;
@@ -172,11 +191,12 @@ impl<'t> Planner<'t> {
             .version
             .as_deref()
             .map_or(Build::V1_0_30, Build::of);
+        self.records.read(t);
         if let Err(Cycle) = self.history.advance(t, c, request) {
-            return self.compiled(request);
+            return self.compiled(t, c, request);
         }
         if let Some(reference) = replay_reference(t, c, request) {
-            let records = self.records.get_or_insert_with(|| Records::new(t));
+            let records = &mut self.records;
             match records.prompt(t, &mut self.history, &mut self.blocks, reference) {
                 Ok((head, list, len, breakpoints)) => {
                     return Planned::Prompt(Prompt {
@@ -187,11 +207,11 @@ impl<'t> Planner<'t> {
                     });
                 }
                 Err(NoReplay::RecordElsewhere) => return Planned::RecordElsewhere,
-                Err(NoReplay::Compile) => return self.compiled(request),
+                Err(NoReplay::Compile) => return self.compiled(t, c, request),
                 Err(NoReplay::ByRule) => {}
             }
         }
-        self.by_rule(request, build)
+        self.by_rule(t, c, request, build)
     }
 
     /// The history the last request planned was sent with (`Conversation::history`'s).
@@ -209,8 +229,8 @@ impl<'t> Planner<'t> {
     }
 
     /// The prompt of `compile`'s body: for what the planner does not take apart.
-    fn compiled(&mut self, request: &Request) -> Planned {
-        let compiled = compile(self.t, self.c, request, &Given::default());
+    fn compiled(&mut self, t: &Transcript, c: &Conversation, request: &Request) -> Planned {
+        let compiled = compile(t, c, request, &Given::default());
         if compiled.record_elsewhere {
             return Planned::RecordElsewhere;
         }
@@ -240,13 +260,19 @@ impl<'t> Planner<'t> {
 
     /// The prompt by the build's rules (`wire::by_rule`): the history's messages, a breakpoint
     /// on the last block of the last one (2.1.x) or two (1.x, 2.0.x), the head unrecorded.
-    fn by_rule(&mut self, request: &Request, build: Build) -> Planned {
-        self.render(build == Build::V2_1_100);
+    fn by_rule(
+        &mut self,
+        t: &Transcript,
+        c: &Conversation,
+        request: &Request,
+        build: Build,
+    ) -> Planned {
+        self.render(t, build == Build::V2_1_100);
         let rule = &self.rule;
         if rule.rendered.last().is_some_and(|r| r.odd > 0) {
-            return self.compiled(request);
+            return self.compiled(t, c, request);
         }
-        let billing = (build >= Build::V2_1_100).then(|| self.billing());
+        let billing = (build >= Build::V2_1_100).then(|| self.billing(t));
         let head = self
             .rule_heads
             .entry(billing)
@@ -280,19 +306,18 @@ impl<'t> Planner<'t> {
     }
 
     /// The billing code of the first prompt: of the first non-empty message's texts.
-    fn billing(&mut self) -> Hash {
+    fn billing(&mut self, t: &Transcript) -> Hash {
         let rule = &mut self.rule;
         let Some(m) = rule.first_non_empty else {
             return billing("");
         };
         *rule
             .billing
-            .get_or_insert_with(|| lines::first_prompt(self.t, self.history.message_lines(m)))
+            .get_or_insert_with(|| lines::first_prompt(t, self.history.message_lines(m)))
     }
 
     /// Render the history's messages from the first one that changed.
-    fn render(&mut self, newline_fix: bool) {
-        let t = self.t;
+    fn render(&mut self, t: &Transcript, newline_fix: bool) {
         let mut from = self
             .history
             .take_dirty(RENDER)

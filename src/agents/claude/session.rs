@@ -6,14 +6,15 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::load::{LineKind, Transcript};
-use super::plan::{BlockData, Planned, Planner, Prompt, Source};
-use super::thread::{Conversation, RequestKind, ThreadKey, conversation};
+use super::load::{LineKind, Recorder, Transcript};
+use super::plan::{BlockData, Prompt, Source};
+use super::steps::Growth;
+use super::thread::{Conversation, RequestKind, ThreadKey};
 use super::wire::{Build, Compiled, Given, compile};
 use crate::core::hash::{Hash, hash};
 use crate::core::parallel::Threads;
 use crate::core::shared::SharedLists;
-use crate::core::steps::{Observation, Step, Turn};
+use crate::core::steps::{Step, Turn};
 use crate::core::usage::Usage;
 use crate::fingerprint::{AgentPlan, EntryData, Fingerprint, Plan, request_text};
 use crate::providers::anthropic::{Block, Part, message_chain_start};
@@ -54,11 +55,11 @@ pub struct Session {
     pub conversation: Conversation,
     /// The thread shown: the main one, or in a subagent's own file its thread.
     pub thread: ThreadKey,
-    /// Every planned prompt's message blocks.
-    pub blocks: SharedLists<BlockData>,
     pub claude_steps: Vec<ClaudeStep>,
     pub(crate) steps: Vec<Step>,
     pub(crate) turns: Vec<Turn>,
+    /// What growing it keeps (the planner, responses' copies): see `steps.rs`.
+    pub(crate) growth: Growth,
 }
 
 /// The neutral usage of an Anthropic response: the whole prompt as input (uncached, read and
@@ -80,9 +81,14 @@ impl Session {
     /// The steps of a loaded transcript's shown thread, each request's prompt grown from the one
     /// before (time linear in the transcript).
     pub fn new(transcript: Transcript) -> Session {
-        let conversation = conversation(&transcript);
-        let thread = conversation.shown_thread();
-        Session::of_thread(transcript, conversation, thread)
+        Session::read(transcript, None)
+    }
+
+    /// [`Session::new`], keeping what recording its lines kept, for lines appended later.
+    pub(crate) fn read(transcript: Transcript, recorder: Option<Recorder>) -> Session {
+        let mut session = Session::empty(transcript, Conversation::default(), None, recorder);
+        session.grow();
+        session
     }
 
     /// The steps of one thread of a transcript (a subagent's, a 1.0.x sidechain's).
@@ -91,139 +97,49 @@ impl Session {
         conversation: Conversation,
         thread: ThreadKey,
     ) -> Session {
-        let (t, c) = (&transcript, &conversation);
-        let mut planner = Planner::new(t, c);
-        // A response copying an earlier one of this file (2.0.31's rewrite): counted once by
-        // usage, shown as a copy here, not planned.
-        let copies = super::usage::copied_responses(t, c);
-        let mut claude_steps = Vec::new();
-        let mut steps: Vec<Step> = Vec::new();
-        let mut turns: Vec<Turn> = Vec::new();
-        let mut epoch = 0;
-        let mut last_time = None;
-        let mut ttl = None;
-        // The first response of the thread: a request after it has history another sent.
-        let first_response = c
-            .responses
-            .iter()
-            .filter(|r| r.thread == thread)
-            .map(|r| r.lines[0])
-            .min();
-        for (index, request) in c.requests.iter().enumerate() {
-            if request.thread != thread {
-                continue;
-            }
-            let starts_turn = turns.is_empty()
-                || (request.kind == RequestKind::Sampling && c.answers_prompt(t, request));
-            let line = &t.lines[request.at];
-            if starts_turn {
-                turns.push(Turn {
-                    number: turns.len() + 1,
-                    turn_id: None,
-                    line: line.number,
-                    steps: Vec::new(),
-                    rolled_back: false,
-                    aborted: false,
-                });
-            }
-            let version_line = match request.response {
-                Some(r) => c.responses[r].lines[0],
-                None => request.at,
-            };
-            let version = t.lines[version_line].version.as_deref().map(str::to_string);
-            let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
-            let compaction = request.kind == RequestKind::Compaction;
-            let copy = request.response.is_some_and(|r| copies[r]);
-            let planned = if copy {
-                Planned::RecordElsewhere
-            } else {
-                planner.plan(index)
-            };
-            let copied = matches!(planned, Planned::RecordElsewhere) && !compaction;
-            let prompt = match planned {
-                Planned::Prompt(prompt) if !compaction => Some(prompt),
-                _ => None,
-            };
-            let response = request.response.map(|r| &c.responses[r]);
-            let unix_seconds = line
-                .timestamp
-                .as_deref()
-                .and_then(crate::core::lines::unix_seconds)
-                .or(last_time);
-            last_time = unix_seconds;
-            let usage = response
-                .and_then(|r| r.usage.as_ref())
-                .filter(|_| prompt.is_some());
-            if let Some(u) = usage {
-                match (
-                    u.cache_creation_5m.unwrap_or(0),
-                    u.cache_creation_1h.unwrap_or(0),
-                ) {
-                    (0, 0) => {}
-                    (0, _) => ttl = Some(3600),
-                    (_, 0) => ttl = Some(300),
-                    _ => {}
-                }
-            }
-            let turn = turns.len() - 1;
-            turns[turn].steps.push(steps.len());
-            steps.push(Step {
-                turn,
-                number: turns[turn].steps.len(),
-                epoch,
-                prefix_len: prompt.as_ref().map_or(0, |p| p.len),
-                context: None,
-                usage: usage.map(|u| Observation {
-                    line: line.number,
-                    unix_seconds,
-                    usage: neutral_usage(u),
-                }),
-                line: line.number,
-                unix_seconds,
-                pending: false,
-                compaction,
-            });
-            if compaction {
-                epoch += 1;
-            }
-            claude_steps.push(ClaudeStep {
-                request: index,
-                kind: request.kind,
-                model: response
-                    .filter(|_| prompt.is_some())
-                    .map(|r| r.model.as_deref().unwrap_or("").to_string()),
-                build,
-                version,
-                history_before: request.leaf.is_some()
-                    && first_response.is_some_and(|f| f < request.at),
-                repeat_possible: build == Build::V1_0_30
-                    && !compaction
-                    && c.ends_with_tool_result(t, request),
-                ttl,
-                key: match response {
-                    Some(r) => r.message_id.clone(),
-                    None => line.uuid.clone(),
-                },
-                prompt,
-                copied,
-            });
-        }
-        let blocks = std::mem::take(&mut planner.blocks);
-        drop(planner);
+        let mut session = Session::empty(transcript, conversation, Some(thread), None);
+        session.grow();
+        session
+    }
+
+    fn empty(
+        transcript: Transcript,
+        conversation: Conversation,
+        thread: Option<ThreadKey>,
+        recorder: Option<Recorder>,
+    ) -> Session {
         Session {
             transcript,
             conversation,
-            thread,
-            blocks,
-            claude_steps,
-            steps,
-            turns,
+            growth: Growth::new(thread.is_some(), recorder),
+            thread: thread.unwrap_or(ThreadKey::Main),
+            claude_steps: Vec::new(),
+            steps: Vec::new(),
+            turns: Vec::new(),
         }
     }
 
     /// Load a whole transcript held in memory.
     pub fn load(name: &str, bytes: &[u8]) -> Result<Session, super::load::LoadError> {
-        Ok(Session::new(super::load::load(name, bytes)?))
+        Session::load_with_threads(name, bytes, Threads::default())
+    }
+
+    /// [`Session::load`], half of the lines read on a helper thread when `threads` allows two;
+    /// lines appended later are read as this load read them (`watch`).
+    pub fn load_with_threads(
+        name: &str,
+        bytes: &[u8],
+        threads: Threads,
+    ) -> Result<Session, super::load::LoadError> {
+        let mut loader = super::load::Loader::with_threads(name, threads);
+        loader.push(bytes);
+        let (t, recorder) = loader.finish_recorded()?;
+        Ok(Session::read(t, Some(recorder)))
+    }
+
+    /// Every planned prompt's message blocks.
+    pub fn blocks(&self) -> &SharedLists<BlockData> {
+        &self.growth.planner.blocks
     }
 
     /// The body of a step's request as the build sent it (`compile`), with `given`'s parts.
@@ -238,7 +154,7 @@ impl Session {
             .prompt
             .as_ref()
             .expect("invariant: a step with entries has a prompt");
-        self.blocks.get(prompt.list, k)
+        self.blocks().get(prompt.list, k)
     }
 
     /// The JSON of message block `k` of a step's prompt, and its message's role.
@@ -329,19 +245,64 @@ pub fn claude(plan: &Plan) -> &ClaudePlan {
 /// and the parameters that invalidate the messages' cache, `input` the chain over the message
 /// blocks. `--system`/`--tools` stand for the parts a build does not record.
 pub fn plan(session: &Session, given: Given, threads: Threads) -> Plan {
-    let data = session.blocks.map(|b| EntryData {
+    let mut plan = empty_plan(given, threads);
+    plan_more(session, &mut plan, 0);
+    plan
+}
+
+/// The plan of no steps, which [`plan_more`] grows.
+pub fn empty_plan(given: Given, threads: Threads) -> Plan {
+    Plan {
+        data: SharedLists::new(),
+        views: Vec::new(),
+        fingerprints: Vec::new(),
+        instruction_tokens: Vec::new(),
+        tool_tokens: 0,
+        estimate_tokens: false,
+        first_seen: OnceLock::new(),
+        chain_start: message_chain_start(),
+        threads,
+        agent: AgentPlan::Claude(ClaudePlan {
+            given,
+            system: Vec::new(),
+            tools: Vec::new(),
+        }),
+    }
+}
+
+/// Bring a plan [`plan`] made of `session` up to its steps now (it grew: `watch`): the steps
+/// from `from` on are planned again (their prompt or model may have changed since), the new
+/// blocks are taken on.
+pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
+    session.blocks().map_more(&mut plan.data, |b| EntryData {
         item_hash: b.hash,
         chain: b.chain,
         tokens: 0,
     });
-    let given_system = given.system.as_ref().map(|v| part_hash("claude-system", v));
-    let given_tools = given.tools.as_ref().map(|v| part_hash("claude-tools", v));
-    let mut views = Vec::with_capacity(session.steps.len());
-    let mut fingerprints = Vec::with_capacity(session.steps.len());
+    let from = from.min(plan.fingerprints.len());
+    plan.views.truncate(from);
+    plan.fingerprints.truncate(from);
+    plan.instruction_tokens.truncate(from);
+    plan.first_seen = OnceLock::new();
+    let AgentPlan::Claude(claude) = &mut plan.agent else {
+        panic!("invariant: a Claude Code session's plan is made by Claude Code")
+    };
+    claude.system.truncate(from);
+    claude.tools.truncate(from);
+    let given_system = claude
+        .given
+        .system
+        .as_ref()
+        .map(|v| part_hash("claude-system", v));
+    let given_tools = claude
+        .given
+        .tools
+        .as_ref()
+        .map(|v| part_hash("claude-tools", v));
     let mut text = String::new();
-    for s in &session.claude_steps {
+    for s in &session.claude_steps[from..] {
         let (list, len) = s.prompt.as_ref().map_or((0, 0), |p| (p.list, p.len));
-        views.push((list, len));
+        plan.views.push((list, len));
         let head: &[Block] = s.prompt.as_ref().map_or(&[], |p| &p.head);
         let recorded = |wanted: fn(Part) -> bool, tag: &str| -> Option<Hash> {
             let hashes: Vec<u8> = head
@@ -364,7 +325,7 @@ pub fn plan(session: &Session, given: Given, threads: Threads) -> Plan {
         params_bytes.extend_from_slice(&params_block);
         let params = hash("claude-params", &params_bytes);
         let input = match len.checked_sub(1) {
-            Some(last) => data.get(list, last).chain,
+            Some(last) => plan.data.get(list, last).chain,
             None => message_chain_start(),
         };
         request_text(
@@ -378,7 +339,7 @@ pub fn plan(session: &Session, given: Given, threads: Threads) -> Plan {
                 ("input", Some(&input), ""),
             ],
         );
-        fingerprints.push(Fingerprint {
+        plan.fingerprints.push(Fingerprint {
             instructions,
             tools,
             tools_canonical: tools,
@@ -391,25 +352,11 @@ pub fn plan(session: &Session, given: Given, threads: Threads) -> Plan {
             cache_key_absent: true,
             input_partial: len
                 .checked_sub(1)
-                .is_some_and(|last| session.blocks.get(list, last).last_unknown > 0),
+                .is_some_and(|last| session.blocks().get(list, last).last_unknown > 0),
         });
-    }
-    let steps = session.steps.len();
-    Plan {
-        data,
-        views,
-        fingerprints,
-        instruction_tokens: vec![0; steps],
-        tool_tokens: 0,
-        estimate_tokens: false,
-        first_seen: OnceLock::new(),
-        chain_start: message_chain_start(),
-        threads,
-        agent: AgentPlan::Claude(ClaudePlan {
-            given,
-            system: (0..steps).map(|_| OnceLock::new()).collect(),
-            tools: (0..steps).map(|_| OnceLock::new()).collect(),
-        }),
+        plan.instruction_tokens.push(0);
+        claude.system.push(OnceLock::new());
+        claude.tools.push(OnceLock::new());
     }
 }
 

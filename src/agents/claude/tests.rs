@@ -1000,12 +1000,12 @@ fn planned_prompts_are_the_compiled_bodies_blocks() {
         threads.sort();
         threads.dedup();
         for thread in &threads {
-            let mut planner = Planner::new(&t, &c);
+            let mut planner = Planner::new();
             for (index, request) in c.requests.iter().enumerate() {
                 if &request.thread != thread {
                     continue;
                 }
-                let planned = planner.plan(index);
+                let planned = planner.plan(&t, &c, index);
                 let at = t.lines[request.at].number;
                 if request.kind == RequestKind::Compaction {
                     assert!(matches!(planned, Planned::Compaction), "{name}: line {at}");

@@ -8,9 +8,13 @@
 
 // Keys are uuids, ids and indices from the file: foldhash, not SipHash (no HashDoS to fear
 // from a file one reads oneself, and several times faster).
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use super::load::{LineKind, Transcript, Usage};
+
+mod extend;
+
+use extend::IdIndex;
 
 /// One response of the model.
 #[derive(Debug, Clone)]
@@ -41,37 +45,6 @@ pub enum ThreadKey {
     Main,
     Subagent(Box<str>),
     Sidechain(Box<str>),
-}
-
-/// Lines whose thread is an inline sidechain: the root of each (an index into the lines).
-fn sidechain_roots(t: &Transcript, parent: &[Option<Result<usize, Box<str>>>]) -> Vec<u32> {
-    const NONE: u32 = u32::MAX;
-    // On the path being walked.
-    const WALKING: u32 = u32::MAX - 1;
-    let inline = |i: usize| t.lines[i].sidechain && t.lines[i].agent_id.is_none();
-    let mut root = vec![NONE; t.lines.len()];
-    let mut path = Vec::new();
-    for i in 0..t.lines.len() {
-        if !inline(i) || root[i] != NONE {
-            continue;
-        }
-        // Up through the sidechain's lines to its root (a cycle ends like a root).
-        let mut at = i;
-        let found = loop {
-            path.push(at);
-            root[at] = WALKING;
-            match parent[at] {
-                Some(Ok(p)) if inline(p) && root[p] == NONE => at = p,
-                Some(Ok(p)) if inline(p) && root[p] != WALKING => break root[p],
-                _ => break at as u32,
-            }
-        };
-        for &j in &path {
-            root[j] = found;
-        }
-        path.clear();
-    }
-    root
 }
 
 impl Conversation {
@@ -136,6 +109,8 @@ pub struct History {
     pub missing_parent: Option<Box<str>>,
 }
 
+/// The conversation of the lines read so far; [`Conversation::extend`] reads the lines appended
+/// since, at their cost.
 #[derive(Debug, Clone, Default)]
 pub struct Conversation {
     pub responses: Vec<Response>,
@@ -147,11 +122,32 @@ pub struct Conversation {
     response_of: Vec<u32>,
     /// The root line of each inline sidechain line (`u32::MAX` for others).
     sidechain_root: Vec<u32>,
-    /// The response that made each call (by the call id's hash, then response: the first
-    /// response whose calls have the id is the one).
-    calls: Vec<(u64, usize)>,
-    /// Every line answering a call (by the call id's hash, then line: file order).
-    results: Vec<(u64, usize)>,
+    /// The responses that made each call, by the call id's hash (the first response whose calls
+    /// have the id is the one).
+    calls: IdIndex,
+    /// Every line answering a call, by the call id's hash, in file order.
+    results: IdIndex,
+    /// The open response of each (thread, message id, request id), by their hash, and the
+    /// prompts seen when it last grew: a prompt in between means a new response under a reused
+    /// id.
+    open: HashMap<u128, (usize, usize)>,
+    prompts: usize,
+    /// Requests per thread, in the order the threads first made one.
+    thread_requests: Vec<(ThreadKey, usize)>,
+    /// Parents (and a boundary's logical parent) named by lines read before the file had them.
+    awaited: HashSet<Box<str>>,
+}
+
+/// What reading the lines appended changed ([`Conversation::extend`]).
+#[derive(Debug, Clone, Default)]
+pub struct Grown {
+    /// The requests before it were there before (their responses may have grown).
+    pub new_requests: usize,
+    /// The responses that got lines (new ones too), in increasing order.
+    pub grown_responses: Vec<usize>,
+    /// Lines read before read otherwise now (a parent the file did not have arrived, a request
+    /// comes before others): the conversation was read again from the first line.
+    pub read_again: bool,
 }
 
 impl Conversation {
@@ -217,23 +213,17 @@ impl Conversation {
     /// The thread commands show: the main one, or in a subagent's own file (where the main
     /// thread makes no request) the thread with the most requests.
     pub fn shown_thread(&self) -> ThreadKey {
-        if self.requests.iter().any(|r| r.thread == ThreadKey::Main) {
+        let counts = &self.thread_requests;
+        if counts.iter().any(|(k, _)| *k == ThreadKey::Main) {
             return ThreadKey::Main;
         }
-        let mut counts: Vec<(ThreadKey, usize)> = Vec::new();
-        for r in &self.requests {
-            match counts.iter_mut().find(|(k, _)| *k == r.thread) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((r.thread.clone(), 1)),
-            }
-        }
         counts
-            .into_iter()
-            .fold(None::<(ThreadKey, usize)>, |best, (k, n)| match best {
-                Some((_, m)) if m >= n => best,
-                _ => Some((k, n)),
+            .iter()
+            .fold(None::<&(ThreadKey, usize)>, |best, kn| match best {
+                Some((_, m)) if *m >= kn.1 => best,
+                _ => Some(kn),
             })
-            .map_or(ThreadKey::Main, |(k, _)| k)
+            .map_or(ThreadKey::Main, |(k, _)| k.clone())
     }
 
     /// The requests of one thread, in order.
@@ -245,128 +235,9 @@ impl Conversation {
 /// The conversation of `t`: one pass over its lines (a request's history is walked only when
 /// asked for, [`Conversation::history`]).
 pub fn conversation(t: &Transcript) -> Conversation {
-    let lines = &t.lines;
-    let by_uuid = &t.uuids;
-    let mut results: Vec<(u64, usize)> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        if line.duplicate_of.is_some() {
-            continue;
-        }
-        if let LineKind::User(u) = &line.kind {
-            results.extend(u.tool_results.iter().map(|id| (id_hash(id), i)));
-        }
-    }
-    results.sort_unstable();
-    results.dedup();
-    let parent: Vec<_> = lines
-        .iter()
-        .map(|line| {
-            line.parent
-                .as_ref()
-                .map(|p| by_uuid.get(p).ok_or_else(|| p.clone()))
-        })
-        .collect();
-    let mut c = Conversation {
-        sidechain_root: sidechain_roots(t, &parent),
-        parent,
-        ..Conversation::default()
-    };
-    let (responses, response_of) = responses(t, &c);
-    let mut calls: Vec<(u64, usize)> = Vec::new();
-    let mut requests = Vec::new();
-    for (r, response) in responses.iter().enumerate() {
-        calls.extend(response.tool_uses.iter().map(|id| (id_hash(id), r)));
-        if !response.synthetic {
-            let at = response.lines[0];
-            requests.push(Request {
-                kind: RequestKind::Sampling,
-                thread: response.thread.clone(),
-                response: Some(r),
-                at,
-                leaf: lines[at].parent.clone(),
-            });
-        }
-    }
-    for (at, line) in lines.iter().enumerate() {
-        if let (LineKind::System(s), None) = (&line.kind, line.duplicate_of)
-            && s.is_compact_boundary()
-        {
-            requests.push(Request {
-                kind: RequestKind::Compaction,
-                thread: c.thread_of(t, at),
-                response: None,
-                at,
-                leaf: line.logical_parent.clone(),
-            });
-        }
-    }
-    requests.sort_by_key(|r| r.at);
-    calls.sort_unstable();
-    c.responses = responses;
-    c.requests = requests;
-    c.response_of = response_of;
-    c.calls = calls;
-    c.results = results;
+    let mut c = Conversation::default();
+    c.extend(t);
     c
-}
-
-/// The responses of the file, and the response of each assistant line.
-fn responses(t: &Transcript, c: &Conversation) -> (Vec<Response>, Vec<u32>) {
-    let lines = &t.lines;
-    let mut responses: Vec<Response> = Vec::new();
-    let mut response_of = vec![u32::MAX; lines.len()];
-    // The open response of each (thread, message id, request id), and the prompts seen when it
-    // last grew: a prompt in between means a new response under a reused id.
-    let mut open: HashMap<(ThreadKey, &str, Option<&str>), (usize, usize)> = HashMap::new();
-    let mut prompts = 0;
-    for (i, line) in lines.iter().enumerate() {
-        if line.duplicate_of.is_some() {
-            continue;
-        }
-        let a = match &line.kind {
-            LineKind::Assistant(a) => a,
-            LineKind::User(u) if u.tool_results.is_empty() => {
-                prompts += 1;
-                continue;
-            }
-            _ => continue,
-        };
-        let thread = c.thread_of(t, i);
-        let key = a
-            .message_id
-            .as_deref()
-            .map(|id| (thread.clone(), id, a.request_id.as_deref()));
-        let existing = key.as_ref().and_then(|k| open.get(k).copied());
-        let index = match existing {
-            Some((index, seen)) if seen == prompts => index,
-            _ => {
-                responses.push(Response {
-                    message_id: a.message_id.clone(),
-                    request_id: a.request_id.clone(),
-                    model: a.model.clone(),
-                    lines: Vec::new(),
-                    usage: None,
-                    tool_uses: Vec::new(),
-                    synthetic: true,
-                    thread,
-                    reused_id: existing.is_some(),
-                });
-                responses.len() - 1
-            }
-        };
-        if let Some(k) = key {
-            open.insert(k, (index, prompts));
-        }
-        let response = &mut responses[index];
-        response.lines.push(i);
-        response.tool_uses.extend(a.tool_uses.iter().cloned());
-        response.synthetic &= a.synthetic();
-        if a.usage.is_some() {
-            response.usage = a.usage;
-        }
-        response_of[i] = index as u32;
-    }
-    (responses, response_of)
 }
 
 impl Conversation {
@@ -511,8 +382,13 @@ impl Conversation {
             mine.is_none() || l == line || self.answered(t, l).is_none_or(|r| Some(r) == mine)
         };
         let one = [id];
-        let caller = with_hash(&self.calls, id_hash(id))
-            .find(|&r| self.responses[r].tool_uses.iter().any(|u| **u == *id));
+        // The first response that made it: responses may get calls in any order as their
+        // lines arrive.
+        let caller = self
+            .calls
+            .get(id_hash(id))
+            .filter(|&r| self.responses[r].tool_uses.iter().any(|u| **u == *id))
+            .min();
         let ids: Vec<&str> = match caller {
             Some(r) => self.responses[r]
                 .tool_uses
@@ -523,23 +399,38 @@ impl Conversation {
         };
         let answers = |l: usize, id: &str| matches!(&t.lines[l].kind, LineKind::User(u) if u.tool_results.iter().any(|r| **r == *id));
         ids.iter()
-            .flat_map(|id| with_hash(&self.results, id_hash(id)).filter(move |&l| answers(l, id)))
+            .flat_map(|id| {
+                self.results
+                    .get(id_hash(id))
+                    .filter(move |&l| answers(l, id))
+            })
             .filter(|&l| same_copy(l))
             .collect()
     }
 }
 
-/// A call id's key in [`Conversation`]'s sorted lists (a hash: the lists keep no copy of the
-/// ids; a match is checked against the lines).
-fn id_hash(id: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
+impl Conversation {
+    /// The hashes of the ids whose results [`sibling_results`](Conversation::sibling_results)
+    /// gathers for call `id`: every call of the response that made it (else `id` alone).
+    pub(crate) fn gathered_ids(&self, id: &str) -> Vec<u64> {
+        let caller = self
+            .calls
+            .get(id_hash(id))
+            .filter(|&r| self.responses[r].tool_uses.iter().any(|u| **u == *id))
+            .min();
+        match caller {
+            Some(r) => self.responses[r]
+                .tool_uses
+                .iter()
+                .map(|u| id_hash(u))
+                .collect(),
+            None => vec![id_hash(id)],
+        }
+    }
 }
 
-/// The values under `hash` in a list sorted by (hash, value), in order.
-fn with_hash(list: &[(u64, usize)], hash: u64) -> impl Iterator<Item = usize> + '_ {
-    let start = list.partition_point(|&(h, _)| h < hash);
-    list[start..]
-        .iter()
-        .take_while(move |&&(h, _)| h == hash)
-        .map(|&(_, v)| v)
+/// A call id's key in [`Conversation`]'s lists (a hash: the lists keep no copy of the
+/// ids; a match is checked against the lines).
+pub(crate) fn id_hash(id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
 }

@@ -209,7 +209,7 @@ pub fn copied_responses(t: &Transcript, c: &Conversation) -> Vec<bool> {
 /// or a last line whose input is a constant placeholder (a local Qwen proxy: 2050 on every final
 /// line after a first line of the real, growing prompt): no line reports more than the response
 /// used, so the largest is the count.
-fn largest(t: &Transcript, lines: &[usize]) -> Tokens {
+pub(crate) fn largest(t: &Transcript, lines: &[usize]) -> Tokens {
     let mut out = Tokens::default();
     for &i in lines {
         if let LineKind::Assistant(a) = &t.lines[i].kind

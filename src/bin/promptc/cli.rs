@@ -47,7 +47,7 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Tokens, cache hits, losses by cause and dollars across many sessions.
     Report(ReportArgs),
-    /// Follow a live rollout: each request's `steps` row as its usage arrives.
+    /// Follow a live session of either agent: each request's `steps` row once it is final.
     Watch(WatchArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
@@ -346,16 +346,26 @@ pub struct RowsArgs {
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// A rollout file, `latest` for the newest rollout under the Codex home, or a session id
-    /// (or a unique prefix of one) found there.
+    /// A Codex rollout or a Claude Code transcript (the agent is told by the file's first lines;
+    /// an empty file waits for its first line), `latest` for the session that started last
+    /// under the Codex home or the Claude Code home, or a session id of either (or a unique
+    /// prefix of one).
     #[arg(value_name = "ROLLOUT", default_value = "latest")]
     pub rollout: String,
+    /// Only this agent's sessions for `latest`, session ids and `--next` (default: both); the
+    /// file given must be this agent's (an empty one is taken as its).
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentChoice>,
     /// The Codex home to look `latest` and session ids up in (default: $CODEX_HOME, else
     /// ~/.codex).
     #[arg(long, value_name = "DIR")]
     pub codex_home: Option<std::path::PathBuf>,
-    /// Also follow the next session Codex starts: when a newer rollout appears under the Codex
-    /// home, switch to it.
+    /// The Claude Code home, which holds `projects/` (default: $CLAUDE_CONFIG_DIR, else
+    /// ~/.claude).
+    #[arg(long, value_name = "DIR")]
+    pub claude_home: Option<std::path::PathBuf>,
+    /// Also follow the next session either agent starts: when a newer session appears under
+    /// the homes, switch to it.
     #[arg(long)]
     pub next: bool,
     /// How often to look for new bytes, in milliseconds.

@@ -161,61 +161,91 @@ pub fn resolve(argument: &str) -> anyhow::Result<PathBuf> {
     let Some(claude) = claude else {
         return resolve_in(argument, None);
     };
-    let sessions = crate::homes::main_files(&claude)?;
     let codex = codex_home().ok();
-    let rollouts = match &codex {
-        Some(home) => find_rollouts(home)?,
-        None => Vec::new(),
-    };
-    let places = match &codex {
-        Some(home) => format!(
+    resolve_in_homes(argument, codex.as_deref(), Some(&claude), true)
+}
+
+/// `latest` or a session id (or a unique prefix of one) under the homes given, of either agent;
+/// any other argument as a path. `archived`: `latest` may be an archived rollout.
+pub fn resolve_in_homes(
+    argument: &str,
+    codex: Option<&Path>,
+    claude: Option<&Path>,
+    archived: bool,
+) -> anyhow::Result<PathBuf> {
+    let path = PathBuf::from(argument);
+    if path.exists() || (argument != LATEST && !is_id_query(argument)) {
+        return Ok(path);
+    }
+    let places = match (codex, claude) {
+        (Some(home), Some(claude)) => format!(
             "{} or {}",
             sessions_dirs(home),
-            crate::homes::projects_dir(&claude)
+            crate::homes::projects_dir(claude)
         ),
-        None => crate::homes::projects_dir(&claude),
+        (Some(home), None) => sessions_dirs(home),
+        (None, Some(claude)) => crate::homes::projects_dir(claude),
+        (None, None) => bail!("{argument}: no such file, and no home to look it up"),
     };
     if argument == LATEST {
-        // Codex's newest by its file name's time; Claude Code's by its first line's, made
-        // local as Codex's names are.
-        let codex_newest = rollouts
-            .into_iter()
-            .next()
-            .map(|r| (r.name.map(|n| n.timestamp), r.path));
-        let claude_newest = sessions
-            .into_iter()
-            .filter_map(|s| Some((crate::homes::started(&s.path)?, s.path)))
-            .max();
-        return match (codex_newest, claude_newest) {
-            (Some((time, path)), Some((claude_time, claude_path))) => {
-                Ok(if time.is_some_and(|t| t >= claude_time) {
-                    path
-                } else {
-                    claude_path
-                })
-            }
-            (Some((_, path)), None) | (None, Some((_, path))) => Ok(path),
-            (None, None) => bail!("{argument}: no such file, and no sessions under {places}"),
-        };
+        return newest_session(codex, claude, archived)?
+            .ok_or_else(|| anyhow!("{argument}: no such file, and no sessions under {places}"));
     }
-    let mut matches: Vec<(String, PathBuf)> = rollouts
-        .into_iter()
-        .filter_map(|r| {
+    let mut matches: Vec<(String, PathBuf)> = Vec::new();
+    if let Some(home) = codex {
+        matches.extend(find_rollouts(home)?.into_iter().filter_map(|r| {
             let id = r.name?.id;
             id_matches(argument, &id).then_some((id, r.path))
-        })
-        .collect();
-    matches.extend(
-        sessions
-            .into_iter()
-            .filter(|s| id_matches(argument, &s.id))
-            .map(|s| (s.id, s.path)),
-    );
+        }));
+    }
+    if let Some(claude) = claude {
+        matches.extend(
+            crate::homes::main_files(claude)?
+                .into_iter()
+                .filter(|s| id_matches(argument, &s.id))
+                .map(|s| (s.id, s.path)),
+        );
+    }
     match matches.len() {
         0 => bail!("{argument}: no such file, and no session id under {places} starts with it"),
         1 => Ok(matches.remove(0).1),
         _ => Err(crate::homes::ambiguous(argument, &matches)),
     }
+}
+
+/// The session that started last under the homes given: Codex's newest rollout by its file
+/// name's time (an archived one too when `archived`), or Claude Code's newest session by its
+/// first line's time, made local as Codex's names are; `None` when there is none.
+pub fn newest_session(
+    codex: Option<&Path>,
+    claude: Option<&Path>,
+    archived: bool,
+) -> anyhow::Result<Option<PathBuf>> {
+    let codex_newest = match codex {
+        Some(home) => find_rollouts(home)?
+            .into_iter()
+            .find(|r| archived || !r.archived)
+            .map(|r| (r.name.map(|n| n.timestamp), r.path)),
+        None => None,
+    };
+    let claude_newest = match claude {
+        Some(home) => crate::homes::main_files(home)?
+            .into_iter()
+            .filter_map(|s| Some((crate::homes::started(&s.path)?, s.path)))
+            .max(),
+        None => None,
+    };
+    Ok(match (codex_newest, claude_newest) {
+        (Some((time, path)), Some((claude_time, claude_path))) => {
+            Some(if time.is_some_and(|t| t >= claude_time) {
+                path
+            } else {
+                claude_path
+            })
+        }
+        (Some((_, path)), None) | (None, Some((_, path))) => Some(path),
+        (None, None) => None,
+    })
 }
 
 /// [`resolve`] in the Codex home alone: `home` when given, else [`codex_home`].

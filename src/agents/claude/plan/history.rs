@@ -7,6 +7,8 @@
 //! (a response's lines and a call's results after the request are left out): a line whose part
 //! left something out is read again by the next request, which may see more of it.
 
+use foldhash::HashMap;
+
 use super::super::load::{LineKind, Transcript};
 use super::super::thread::{Conversation, Request, Role};
 
@@ -29,6 +31,9 @@ struct Slot {
     response: Option<usize>,
     /// `results_log[results_before..]` are the result lines it read.
     results_before: usize,
+    /// `gathered_log[gathered_before..]` are the calls (by their id's hash) whose results it
+    /// gathered.
+    gathered_before: usize,
 }
 
 /// The walk from a request's leaf enters a cycle of `parentUuid`s (a hand-edited file): its
@@ -45,9 +50,16 @@ pub(crate) struct Builder {
     /// Per line: the walk that last saw it (cycle detection).
     seen: Vec<u32>,
     walk: u32,
-    done_response: Vec<bool>,
+    /// Per response: the slot + 1 that read it, else 0.
+    response_slot: Vec<u32>,
     done_result: Vec<bool>,
     results_log: Vec<usize>,
+    /// The slot + 1 that gathered the results of each call (by its id's hash).
+    gathered: HashMap<u64, u32>,
+    gathered_log: Vec<u64>,
+    /// Lines of the transcript looked at for what they add to the slots read (a transcript
+    /// read as it grows: `watch`).
+    lines_seen: usize,
     /// Slots whose part left out lines written after the request (increasing).
     partial: Vec<usize>,
     pub messages: Vec<Message>,
@@ -66,14 +78,48 @@ pub(crate) const RENDER: usize = 0;
 pub(crate) const HASH: usize = 1;
 
 impl Builder {
-    pub fn new(t: &Transcript, c: &Conversation) -> Builder {
-        Builder {
-            on_branch: vec![0; t.lines.len()],
-            seen: vec![0; t.lines.len()],
-            done_response: vec![false; c.responses.len()],
-            done_result: vec![false; t.lines.len()],
-            ..Builder::default()
+    /// Lines appended since the last request: sized for, and a slot that read a part of a
+    /// response or of a call's results they add to is read again by the next request (as a
+    /// part that left lines out).
+    fn grow(&mut self, t: &Transcript, c: &Conversation) {
+        let lines = t.lines.len();
+        self.on_branch.resize(lines, 0);
+        self.seen.resize(lines, 0);
+        self.done_result.resize(lines, false);
+        self.response_slot.resize(c.responses.len(), 0);
+        if self.slots.is_empty() {
+            self.lines_seen = lines;
+            return;
         }
+        for l in self.lines_seen..lines {
+            let line = &t.lines[l];
+            if line.duplicate_of.is_some() {
+                continue;
+            }
+            let mut added_to = |slot: u32| {
+                if slot > 0 {
+                    let index = slot as usize - 1;
+                    if let Err(at) = self.partial.binary_search(&index) {
+                        self.partial.insert(at, index);
+                    }
+                }
+            };
+            match &line.kind {
+                LineKind::Assistant(_) => {
+                    if let Some(r) = c.response_of(l) {
+                        added_to(self.response_slot[r]);
+                    }
+                }
+                LineKind::User(u) => {
+                    for id in &u.tool_results {
+                        let gathered = self.gathered.get(&super::super::thread::id_hash(id));
+                        added_to(gathered.copied().unwrap_or(0));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.lines_seen = lines;
     }
 
     /// The lines of message `m`.
@@ -101,6 +147,7 @@ impl Builder {
         c: &Conversation,
         request: &Request,
     ) -> Result<(), Cycle> {
+        self.grow(t, c);
         if request.at < self.at {
             self.cut(0);
             self.partial.clear();
@@ -170,10 +217,13 @@ impl Builder {
             let index = self.slots.len();
             self.on_branch[slot.line] = 0;
             if let Some(r) = slot.response {
-                self.done_response[r] = false;
+                self.response_slot[r] = 0;
             }
             for l in self.results_log.drain(slot.results_before..) {
                 self.done_result[l] = false;
+            }
+            for h in self.gathered_log.drain(slot.gathered_before..) {
+                self.gathered.remove(&h);
             }
             if self.partial.last() == Some(&index) {
                 self.partial.pop();
@@ -201,13 +251,15 @@ impl Builder {
             merged: false,
             response: None,
             results_before: self.results_log.len(),
+            gathered_before: self.gathered_log.len(),
         };
+        let index = self.slots.len() as u32 + 1;
         let mut partial = false;
         let line = &t.lines[i];
         let part: Option<(Role, Vec<usize>)> = match &line.kind {
             LineKind::Assistant(_) => match c.response_of(i) {
-                Some(r) if !self.done_response[r] => {
-                    self.done_response[r] = true;
+                Some(r) if self.response_slot[r] == 0 => {
+                    self.response_slot[r] = index;
                     slot.response = Some(r);
                     let lines = &c.responses[r].lines;
                     partial = lines.iter().any(|&l| l >= at);
@@ -225,6 +277,15 @@ impl Builder {
                     // Every result of the calls of the response this one answers, file order.
                     let mut run: Vec<usize> = Vec::new();
                     for id in &u.tool_results {
+                        // Results of these calls read later are this slot's to read.
+                        for h in c.gathered_ids(id) {
+                            if let std::collections::hash_map::Entry::Vacant(e) =
+                                self.gathered.entry(h)
+                            {
+                                e.insert(index);
+                                self.gathered_log.push(h);
+                            }
+                        }
                         for l in c.sibling_results(t, i, id) {
                             if self.done_result[l] {
                                 continue;

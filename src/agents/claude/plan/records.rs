@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::super::content::billing;
@@ -108,6 +108,11 @@ pub(crate) struct Records {
     by_id: HashMap<Box<str>, usize>,
     blobs: HashMap<Box<str>, usize>,
     shapes: HashMap<Box<str>, usize>,
+    /// Lines read into the three.
+    read: usize,
+    /// Ids and hashes a request looked for before they were read.
+    awaited: HashSet<Box<str>>,
+    stale: bool,
     chains: HashMap<usize, Chain>,
     lists: HashMap<usize, RecordList>,
     messages: SharedLists<Entry>,
@@ -135,28 +140,14 @@ fn record(t: &Transcript, line: usize) -> &ApiRequest {
 }
 
 impl Records {
-    pub fn new(t: &Transcript) -> Records {
-        let mut by_id = HashMap::new();
-        let mut blobs = HashMap::new();
-        let mut shapes = HashMap::new();
-        for (i, line) in t.lines.iter().enumerate() {
-            match &line.kind {
-                LineKind::ApiRequest(r) => {
-                    by_id.insert(r.id.clone(), i);
-                }
-                LineKind::ApiRequestBlob { hash, .. } => {
-                    blobs.insert(hash.clone(), i);
-                }
-                LineKind::ApiRequestShape { hash, .. } => {
-                    shapes.insert(hash.clone(), i);
-                }
-                _ => {}
-            }
-        }
+    pub fn new() -> Records {
         Records {
-            by_id,
-            blobs,
-            shapes,
+            by_id: HashMap::new(),
+            blobs: HashMap::new(),
+            shapes: HashMap::new(),
+            read: 0,
+            awaited: HashSet::new(),
+            stale: false,
             chains: HashMap::new(),
             lists: HashMap::new(),
             messages: SharedLists::new(),
@@ -172,6 +163,39 @@ impl Records {
         }
     }
 
+    /// Read the record lines of `t` appended since the last call. A record, blob or shape
+    /// read twice (`replay` takes the last), or one a request looked for before it was read,
+    /// makes what was planned [`stale`](Records::stale).
+    pub fn read(&mut self, t: &Transcript) {
+        for (i, line) in t.lines.iter().enumerate().skip(self.read) {
+            // A shape is named by the hash of its content: another line of it is the same head
+            // (2.1.3xx writes it again after a compaction). A blob's line is where its blocks
+            // are shown from.
+            let (map, key, same_again) = match &line.kind {
+                LineKind::ApiRequest(r) => (&mut self.by_id, &r.id, false),
+                LineKind::ApiRequestBlob { hash, .. } => (&mut self.blobs, hash, false),
+                LineKind::ApiRequestShape { hash, .. } => (&mut self.shapes, hash, true),
+                _ => continue,
+            };
+            let again = map.insert(key.clone(), i).is_some() && !same_again;
+            self.stale |= self.stamp > 0 && (again || self.awaited.contains(key));
+        }
+        self.read = t.lines.len();
+    }
+
+    /// Whether a line read since a request was planned changes what it would have read.
+    pub fn stale(&self) -> bool {
+        self.stale
+    }
+
+    /// Note that a request looked for `key` (a record id, a blob or shape hash) and the
+    /// transcript did not have it.
+    fn missing(&mut self, key: &str) {
+        if !self.awaited.contains(key) {
+            self.awaited.insert(key.into());
+        }
+    }
+
     /// The prompt of the request whose response names record `reference`, its history being
     /// `history`'s: the head blocks, its message blocks (a list of `blocks`) and breakpoints.
     #[allow(clippy::type_complexity)]
@@ -183,7 +207,10 @@ impl Records {
         reference: &str,
     ) -> Result<(Arc<[Block]>, ListId, usize, Vec<(usize, i64)>), NoReplay> {
         self.update_history_hashes(t, history);
-        let line = *self.by_id.get(reference).ok_or(NoReplay::RecordElsewhere)?;
+        let Some(&line) = self.by_id.get(reference) else {
+            self.missing(reference);
+            return Err(NoReplay::RecordElsewhere);
+        };
         match self.chain(t, line) {
             Chain::Whole => {}
             Chain::Missing => return Err(NoReplay::RecordElsewhere),
@@ -215,11 +242,11 @@ impl Records {
             }
         };
         let params = params.ok_or(NoReplay::ByRule)?;
-        let shape_line = *r
-            .shape_hash
-            .as_deref()
-            .and_then(|h| self.shapes.get(h))
-            .ok_or(NoReplay::ByRule)?;
+        let shape = r.shape_hash.as_deref().ok_or(NoReplay::ByRule)?;
+        let Some(&shape_line) = self.shapes.get(shape) else {
+            self.missing(shape);
+            return Err(NoReplay::ByRule);
+        };
         let cache_control: Value =
             serde_json::from_str(&r.cache_control).map_err(|_| NoReplay::ByRule)?;
         // Breakpoints on message blocks; the entries on system blocks and tools make the head.
@@ -314,10 +341,16 @@ impl Records {
             path.push(r);
             match &record(t, r).base {
                 None => break Chain::Whole,
-                Some(base) => match self.by_id.get(base) {
-                    Some(&b) => r = b,
-                    None => break Chain::Missing,
-                },
+                Some(base) => {
+                    let found = self.by_id.get(base).copied();
+                    match found {
+                        Some(b) => r = b,
+                        None => {
+                            self.missing(base);
+                            break Chain::Missing;
+                        }
+                    }
+                }
             }
         };
         for r in path {
@@ -410,7 +443,12 @@ impl Records {
         };
         let mut cursor = block_cursor;
         for h in &r.tail {
-            let source = if let Some(&blob) = self.blobs.get(h) {
+            let blob = self.blobs.get(h).copied();
+            if blob.is_none() {
+                // A blob read later would be taken before the history's message.
+                self.missing(h);
+            }
+            let source = if let Some(blob) = blob {
                 MessageSource::Blob(blob)
             } else if let Some(&m) = self.first_of_hash.get(h) {
                 used = used.max(Some(m));

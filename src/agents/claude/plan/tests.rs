@@ -157,12 +157,12 @@ fn transcript(specs: &[Spec], version: &str) -> String {
 fn check(text: &str) -> Result<(), TestCaseError> {
     let t = load("generated.jsonl", text.as_bytes()).unwrap();
     let c = conversation(&t);
-    let mut planner = Planner::new(&t, &c);
+    let mut planner = Planner::new();
     for (index, request) in c.requests.iter().enumerate() {
         if request.thread != ThreadKey::Main {
             continue;
         }
-        let planned = planner.plan(index);
+        let planned = planner.plan(&t, &c, index);
         if request.kind == RequestKind::Compaction {
             continue;
         }
@@ -230,8 +230,8 @@ fn a_cycle_of_parents_is_compiled_whole() {
     check(text).unwrap();
     let t = load("cycle.jsonl", text.as_bytes()).unwrap();
     let c = conversation(&t);
-    let mut planner = Planner::new(&t, &c);
-    let Planned::Prompt(prompt) = planner.plan(0) else {
+    let mut planner = Planner::new();
+    let Planned::Prompt(prompt) = planner.plan(&t, &c, 0) else {
         panic!("a prompt")
     };
     let blocks = View {
@@ -252,12 +252,12 @@ fn planned_as_compiled(name: &str, text: &str) {
     threads.sort();
     threads.dedup();
     for thread in threads {
-        let mut planner = Planner::new(&t, &c);
+        let mut planner = Planner::new();
         for (index, request) in c.requests.iter().enumerate() {
             if request.thread != thread || request.kind == RequestKind::Compaction {
                 continue;
             }
-            let planned = planner.plan(index);
+            let planned = planner.plan(&t, &c, index);
             let compiled = compile(&t, &c, request, &Given::default());
             match planned {
                 Planned::Prompt(prompt) => {

@@ -154,6 +154,16 @@ fn load_options(input: &InputArgs, items: Items) -> promptc::LoadOptions {
 
 /// A warning on stderr for each skipped line of `session` in `which` (indices of skipped lines).
 pub fn warn_skipped(session: &CodexSession, which: std::ops::Range<usize>, context: &Context) {
+    let rollout = &session.rollout;
+    warn_skipped_lines(&rollout.name, &rollout.skipped[which], context);
+}
+
+/// A warning on stderr for each of `skipped`, lines of the file `name`.
+pub fn warn_skipped_lines(
+    name: &str,
+    skipped: &[promptc::core::lines::SkippedLine],
+    context: &Context,
+) {
     let mut stderr = std::io::stderr().lock();
     let label = if context.stderr_color {
         promptc::render::paint(
@@ -167,12 +177,12 @@ pub fn warn_skipped(session: &CodexSession, which: std::ops::Range<usize>, conte
     } else {
         "warning".to_string()
     };
-    for skipped in &session.rollout.skipped[which] {
+    for skipped in skipped {
         let column = skipped.column.map(|c| format!(":{c}")).unwrap_or_default();
         let _ = writeln!(
             stderr,
             "{label}: {}:{}{}: skipped: {} (near: {})",
-            promptc::core::sanitize::escape_line(&session.rollout.name),
+            promptc::core::sanitize::escape_line(name),
             skipped.line,
             column,
             promptc::core::sanitize::escape_line(&skipped.reason),

@@ -1,4 +1,5 @@
-//! `promptc watch`: follow a rollout while Codex writes it.
+//! `promptc watch`: follow a session while its agent writes it: a Codex rollout or a Claude
+//! Code transcript, told by the file's first lines (an empty file waits for its first line).
 //!
 //! Polling, every `--interval` ms (250 by default): one `stat` of the path and, when the file
 //! grew, one read of the appended bytes from the kept offset. Polling works the same on every
@@ -15,11 +16,13 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use crate::cli::{Format, WatchArgs};
-use crate::commands::{Context, plan_options, threads, warn_skipped};
+use crate::cli::{AgentChoice, Format, WatchArgs};
+use crate::commands::{Context, plan_options, threads, warn_skipped, warn_skipped_lines};
 use crate::exit::ExitStatus;
+use crate::input::LATEST;
+use promptc::agents::claude::session::Session as ClaudeSession;
 use promptc::agents::codex::session::Session as CodexSession;
-use promptc::render::watch::{Restart, write_event, write_following};
+use promptc::render::watch::{Restart, write_event, write_following, write_heading};
 use promptc::watch::{Event, Growing, Loader, Watch, drift};
 
 /// Bytes at the start of the file compared at each poll: another file written at the same path
@@ -31,18 +34,31 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
         .context("cannot handle Ctrl-C")?;
-    let home = match (&args.codex_home, args.next) {
-        (Some(home), _) => Some(home.clone()),
-        (None, true) => Some(crate::input::codex_home()?),
-        (None, false) => None,
+    // The homes are read for `latest`, a session id and --next only.
+    let given = PathBuf::from(&args.rollout);
+    let looked_up = args.next
+        || (!given.exists()
+            && (args.rollout == LATEST
+                || promptc::agents::codex::discover::is_id_query(&args.rollout)));
+    let homes = if looked_up {
+        crate::homes::choose(
+            args.agent,
+            args.codex_home.as_deref(),
+            args.claude_home.as_deref(),
+        )?
+    } else {
+        crate::homes::Homes::default()
     };
-    // With --next, `latest` may not exist yet: wait for Codex to write it.
-    let mut path = match (
-        crate::input::resolve_in(&args.rollout, home.as_deref()),
-        &home,
-    ) {
-        (Err(_), Some(home)) if args.next && args.rollout == crate::input::LATEST => loop {
-            if let Some(first) = newest(home) {
+    let (codex, claude) = (homes.codex.as_deref(), homes.claude.as_deref());
+    let newest = || {
+        crate::input::newest_session(codex, claude, false)
+            .ok()
+            .flatten()
+    };
+    // With --next, `latest` may not exist yet: wait for an agent to write it.
+    let mut path = match crate::input::resolve_in_homes(&args.rollout, codex, claude, true) {
+        Err(_) if args.next && args.rollout == LATEST => loop {
+            if let Some(first) = newest() {
                 break first;
             }
             if stop.load(Ordering::SeqCst) {
@@ -50,10 +66,10 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             }
             sleep(Duration::from_millis(args.interval), &stop);
         },
-        (resolved, _) => resolved?,
+        resolved => resolved?,
     };
-    // The newest rollout when the watch began: --next switches to one newer than it.
-    let mut known = home.as_deref().filter(|_| args.next).and_then(newest);
+    // The newest session when the watch began: --next switches to one newer than it.
+    let mut known = if args.next { newest() } else { None };
     let mut polls: u64 = 0;
     if path.extension().is_some_and(|e| e == "zst") {
         anyhow::bail!(
@@ -62,17 +78,23 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         );
     }
     let json = args.rows.format.format() == Format::Json;
-    let options = plan_options(&args.rows.plan, !args.rows.no_tokens)?;
+    let setup = Setup {
+        options: plan_options(&args.rows.plan, !args.rows.no_tokens)?,
+        given: crate::commands::claude::given(&args.rows.plan)?,
+        agent: args.agent,
+    };
     let interval = Duration::from_millis(args.interval);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut followed = Followed::new(&path, &options);
+    let mut followed = Followed::new(&path, &setup);
+    // The columns of the last table heading written.
+    let mut heading = followed.watch.writes();
     write_following(
         &mut out,
         &followed.name,
         None,
         json,
-        followed.watch.writes(),
+        heading,
         &context.stdout,
     )?;
     out.flush()?;
@@ -80,73 +102,78 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         if stop.load(Ordering::SeqCst) {
             // What was written up to Ctrl-C is read, then the rows held back are written.
             if let Poll::Bytes(bytes) = followed.poll()? {
-                let events = followed.watch.push(&bytes).map_err(anyhow::Error::msg)?;
-                followed.write(&mut out, &events, json, false, context)?;
+                let events = followed.watch.push(&bytes, &followed.name)?;
+                followed.write(&mut out, &events, json, false, &mut heading, context)?;
             }
-            let events = followed.watch.finish().map_err(anyhow::Error::msg)?;
-            followed.write(&mut out, &events, json, false, context)?;
+            let events = followed.watch.finish(&followed.name)?;
+            followed.write(&mut out, &events, json, false, &mut heading, context)?;
             out.flush()?;
             return Ok(ExitStatus::Success);
         }
         match followed.poll()? {
             Poll::Bytes(bytes) => {
-                let events = followed.watch.push(&bytes).map_err(anyhow::Error::msg)?;
-                let unexpected =
-                    followed.write(&mut out, &events, json, args.exit_on_drift, context)?;
+                let events = followed.watch.push(&bytes, &followed.name)?;
+                let stop_at_drift = args.exit_on_drift;
+                let unexpected = followed.write(
+                    &mut out,
+                    &events,
+                    json,
+                    stop_at_drift,
+                    &mut heading,
+                    context,
+                )?;
                 out.flush()?;
                 if unexpected && args.exit_on_drift {
                     return Ok(ExitStatus::Differences);
                 }
             }
             Poll::Restart(why) => {
-                followed = Followed::new(&path, &options);
-                write_following(
-                    &mut out,
-                    &followed.name,
-                    Some(why),
-                    json,
-                    followed.watch.writes(),
-                    &context.stdout,
-                )?;
+                followed = Followed::new(&path, &setup);
+                let name = &followed.name;
+                write_following(&mut out, name, Some(why), json, None, &context.stdout)?;
                 out.flush()?;
             }
             Poll::Nothing => {}
         }
-        // Listing the Codex home is a walk of its folders: every 8th poll (2 s by default).
+        // Listing the homes is a walk of their folders: every 8th poll (2 s by default).
         polls += 1;
-        if let Some(home) = home
-            .as_deref()
-            .filter(|_| args.next && polls.is_multiple_of(8))
-            && let Some(newer) = newest(home)
+        if args.next
+            && polls.is_multiple_of(8)
+            && let Some(newer) = newest()
             && known.as_ref() != Some(&newer)
             && newer != path
         {
             known = Some(newer.clone());
-            let events = followed.watch.finish().map_err(anyhow::Error::msg)?;
-            followed.write(&mut out, &events, json, false, context)?;
+            let events = followed.watch.finish(&followed.name)?;
+            followed.write(&mut out, &events, json, false, &mut heading, context)?;
             path = newer;
-            followed = Followed::new(&path, &options);
-            write_following(
-                &mut out,
-                &followed.name,
-                Some(Restart::NewSession),
-                json,
-                followed.watch.writes(),
-                &context.stdout,
-            )?;
+            followed = Followed::new(&path, &setup);
+            let why = Some(Restart::NewSession);
+            write_following(&mut out, &followed.name, why, json, None, &context.stdout)?;
             out.flush()?;
         }
         sleep(interval, &stop);
     }
 }
 
-/// The newest rollout under the Codex home, if any.
-fn newest(home: &Path) -> Option<PathBuf> {
-    crate::input::find_rollouts(home)
-        .ok()?
-        .into_iter()
-        .find(|r| !r.archived)
-        .map(|r| r.path)
+/// What every followed file's watch is made with.
+struct Setup {
+    /// Codex's plan: `--instructions`, `--tools`, token estimates.
+    options: promptc::fingerprint::PlanOptions,
+    /// Claude Code's `--system` and `--tools`.
+    given: promptc::agents::claude::wire::Given,
+    /// `--agent`: the agent a file must be (and an empty one is taken to be).
+    agent: Option<AgentChoice>,
+}
+
+impl Clone for Setup {
+    fn clone(&self) -> Setup {
+        Setup {
+            options: self.options.clone(),
+            given: self.given.clone(),
+            agent: self.agent,
+        }
+    }
 }
 
 /// Sleep `interval`, waking early on Ctrl-C.
@@ -178,28 +205,124 @@ struct Followed {
     watch: Watcher,
 }
 
+/// Lines whose first lines tell no agent are held this far before they are taken as Codex's.
+const UNTOLD_LINES: usize = 64;
+
 /// The watch of a session of either agent.
 enum Watcher {
+    /// The file's first line has not come yet (an empty file): the bytes so far, and what the
+    /// watch will be made with (`--agent`: the agent the file must be, an empty one is taken to
+    /// be).
+    Undecided(Vec<u8>, Box<Setup>),
     Codex(Watch<CodexSession>),
+    Claude(Watch<ClaudeSession>),
 }
 
 impl Watcher {
-    fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, String> {
-        match self {
-            Watcher::Codex(w) => w.push(bytes),
+    fn new(setup: &Setup) -> Watcher {
+        Watcher::Undecided(Vec::new(), Box::new(setup.clone()))
+    }
+
+    /// A watch of `agent`'s session.
+    fn of(agent: AgentChoice, name: &str, setup: &Setup) -> Watcher {
+        match agent {
+            AgentChoice::Codex => {
+                let plan_options = setup.options.clone();
+                let loader = Loader {
+                    load: Box::new(|name: &str, bytes: &[u8]| {
+                        let options = promptc::LoadOptions {
+                            strict: false,
+                            threads: threads(),
+                            ..promptc::LoadOptions::default()
+                        };
+                        let rollout = promptc::agents::codex::parse::load(name, bytes, options)
+                            .map_err(|e| e.to_string())?;
+                        Ok(crate::fork::session(rollout, options))
+                    }),
+                    planner: Box::new(move |session: &CodexSession| {
+                        promptc::agents::codex::plan::Planner::new(session, &plan_options)
+                    }),
+                };
+                Watcher::Codex(Watch::new(name, loader))
+            }
+            AgentChoice::Claude => {
+                let given = setup.given.clone();
+                let loader = Loader {
+                    load: Box::new(|name: &str, bytes: &[u8]| {
+                        ClaudeSession::load_with_threads(name, bytes, threads())
+                            .map_err(|e| e.to_string())
+                    }),
+                    planner: Box::new(move |_: &ClaudeSession| {
+                        promptc::agents::claude::follow::Planner::new(given.clone(), threads())
+                    }),
+                };
+                Watcher::Claude(Watch::new(name, loader))
+            }
         }
     }
 
-    fn finish(&mut self) -> Result<Vec<Event>, String> {
+    /// Bytes appended: the events of the lines they complete. While no agent is known, the
+    /// bytes wait for a first line that tells it.
+    fn push(&mut self, bytes: &[u8], name: &str) -> anyhow::Result<Vec<Event>> {
+        let events = match self {
+            Watcher::Codex(w) => w.push(bytes),
+            Watcher::Claude(w) => w.push(bytes),
+            Watcher::Undecided(head, setup) => {
+                head.extend_from_slice(bytes);
+                let told = promptc::agents::claude::is_transcript(head);
+                let lines = memchr::memchr_iter(b'\n', head).count();
+                let agent = match told {
+                    Some(true) => AgentChoice::Claude,
+                    Some(false) => AgentChoice::Codex,
+                    None if lines >= UNTOLD_LINES => setup.agent.unwrap_or(AgentChoice::Codex),
+                    None => return Ok(Vec::new()),
+                };
+                if told.is_some()
+                    && let Some(forced) = setup.agent
+                    && forced != agent
+                {
+                    let flag = match forced {
+                        AgentChoice::Codex => "codex",
+                        AgentChoice::Claude => "claude",
+                    };
+                    anyhow::bail!("{name}: {} (--agent {flag})", what(agent));
+                }
+                let head = std::mem::take(head);
+                *self = Watcher::of(agent, name, setup);
+                return self.push(&head, name);
+            }
+        };
+        events.map_err(anyhow::Error::msg)
+    }
+
+    /// The watch ends: the events held back. Bytes whose first lines told no agent are read
+    /// as `--agent`'s, else as Codex's.
+    fn finish(&mut self, name: &str) -> anyhow::Result<Vec<Event>> {
+        if let Watcher::Undecided(head, setup) = self {
+            if head.is_empty() {
+                return Ok(Vec::new());
+            }
+            let head = std::mem::take(head);
+            *self = Watcher::of(setup.agent.unwrap_or(AgentChoice::Codex), name, setup);
+            let mut events = self.push(&head, name)?;
+            events.extend(self.finish(name)?);
+            return Ok(events);
+        }
         match self {
             Watcher::Codex(w) => w.finish(),
+            Watcher::Claude(w) => w.finish(),
+            Watcher::Undecided(..) => Ok(Vec::new()),
         }
+        .map_err(anyhow::Error::msg)
     }
 
-    /// The provider reports cache writes (the table's columns are Anthropic's).
-    fn writes(&self) -> bool {
+    /// The provider reports cache writes (the table's columns are Anthropic's); `None` while
+    /// the agent is not known.
+    fn writes(&self) -> Option<bool> {
         match self {
-            Watcher::Codex(_) => false,
+            Watcher::Codex(_) => Some(false),
+            Watcher::Claude(_) => Some(true),
+            Watcher::Undecided(_, setup) => setup.agent.map(|a| a == AgentChoice::Claude),
         }
     }
 
@@ -216,7 +339,20 @@ impl Watcher {
             Watcher::Codex(w) => write_one(w, out, event, json, context, |session, index| {
                 warn_skipped(session, index..index + 1, context)
             }),
+            Watcher::Claude(w) => write_one(w, out, event, json, context, |session, index| {
+                let t = &session.transcript;
+                warn_skipped_lines(&t.name, &t.skipped[index..index + 1], context)
+            }),
+            Watcher::Undecided(..) => Ok(false),
         }
+    }
+}
+
+/// What a file of `agent`'s is, in an error.
+fn what(agent: AgentChoice) -> &'static str {
+    match agent {
+        AgentChoice::Codex => "a Codex rollout, not a Claude Code transcript",
+        AgentChoice::Claude => "a Claude Code transcript, not a Codex rollout",
     }
 }
 
@@ -249,27 +385,11 @@ fn write_one<S: Growing>(
 }
 
 impl Followed {
-    fn new(path: &Path, options: &promptc::fingerprint::PlanOptions) -> Self {
+    fn new(path: &Path, setup: &Setup) -> Self {
         let name = path.display().to_string();
-        let plan_options = options.clone();
-        let loader = Loader {
-            load: Box::new(|name: &str, bytes: &[u8]| {
-                let options = promptc::LoadOptions {
-                    strict: false,
-                    threads: threads(),
-                    ..promptc::LoadOptions::default()
-                };
-                let rollout = promptc::agents::codex::parse::load(name, bytes, options)
-                    .map_err(|e| e.to_string())?;
-                Ok(crate::fork::session(rollout, options))
-            }),
-            planner: Box::new(move |session: &CodexSession| {
-                promptc::agents::codex::plan::Planner::new(session, &plan_options)
-            }),
-        };
         Followed {
             path: path.to_path_buf(),
-            watch: Watcher::Codex(Watch::new(&name, loader)),
+            watch: Watcher::new(setup),
             name,
             file: None,
             offset: 0,
@@ -322,7 +442,8 @@ impl Followed {
         Ok(Poll::Bytes(bytes))
     }
 
-    /// Write the events; true when one was an unexpected drift, the last written when
+    /// Write the events, after the table heading when the agent's columns are not the last
+    /// heading's (`heading`); true when one was an unexpected drift, the last written when
     /// `stop_at_drift`.
     fn write(
         &self,
@@ -330,8 +451,15 @@ impl Followed {
         events: &[Event],
         json: bool,
         stop_at_drift: bool,
+        heading: &mut Option<bool>,
         context: &Context,
     ) -> anyhow::Result<bool> {
+        if let Some(writes) = self.watch.writes()
+            && *heading != Some(writes)
+        {
+            write_heading(out, json, writes, &context.stdout)?;
+            *heading = Some(writes);
+        }
         let mut unexpected = false;
         for event in events {
             unexpected |= self.watch.write(out, event, json, context)?;

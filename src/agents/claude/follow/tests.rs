@@ -1,0 +1,316 @@
+use std::path::{Path, PathBuf};
+
+use super::Planner;
+use crate::AgentSession;
+use crate::agents::claude::load::Loader;
+use crate::agents::claude::session::{Session, plan};
+use crate::cache::Analysis;
+use crate::core::parallel::Threads;
+use crate::test_support::claude_sample_bytes;
+use crate::watch::{Event, Growing, Loader as WatchLoader, Watch};
+
+/// Every transcript the recorded cases wrote (`tests/conformance/claude/*/*/home/`), by path.
+fn recorded_transcripts() -> Vec<(String, Vec<u8>)> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![base.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl")
+                && path.components().any(|c| c.as_os_str() == "home")
+            {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    let out: Vec<(String, Vec<u8>)> = paths
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(&base).unwrap().display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .filter(|(_, bytes)| !bytes.is_empty())
+        .collect();
+    assert!(out.len() > 100, "{} recorded transcripts", out.len());
+    out
+}
+
+/// What a session's steps, plan and rows say, as text: each step (its prompt by its blocks'
+/// data, not by the lists that hold them), its fingerprint and its row, for the first `upto`.
+fn outputs(session: &Session, upto: usize, rows: &[crate::cache::StepCache]) -> String {
+    let plan = plan(session, Default::default(), Threads::default());
+    let mut text = format!(
+        "{:?}\n{:?}\n{:?}\n{}\n",
+        session.thread,
+        session.turns(),
+        session.transcript.notes,
+        session.transcript.skipped.len()
+    );
+    for k in 0..upto {
+        let s = &session.claude_steps[k];
+        let prompt = s.prompt.as_ref().map(|p| {
+            let blocks: Vec<_> = session.blocks().slice(p.list, ..p.len).iter().collect();
+            (&p.head, &p.breakpoints, blocks)
+        });
+        text += &format!(
+            "{k}: {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}\n{:?}\n{:?}\n{:?}\n",
+            session.steps()[k],
+            s.request,
+            s.kind,
+            s.model,
+            s.version,
+            s.copied,
+            s.history_before,
+            s.repeat_possible,
+            s.key,
+            prompt,
+            plan.fingerprints[k],
+            rows.get(k),
+        );
+    }
+    text
+}
+
+/// A session grown from `bytes` cut after the lines `cuts` end (a growth per cut), with its
+/// plan and analysis grown alongside; at each cut in `compare`, its outputs are those of the
+/// file loaded whole up to there (the rows of its settled steps). Returns the cuts compared.
+fn grown_is_whole(
+    name: &str,
+    bytes: &[u8],
+    every: usize,
+    compare: &dyn Fn(usize) -> bool,
+) -> usize {
+    let ends: Vec<usize> = memchr::memchr_iter(b'\n', bytes).map(|i| i + 1).collect();
+    let mut cuts = ends.iter().copied().step_by(every).chain([bytes.len()]);
+    let mut current = None;
+    for cut in cuts.by_ref() {
+        if let Ok(session) = Session::load(name, &bytes[..cut]) {
+            current = Some((session, cut));
+            break;
+        }
+    }
+    let Some((mut session, mut from)) = current else {
+        return 0;
+    };
+    let mut planner = Planner::new(Default::default(), Threads::default());
+    Session::extend_plan(&mut planner, &session, 0);
+    let mut analysis = Analysis::default();
+    let settled = session.settled(false);
+    analysis.update(&session, Session::plan(&planner), 0, settled);
+    let mut compared = 0;
+    for (n, cut) in cuts.enumerate() {
+        if cut <= from {
+            continue;
+        }
+        // The last line may have no newline: `watch` leaves it unread, and so does this.
+        let grown = &bytes[from..cut];
+        let complete = memchr::memrchr(b'\n', grown).map_or(0, |i| i + 1);
+        let (_, unchanged) = session.load_appended(&grown[..complete], 0);
+        let kept = Session::extend_plan(&mut planner, &session, unchanged);
+        let settled = session.settled(false);
+        analysis.update(
+            &session,
+            Session::plan(&planner),
+            kept.min(unchanged),
+            settled,
+        );
+        from += complete;
+        if compare(n) || from == bytes.len() {
+            let loaded = &bytes[..from];
+            let whole_session = Session::load(name, loaded).unwrap();
+            let whole_plan = plan(&whole_session, Default::default(), Threads::default());
+            let whole_rows = crate::cache::analyze(&whole_session, &whole_plan);
+            assert_eq!(
+                outputs(&session, settled, analysis.rows()),
+                outputs(&whole_session, settled, &whole_rows[..settled]),
+                "{name}, every {every} lines, at byte {from}"
+            );
+            // The steps not settled yet are the whole's too, but for their rows.
+            assert_eq!(
+                outputs(&session, session.steps().len(), &[]),
+                outputs(&whole_session, whole_session.steps().len(), &[]),
+                "{name}, every {every} lines, at byte {from}"
+            );
+            compared += 1;
+        }
+    }
+    compared
+}
+
+/// Every recorded transcript grown a line (and two, and five lines) at a time is, at every cut,
+/// the transcript loaded whole up to there: steps, prompts, fingerprints and settled rows.
+#[test]
+fn a_transcript_grown_line_by_line_is_the_transcript_loaded_whole() {
+    let mut compared = 0;
+    for (name, bytes) in recorded_transcripts() {
+        for every in [1, 2, 5] {
+            compared += grown_is_whole(&name, &bytes, every, &|_| true);
+        }
+    }
+    assert!(compared > 1500, "{compared} cuts compared");
+}
+
+/// The real samples, grown a line at a time, compared with the whole at a few cuts.
+#[test]
+fn a_real_sample_grown_line_by_line_is_the_sample_loaded_whole() {
+    let samples = claude_sample_bytes();
+    let mut compared = 0;
+    for (name, bytes) in &samples {
+        let lines = memchr::memchr_iter(b'\n', bytes).count().max(1);
+        let step = (lines / 6).max(1);
+        compared += grown_is_whole(name, bytes, 1, &|n| n % step == step - 1);
+    }
+    assert!(
+        samples.is_empty() || compared > samples.len() * 3,
+        "{compared}"
+    );
+}
+
+/// A watch's step rows, fed `bytes` in chunks of `size`, then finished: their debug form.
+fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
+    let loader = WatchLoader::<Session> {
+        load: Box::new(|name: &str, bytes: &[u8]| {
+            Session::load(name, bytes).map_err(|e| e.to_string())
+        }),
+        planner: Box::new(|_: &Session| Planner::new(Default::default(), Threads::default())),
+    };
+    let mut watch = Watch::new(name, loader);
+    let mut rows = Vec::new();
+    let mut steps = Vec::new();
+    let mut take = |watch: &Watch<Session>, events: Vec<Event>| {
+        let Some((_, _, current)) = watch.current() else {
+            return;
+        };
+        for event in events {
+            if let Event::Step { step, .. } = event {
+                rows.push(format!("{:?}", current[step]));
+                steps.push(step);
+            }
+        }
+    };
+    for chunk in bytes.chunks(size) {
+        let events = watch.push(chunk).expect("loads");
+        take(&watch, events);
+    }
+    let events = watch.finish().expect("loads");
+    take(&watch, events);
+    assert_eq!(
+        steps,
+        (0..steps.len()).collect::<Vec<_>>(),
+        "{name}: in order, once"
+    );
+    rows
+}
+
+/// Whatever the chunks (1 byte: cut inside every line and every UTF-8 sequence), a watch's
+/// rows are the whole file's, each once, in order: every recorded transcript, and the real
+/// samples in chunks of a few sizes.
+#[test]
+fn watched_rows_are_the_whole_files_rows_whatever_the_chunks() {
+    let rows_of = |name: &str, bytes: &[u8]| -> Option<Vec<String>> {
+        // A last line without its newline stays unread by a watch.
+        let end = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+        let session = Session::load(name, &bytes[..end]).ok()?;
+        let plan = plan(&session, Default::default(), Threads::default());
+        let rows = crate::cache::analyze(&session, &plan);
+        Some(rows.iter().map(|r| format!("{r:?}")).collect())
+    };
+    let mut watched = 0;
+    for (name, bytes) in recorded_transcripts() {
+        let Some(whole) = rows_of(&name, &bytes) else {
+            continue;
+        };
+        for size in [1, 7, 64, 4096] {
+            assert_eq!(
+                watched_rows(&name, &bytes, size),
+                whole,
+                "{name}, chunks of {size}"
+            );
+        }
+        watched += 1;
+    }
+    for (name, bytes) in claude_sample_bytes() {
+        let whole = rows_of(&name, &bytes).expect("a sample loads");
+        for size in [613, 65536] {
+            assert_eq!(
+                watched_rows(&name, &bytes, size),
+                whole,
+                "{name}, chunks of {size}"
+            );
+        }
+        watched += 1;
+    }
+    assert!(watched > 100, "{watched}");
+}
+
+/// A line of a parent read after the line that names it changes what the earlier line reads:
+/// the conversation and the steps are made again, as a whole load makes them.
+#[test]
+fn a_parent_read_after_its_child_makes_the_steps_again() {
+    let line = |v: serde_json::Value| v.to_string() + "\n";
+    let user = |uuid: &str, parent: Option<&str>, text: &str| {
+        line(
+            serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent,
+            "version": "2.1.100", "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": text}}),
+        )
+    };
+    let assistant = |uuid: &str, parent: &str, id: &str| {
+        line(
+            serde_json::json!({"type": "assistant", "uuid": uuid, "parentUuid": parent,
+            "version": "2.1.100", "timestamp": "2026-01-01T00:00:01Z", "requestId": id,
+            "message": {"id": id, "model": "claude-sonnet-4-6", "role": "assistant",
+                "content": [{"type": "text", "text": "hi"}],
+                "usage": {"input_tokens": 3, "cache_creation_input_tokens": 2000,
+                          "cache_read_input_tokens": 0, "output_tokens": 5}}}),
+        )
+    };
+    // The answer names a prompt written after it.
+    let text = [
+        user("a", None, "first"),
+        assistant("b", "a", "m1"),
+        user("d", Some("b"), "second"),
+        assistant("e", "c", "m2"),
+        user("c", Some("d"), "late"),
+        assistant("f", "c", "m3"),
+    ]
+    .concat();
+    let compared = grown_is_whole("late.jsonl", text.as_bytes(), 1, &|_| true);
+    assert_eq!(compared, 5);
+    // Whole, the second answer's history ends with the late prompt: three turns.
+    let session = Session::load("late.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(session.turns().len(), 3);
+}
+
+/// A response's lines after its first (its output counted again) change its step, not the
+/// ones before: the growth says which steps stayed, on every recorded transcript and sample.
+#[test]
+fn a_response_that_grows_changes_its_step_only() {
+    let mut changed_last = 0;
+    let mut inputs = recorded_transcripts();
+    inputs.extend(claude_sample_bytes());
+    for (name, bytes) in inputs {
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
+        let mut loader = Loader::new(&name);
+        loader.push(&bytes[..ends[0]]);
+        let Ok((t, recorder)) = loader.finish_recorded() else {
+            continue;
+        };
+        let mut session = Session::read(t, Some(recorder));
+        for pair in ends.windows(2) {
+            let before = session.steps().len();
+            let (_, unchanged) = session.load_appended(&bytes[pair[0]..pair[1]], 0);
+            // Only the last step (whose response is being written) may have changed.
+            assert!(unchanged + 1 >= before, "{name}: {unchanged} of {before}");
+            changed_last += usize::from(unchanged < before);
+        }
+    }
+    assert!(
+        changed_last > 0,
+        "{changed_last} lines changed the last step"
+    );
+}

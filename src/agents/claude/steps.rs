@@ -1,0 +1,403 @@
+//! A session's steps grown with its conversation: the lines read since the last time extend
+//! the conversation ([`Conversation::extend`]), new requests of the shown thread are planned
+//! after the earlier ones, and a step whose response got lines has its usage (and whether it
+//! copies an earlier response) read again. `Session::new` is one growth from no lines, `watch`
+//! one per appended piece: the steps are the same either way.
+//!
+//! A request's prompt depends only on lines written before it, so it never changes once made;
+//! what can change is its response's (usage, a copy's counts). Where lines read later change
+//! what an earlier request would have read (a parent, a replay record read after a line that
+//! named it, a response that answers a request before others, another shown thread), every
+//! step is made again.
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::load::{LineKind, Recorder, Transcript};
+use super::plan::{Planned, Planner, Prompt};
+use super::prices::Tokens;
+use super::session::{ClaudeStep, Session, neutral_usage};
+use super::thread::{Conversation, RequestKind};
+use super::wire::Build;
+use crate::core::steps::{Observation, Step, Turn};
+
+/// What growing a session keeps between two growths.
+#[derive(Debug)]
+pub(crate) struct Growth {
+    pub planner: Planner,
+    /// The thread was chosen by the caller (`Session::of_thread`), not by the conversation.
+    fixed_thread: bool,
+    /// Requests of the conversation looked at.
+    requests: usize,
+    /// Per request: its step + 1 when it is one of the shown thread's, else 0.
+    step_of: Vec<u32>,
+    /// Per response: its request + 1, else 0.
+    request_of: Vec<u32>,
+    /// Per step: the prompt planned while its response copies an earlier one (shown without).
+    hidden: HashMap<usize, Prompt>,
+    /// Per step: its record is in another file (a fork's copy).
+    elsewhere: Vec<bool>,
+    copies: Copies,
+    epoch: usize,
+    last_time: Option<i64>,
+    /// The first line of the shown thread's first response.
+    first_response: Option<usize>,
+    /// Responses looked at for the first one.
+    responses: usize,
+    /// What recording lines keeps, for lines appended (`watch`).
+    pub recorder: Option<Recorder>,
+}
+
+impl Growth {
+    pub fn new(fixed_thread: bool, recorder: Option<Recorder>) -> Growth {
+        Growth {
+            planner: Planner::new(),
+            fixed_thread,
+            requests: 0,
+            step_of: Vec::new(),
+            request_of: Vec::new(),
+            hidden: HashMap::new(),
+            elsewhere: Vec::new(),
+            copies: Copies::default(),
+            epoch: 0,
+            last_time: None,
+            first_response: None,
+            responses: 0,
+            recorder,
+        }
+    }
+}
+
+/// Which responses copy an earlier one of the same file (the same `message.id` and usage:
+/// 2.0.31 rewrites old lines under new uuids into the file), as `usage::copied_responses` says
+/// of the whole: kept as responses grow.
+#[derive(Debug, Default)]
+struct Copies {
+    /// Per response: its counts at their largest, where it answers a sampling request and has a
+    /// message id and a usage.
+    largest: Vec<Option<Tokens>>,
+    copied: Vec<bool>,
+    /// Such responses by message id, in request order (request, response).
+    by_id: HashMap<Box<str>, Vec<(usize, usize)>>,
+}
+
+impl Copies {
+    /// Read responses `grown` again (their lines or request changed): the responses whose
+    /// being a copy changed.
+    fn update(
+        &mut self,
+        t: &Transcript,
+        c: &Conversation,
+        request_of: &[u32],
+        grown: &[usize],
+    ) -> Vec<usize> {
+        self.largest.resize(c.responses.len(), None);
+        self.copied.resize(c.responses.len(), false);
+        let mut changed = Vec::new();
+        for &r in grown {
+            let response = &c.responses[r];
+            let request = request_of.get(r).copied().unwrap_or(0);
+            let sampling =
+                request > 0 && c.requests[request as usize - 1].kind == RequestKind::Sampling;
+            let (Some(id), Some(_), true) = (&response.message_id, response.usage, sampling) else {
+                continue;
+            };
+            let largest = super::usage::largest(t, &response.lines);
+            let was = self.largest[r].replace(largest);
+            let group = self.by_id.entry(id.clone()).or_default();
+            if was.is_none() {
+                let key = (request as usize - 1, r);
+                let at = group.partition_point(|&g| g < key);
+                group.insert(at, key);
+            } else if was == Some(largest) {
+                continue;
+            }
+            // Each of the group is a copy when one before it has the same counts.
+            for (j, &(_, g)) in group.iter().enumerate() {
+                let copy = group[..j]
+                    .iter()
+                    .any(|&(_, e)| self.largest[e] == self.largest[g]);
+                if self.copied[g] != copy {
+                    self.copied[g] = copy;
+                    changed.push(g);
+                }
+            }
+        }
+        changed
+    }
+}
+
+impl Session {
+    /// Read the lines of the transcript appended since the last growth into the conversation
+    /// and the steps. Returns how many of the first steps stayed as they were.
+    pub(crate) fn grow(&mut self) -> usize {
+        let grown = self.conversation.extend(&self.transcript);
+        if grown.read_again {
+            return self.make_steps_again();
+        }
+        if !self.growth.fixed_thread && self.conversation.shown_thread() != self.thread {
+            return self.make_steps_again();
+        }
+        let c = &self.conversation;
+        let g = &mut self.growth;
+        g.request_of.resize(c.responses.len(), 0);
+        let mut touched = grown.grown_responses;
+        for index in g.requests..c.requests.len() {
+            if let Some(r) = c.requests[index].response {
+                g.request_of[r] = index as u32 + 1;
+                touched.push(r);
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        let flipped = self.growth.copies.update(
+            &self.transcript,
+            &self.conversation,
+            &self.growth.request_of,
+            &touched,
+        );
+        let mut unchanged = self.steps.len();
+        for r in touched.into_iter().chain(flipped) {
+            let request = self.growth.request_of[r] as usize;
+            let step = match request.checked_sub(1) {
+                Some(q) if q < self.growth.requests => self.growth.step_of[q] as usize,
+                _ => 0,
+            };
+            if let Some(k) = step.checked_sub(1)
+                && self.refresh_step(k)
+            {
+                unchanged = unchanged.min(k);
+            }
+        }
+        for index in self.growth.requests..self.conversation.requests.len() {
+            self.add_step(index);
+        }
+        self.growth.requests = self.conversation.requests.len();
+        if self.growth.planner.stale() {
+            return self.make_steps_again();
+        }
+        self.follow_ttl(unchanged);
+        unchanged
+    }
+
+    /// Each step's TTL from step `from` on, as the writes up to it say (a step's depends on
+    /// those before, so a changed step changes those after it).
+    fn follow_ttl(&mut self, from: usize) {
+        let c = &self.conversation;
+        let mut ttl = from
+            .checked_sub(1)
+            .and_then(|k| self.claude_steps.get(k))
+            .and_then(|s| s.ttl);
+        for s in self.claude_steps.iter_mut().skip(from) {
+            let usage = c.requests[s.request]
+                .response
+                .and_then(|r| c.responses[r].usage.as_ref())
+                .filter(|_| s.prompt.is_some());
+            if let Some(u) = usage {
+                match (
+                    u.cache_creation_5m.unwrap_or(0),
+                    u.cache_creation_1h.unwrap_or(0),
+                ) {
+                    (0, 0) => {}
+                    (0, _) => ttl = Some(3600),
+                    (_, 0) => ttl = Some(300),
+                    _ => {}
+                }
+            }
+            s.ttl = ttl;
+        }
+    }
+
+    /// Every step made again, from a new planner (the conversation is read): returns 0.
+    fn make_steps_again(&mut self) -> usize {
+        let recorder = self.growth.recorder.take();
+        let fixed = self.growth.fixed_thread;
+        self.growth = Growth::new(fixed, recorder);
+        if !fixed {
+            self.thread = self.conversation.shown_thread();
+        }
+        self.claude_steps.clear();
+        self.steps.clear();
+        self.turns.clear();
+        let requests = self.conversation.requests.len();
+        let g = &mut self.growth;
+        g.request_of.resize(self.conversation.responses.len(), 0);
+        for (index, request) in self.conversation.requests.iter().enumerate() {
+            if let Some(r) = request.response {
+                g.request_of[r] = index as u32 + 1;
+            }
+        }
+        let all: Vec<usize> = (0..self.conversation.responses.len()).collect();
+        self.growth.copies.update(
+            &self.transcript,
+            &self.conversation,
+            &self.growth.request_of,
+            &all,
+        );
+        for index in 0..requests {
+            self.add_step(index);
+        }
+        self.growth.requests = requests;
+        self.follow_ttl(0);
+        0
+    }
+
+    /// Request `index` of the conversation: a step when it is one of the shown thread's.
+    fn add_step(&mut self, index: usize) {
+        let (t, c) = (&self.transcript, &self.conversation);
+        let g = &mut self.growth;
+        g.step_of.resize(index + 1, 0);
+        let request = &c.requests[index];
+        // The first response of the thread: a request after it has history another sent.
+        for response in &c.responses[g.responses..] {
+            if g.first_response.is_none() && response.thread == self.thread {
+                g.first_response = Some(response.lines[0]);
+            }
+        }
+        g.responses = c.responses.len();
+        if request.thread != self.thread {
+            return;
+        }
+        let starts_turn = self.turns.is_empty()
+            || (request.kind == RequestKind::Sampling && c.answers_prompt(t, request));
+        let line = &t.lines[request.at];
+        if starts_turn {
+            self.turns.push(Turn {
+                number: self.turns.len() + 1,
+                turn_id: None,
+                line: line.number,
+                steps: Vec::new(),
+                rolled_back: false,
+                aborted: false,
+            });
+        }
+        let version_line = match request.response {
+            Some(r) => c.responses[r].lines[0],
+            None => request.at,
+        };
+        let version = t.lines[version_line].version.as_deref().map(str::to_string);
+        let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
+        let compaction = request.kind == RequestKind::Compaction;
+        // A copy of an earlier response is planned too (whether it is one can change as its
+        // lines arrive), and shown without its prompt while it is one.
+        let planned = g.planner.plan(t, c, index);
+        let elsewhere = matches!(planned, Planned::RecordElsewhere) && !compaction;
+        let prompt = match planned {
+            Planned::Prompt(prompt) if !compaction => Some(prompt),
+            _ => None,
+        };
+        let unix_seconds = line
+            .timestamp
+            .as_deref()
+            .and_then(crate::core::lines::unix_seconds)
+            .or(g.last_time);
+        g.last_time = unix_seconds;
+        let turn = self.turns.len() - 1;
+        let k = self.steps.len();
+        self.turns[turn].steps.push(k);
+        self.steps.push(Step {
+            turn,
+            number: self.turns[turn].steps.len(),
+            epoch: g.epoch,
+            prefix_len: prompt.as_ref().map_or(0, |p| p.len),
+            context: None,
+            usage: None,
+            line: line.number,
+            unix_seconds,
+            pending: false,
+            compaction,
+        });
+        if compaction {
+            g.epoch += 1;
+        }
+        let response = request.response.map(|r| &c.responses[r]);
+        self.claude_steps.push(ClaudeStep {
+            request: index,
+            kind: request.kind,
+            model: None,
+            build,
+            version,
+            history_before: request.leaf.is_some()
+                && g.first_response.is_some_and(|f| f < request.at),
+            repeat_possible: build == Build::V1_0_30
+                && !compaction
+                && c.ends_with_tool_result(t, request),
+            ttl: None,
+            key: match response {
+                Some(r) => r.message_id.clone(),
+                None => line.uuid.clone(),
+            },
+            prompt,
+            copied: false,
+        });
+        g.elsewhere.push(elsewhere);
+        g.step_of[index] = k as u32 + 1;
+        self.refresh_step(k);
+    }
+
+    /// Step `k`'s reading of its response (its usage and model, whether it is a copy) made
+    /// again: whether it changed.
+    fn refresh_step(&mut self, k: usize) -> bool {
+        let c = &self.conversation;
+        let g = &mut self.growth;
+        let s = &mut self.claude_steps[k];
+        let response = c.requests[s.request].response;
+        let copy = response.is_some_and(|r| g.copies.copied.get(r).copied().unwrap_or(false));
+        match (copy, s.prompt.is_some()) {
+            (true, true) => {
+                if let Some(prompt) = s.prompt.take() {
+                    g.hidden.insert(k, prompt);
+                }
+            }
+            (false, false) => s.prompt = g.hidden.remove(&k),
+            _ => {}
+        }
+        let compaction = s.kind == RequestKind::Compaction;
+        let copied = (copy || g.elsewhere[k]) && !compaction;
+        let response = response.map(|r| &c.responses[r]);
+        let model = response
+            .filter(|_| s.prompt.is_some())
+            .map(|r| r.model.as_deref().unwrap_or("").to_string());
+        let step = &mut self.steps[k];
+        let usage = response
+            .and_then(|r| r.usage.as_ref())
+            .filter(|_| s.prompt.is_some())
+            .map(|u| Observation {
+                line: step.line,
+                unix_seconds: step.unix_seconds,
+                usage: neutral_usage(u),
+            });
+        let prefix_len = s.prompt.as_ref().map_or(0, |p| p.len);
+        let changed = s.copied != copied
+            || s.model != model
+            || step.usage != usage
+            || step.prefix_len != prefix_len;
+        s.copied = copied;
+        s.model = model;
+        step.usage = usage;
+        step.prefix_len = prefix_len;
+        changed
+    }
+
+    /// Record complete lines appended to the transcript (each ended by a newline) and grow:
+    /// the lines read in all, and how many of the first steps stayed as they were.
+    pub(crate) fn read_appended(&mut self, bytes: &[u8]) -> (usize, usize) {
+        let recorder = self.growth.recorder.get_or_insert_with(Recorder::default);
+        recorder.read_lines(&mut self.transcript, bytes);
+        let lines = recorder.lines();
+        (lines, self.grow())
+    }
+
+    /// The compaction boundaries of the shown thread among lines `from..`, each with its line
+    /// number.
+    pub(crate) fn boundaries_from(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
+        self.transcript.lines[from.min(self.transcript.lines.len())..]
+            .iter()
+            .enumerate()
+            .filter(move |(i, line)| {
+                matches!(&line.kind, LineKind::System(s) if s.is_compact_boundary())
+                    && line.duplicate_of.is_none()
+                    && self.conversation.thread_of(&self.transcript, from + i) == self.thread
+            })
+            .map(|(_, line)| line.number)
+    }
+}
