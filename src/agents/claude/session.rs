@@ -81,7 +81,9 @@ impl Session {
     /// The steps of a loaded transcript's shown thread, each request's prompt grown from the one
     /// before (time linear in the transcript).
     pub fn new(transcript: Transcript) -> Session {
-        Session::read(transcript, None)
+        let mut session = Session::read(transcript, None);
+        session.settle();
+        session
     }
 
     /// [`Session::new`], keeping what recording its lines kept, for lines appended later.
@@ -99,6 +101,7 @@ impl Session {
     ) -> Session {
         let mut session = Session::empty(transcript, conversation, Some(thread), None);
         session.grow();
+        session.settle();
         session
     }
 

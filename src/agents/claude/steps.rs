@@ -45,6 +45,8 @@ pub(crate) struct Growth {
     responses: usize,
     /// What recording lines keeps, for lines appended (`watch`).
     pub recorder: Option<Recorder>,
+    /// The session will not grow: only the planned blocks were kept ([`Session::settle`]).
+    settled: bool,
 }
 
 impl Growth {
@@ -63,6 +65,7 @@ impl Growth {
             first_response: None,
             responses: 0,
             recorder,
+            settled: false,
         }
     }
 }
@@ -131,7 +134,7 @@ impl Session {
     /// and the steps. Returns how many of the first steps stayed as they were.
     pub(crate) fn grow(&mut self) -> usize {
         let grown = self.conversation.extend(&self.transcript);
-        if grown.read_again {
+        if grown.read_again || self.growth.settled {
             return self.make_steps_again();
         }
         if !self.growth.fixed_thread && self.conversation.shown_thread() != self.thread {
@@ -205,6 +208,18 @@ impl Session {
             }
             s.ttl = ttl;
         }
+    }
+
+    /// A session read whole, not to grow (`watch` keeps what growing needs): the planner's
+    /// and the copies' state dropped, the planned blocks the prompts point into kept. On a
+    /// 100 MB transcript, `steps`' peak heap 137 -> 118 MB. Should it grow after all, every
+    /// step is planned again.
+    pub(crate) fn settle(&mut self) {
+        let blocks = std::mem::take(&mut self.growth.planner.blocks);
+        let fixed = self.growth.fixed_thread;
+        self.growth = Growth::new(fixed, None);
+        self.growth.planner.blocks = blocks;
+        self.growth.settled = true;
     }
 
     /// Every step made again, from a new planner (the conversation is read): returns 0.
