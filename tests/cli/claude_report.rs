@@ -292,7 +292,10 @@ fn plain_loop(projects: &Path) -> (BTreeMap<String, Counts>, BTreeMap<String, Co
     let (mut by_session, mut by_day) = (BTreeMap::new(), BTreeMap::new());
     for (_, _, _, session, responses) in files {
         for (id, usage, day) in responses {
-            if counted.insert((id, usage)) {
+            // A copy repeats the id and the input counts (`usage_counts`' first four); its
+            // output may be the final count where the original's lines stopped at a partial one.
+            let input: [u64; 4] = usage[..4].try_into().unwrap();
+            if counted.insert((id, input)) {
                 add(by_session.entry(session.clone()).or_insert([0; 6]), usage);
                 add(by_day.entry(day).or_insert([0; 6]), usage);
             }

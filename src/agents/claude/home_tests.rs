@@ -372,11 +372,14 @@ fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
     }
     per_file
         .sort_by(|a, b| (a.0.is_none(), &a.0, a.1, &a.2).cmp(&(b.0.is_none(), &b.0, b.1, &b.2)));
-    let mut counted: BTreeSet<(String, Tokens)> = BTreeSet::new();
+    // A copy repeats the id and the input counts; its output may be the final count where the
+    // original's lines stopped at a partial one.
+    let mut counted: BTreeSet<(String, [u64; 4])> = BTreeSet::new();
     let (mut n, mut total) = (0, Tokens::default());
     for (_, _, _, responses) in per_file {
         for (id, t) in responses {
-            if counted.insert((id, t)) {
+            let input = [t.input, t.cache_write_5m, t.cache_write_1h, t.cache_read];
+            if counted.insert((id, input)) {
                 n += 1;
                 total.add(&t);
             }

@@ -70,7 +70,7 @@ impl Growth {
     }
 }
 
-/// Which responses copy an earlier one of the same file (the same `message.id` and usage:
+/// Which responses copy an earlier one of the same file (the same `message.id` and input counts:
 /// 2.0.31 rewrites old lines under new uuids into the file), as `usage::copied_responses` says
 /// of the whole: kept as responses grow.
 #[derive(Debug, Default)]
@@ -81,6 +81,13 @@ struct Copies {
     copied: Vec<bool>,
     /// Such responses by message id, in request order (request, response).
     by_id: HashMap<Box<str>, Vec<(usize, usize)>>,
+}
+
+/// Two responses' counts at their largest, where a copy has the same ones
+/// (`usage::input_counts`).
+fn same_input(a: &Option<Tokens>, b: &Option<Tokens>) -> bool {
+    let counts = |t: &Option<Tokens>| t.as_ref().map(super::usage::input_counts);
+    counts(a) == counts(b)
 }
 
 impl Copies {
@@ -118,7 +125,7 @@ impl Copies {
             for (j, &(_, g)) in group.iter().enumerate() {
                 let copy = group[..j]
                     .iter()
-                    .any(|&(_, e)| self.largest[e] == self.largest[g]);
+                    .any(|&(_, e)| same_input(&self.largest[e], &self.largest[g]));
                 if self.copied[g] != copy {
                     self.copied[g] = copy;
                     changed.push(g);

@@ -1397,3 +1397,44 @@ fn steps_of_a_lean_load_are_the_whole_loads() {
     ]);
     assert!(!lean(other_session).needs_content);
 }
+
+/// A resume's copy of a response holds its final output count where the original's only line
+/// stopped at a partial one (happy-cli's `resumed-session.jsonl`, 1.0.51: output 1, then 99 in
+/// the copy, which has no `requestId` and no parent): the same response, counted and judged
+/// once.
+#[test]
+fn a_copy_with_the_final_output_count_is_the_same_response() {
+    use super::usage::billed_requests;
+    let line = |uuid: &str, parent: Option<&str>, request: Option<&str>, output: u64| {
+        let mut v = serde_json::json!({"type": "assistant", "uuid": uuid, "parentUuid": parent,
+            "version": "1.0.51",
+            "message": {"id": "m1", "model": "m", "role": "assistant",
+                        "content": [{"type": "text", "text": "ok"}],
+                        "usage": {"input_tokens": 4, "cache_read_input_tokens": 13583,
+                                  "cache_creation_input_tokens": 2523, "output_tokens": output}}});
+        if let Some(r) = request {
+            v["requestId"] = r.into();
+        }
+        v
+    };
+    let user = |uuid: &str, parent: Option<&str>, text: &str| {
+        serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent, "version": "1.0.51",
+                           "message": {"role": "user", "content": text}})
+    };
+    let text = transcript_of(&[
+        user("u1", None, "one"),
+        line("a1", Some("u1"), Some("req_1"), 1),
+        line("a1copy", None, None, 99),
+    ]);
+    let t = load("resumed.jsonl", text.as_bytes()).unwrap();
+    let c = conversation(&t);
+    let session = Session::of_thread(t.clone(), c.clone(), ThreadKey::Main);
+    let copied: Vec<bool> = session.claude_steps.iter().map(|s| s.copied).collect();
+    assert_eq!(copied, [false, true]);
+    let keys: Vec<_> = billed_requests(&t, &c, Default::default())
+        .iter()
+        .map(|r| r.key())
+        .collect();
+    assert_eq!(keys.len(), 2);
+    assert_eq!(keys[0], keys[1], "one response, counted once");
+}

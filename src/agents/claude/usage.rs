@@ -10,8 +10,9 @@
 //!   counted).
 //! - In a file or across files (a resume's copy of the old lines: 1.0.x's new file, 2.0.31's
 //!   rewrite into the same file under new uuids; a fork) a response is the same when its
-//!   `message.id` and usage are (1.0.x's copies drop the `requestId`): the first file by time counts it, and the others
-//!   are linked to it ([`super::home`]).
+//!   `message.id` and input counts are (1.0.x's copies drop the `requestId`; a copy may hold
+//!   the final output count where the original's lines stopped at a partial one): the first
+//!   file by time counts it, and the others are linked to it ([`super::home`]).
 //! - 2.1.x `progress` lines embed a subagent's messages with their usage; the subagent's own file
 //!   has them too. The loader reads no usage from `progress` lines, so they count once.
 //! - What a transcript cannot show: the side requests of 1.x (Haiku file-path and title
@@ -83,24 +84,16 @@ impl BilledRequest {
         self.timestamp.as_deref().and_then(|t| t.get(..10))
     }
 
-    /// What names it across files: a copy has the same `message.id` and usage (1.0.x copies drop
-    /// the `requestId`; a backend that reuses ids gives each response its own usage). A hash of
-    /// the two (XXH3-128: a collision is not a concern at a home's size).
+    /// What names it across files: a copy has the same `message.id` and input counts (1.0.x
+    /// copies drop the `requestId`; a backend that reuses ids gives each response its own
+    /// input). A hash of the two (XXH3-128: a collision is not a concern at a home's size).
     pub(crate) fn key(&self) -> Option<crate::core::hash::Hash> {
         use crate::core::hash::hash;
         let id = self.message_id.as_deref()?;
-        let t = &self.tokens;
-        // The id's hash and the five counts, on the stack: one per request of a home.
-        let mut bytes = [0u8; 56];
+        // The id's hash and the four input counts, on the stack: one per request of a home.
+        let mut bytes = [0u8; 48];
         bytes[..16].copy_from_slice(&hash("claude-message-id", id.as_bytes()));
-        let counts = [
-            t.input,
-            t.cache_write_5m,
-            t.cache_write_1h,
-            t.cache_read,
-            t.output,
-        ];
-        for (i, n) in counts.into_iter().enumerate() {
+        for (i, n) in input_counts(&self.tokens).into_iter().enumerate() {
             bytes[16 + 8 * i..24 + 8 * i].copy_from_slice(&n.to_le_bytes());
         }
         Some(hash("claude-response", &bytes))
@@ -185,12 +178,12 @@ pub fn judge(session: &Session) -> Judged {
 }
 
 /// The responses of `c` that copy an earlier one of the same file (the same `message.id` and
-/// usage: 2.0.31 rewrites old lines under new uuids into the file), indexed as
+/// input counts: 2.0.31 rewrites old lines under new uuids into the file), indexed as
 /// `Conversation::responses`: counted once by [`billed_requests`]' keys, shown as copies by
 /// `steps`.
 pub fn copied_responses(t: &Transcript, c: &Conversation) -> Vec<bool> {
     let mut copied = vec![false; c.responses.len()];
-    let mut seen: foldhash::HashSet<(&str, Tokens)> = foldhash::HashSet::default();
+    let mut seen: foldhash::HashSet<(&str, [u64; 4])> = foldhash::HashSet::default();
     for request in &c.requests {
         let (RequestKind::Sampling, Some(r)) = (request.kind, request.response) else {
             continue;
@@ -199,9 +192,16 @@ pub fn copied_responses(t: &Transcript, c: &Conversation) -> Vec<bool> {
         let (Some(id), Some(_)) = (response.message_id.as_deref(), response.usage) else {
             continue;
         };
-        copied[r] = !seen.insert((id, largest(t, &response.lines)));
+        copied[r] = !seen.insert((id, input_counts(&largest(t, &response.lines))));
     }
     copied
+}
+
+/// What a copy of a response repeats: its input counts. Not its output: a line written while
+/// the response streamed holds a partial output count (1.0.51: 1), a resume's copy of it the
+/// final one (99; happy-cli's `resumed-session.jsonl` sample).
+pub(crate) fn input_counts(t: &Tokens) -> [u64; 4] {
+    [t.input, t.cache_write_5m, t.cache_write_1h, t.cache_read]
 }
 
 /// Each count at its largest over a response's lines. With Anthropic that is the last line's
