@@ -291,11 +291,18 @@ fn plain_loop(projects: &Path) -> (BTreeMap<String, Counts>, BTreeMap<String, Co
     let mut counted = std::collections::HashSet::new();
     let (mut by_session, mut by_day) = (BTreeMap::new(), BTreeMap::new());
     for (_, _, _, session, responses) in files {
-        for (id, usage, day) in responses {
-            // A copy repeats the id and the input counts (`usage_counts`' first four); its
-            // output may be the final count where the original's lines stopped at a partial one.
-            let input: [u64; 4] = usage[..4].try_into().unwrap();
-            if counted.insert((id, input)) {
+        // A copy repeats the id and the input counts (`usage_counts`' first four); its output
+        // may be the final count where the original's lines stopped at a partial one: in a
+        // file, a response and its copies count the largest output any holds.
+        let input = |u: &[u64; 5]| -> [u64; 4] { u[..4].try_into().unwrap() };
+        let mut output: BTreeMap<(String, [u64; 4]), u64> = BTreeMap::new();
+        for (id, usage, _) in &responses {
+            let o = output.entry((id.clone(), input(usage))).or_default();
+            *o = (*o).max(usage[4]);
+        }
+        for (id, mut usage, day) in responses {
+            usage[4] = output[&(id.clone(), input(&usage))];
+            if counted.insert((id, input(&usage))) {
                 add(by_session.entry(session.clone()).or_insert([0; 6]), usage);
                 add(by_day.entry(day).or_insert([0; 6]), usage);
             }

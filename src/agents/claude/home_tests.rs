@@ -374,12 +374,19 @@ fn plain_totals(files: &[(String, Vec<u8>)]) -> (usize, Tokens) {
         .sort_by(|a, b| (a.0.is_none(), &a.0, a.1, &a.2).cmp(&(b.0.is_none(), &b.0, b.1, &b.2)));
     // A copy repeats the id and the input counts; its output may be the final count where the
     // original's lines stopped at a partial one.
+    // In a file, a response and its copies count the largest output any holds.
+    let input = |t: &Tokens| [t.input, t.cache_write_5m, t.cache_write_1h, t.cache_read];
     let mut counted: BTreeSet<(String, [u64; 4])> = BTreeSet::new();
     let (mut n, mut total) = (0, Tokens::default());
     for (_, _, _, responses) in per_file {
-        for (id, t) in responses {
-            let input = [t.input, t.cache_write_5m, t.cache_write_1h, t.cache_read];
-            if counted.insert((id, input)) {
+        let mut output: BTreeMap<(String, [u64; 4]), u64> = BTreeMap::new();
+        for (id, t) in &responses {
+            let o = output.entry((id.clone(), input(t))).or_default();
+            *o = (*o).max(t.output);
+        }
+        for (id, mut t) in responses {
+            t.output = output[&(id.clone(), input(&t))];
+            if counted.insert((id, input(&t))) {
                 n += 1;
                 total.add(&t);
             }

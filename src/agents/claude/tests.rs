@@ -1431,10 +1431,14 @@ fn a_copy_with_the_final_output_count_is_the_same_response() {
     let session = Session::of_thread(t.clone(), c.clone(), ThreadKey::Main);
     let copied: Vec<bool> = session.claude_steps.iter().map(|s| s.copied).collect();
     assert_eq!(copied, [false, true]);
-    let keys: Vec<_> = billed_requests(&t, &c, Default::default())
-        .iter()
-        .map(|r| r.key())
-        .collect();
+    let billed = billed_requests(&t, &c, Default::default());
+    let keys: Vec<_> = billed.iter().map(|r| r.key()).collect();
     assert_eq!(keys.len(), 2);
     assert_eq!(keys[0], keys[1], "one response, counted once");
+    let outputs: Vec<u64> = billed.iter().map(|r| r.tokens.output).collect();
+    assert_eq!(
+        outputs,
+        [99, 99],
+        "the final output count, whichever is counted"
+    );
 }

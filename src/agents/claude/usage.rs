@@ -149,6 +149,20 @@ pub fn billed_requests(t: &Transcript, c: &Conversation, mut judged: Judged) -> 
             answers_prompt: response.thread == ThreadKey::Main && c.answers_prompt(t, request),
         });
     }
+    // A response and its copies in this file are one response: its output is the largest any
+    // of them holds (a copy may hold the final count where the original stopped).
+    let mut output: HashMap<crate::core::hash::Hash, u64> = HashMap::new();
+    for r in &out {
+        if let Some(key) = r.key() {
+            let o = output.entry(key).or_default();
+            *o = (*o).max(r.tokens.output);
+        }
+    }
+    for r in &mut out {
+        if let Some(&o) = r.key().as_ref().and_then(|k| output.get(k)) {
+            r.tokens.output = o;
+        }
+    }
     out
 }
 
