@@ -24,10 +24,10 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
-use crate::agents::claude::prices::AnthropicPrices;
 use crate::cache::Verdict;
 use crate::core::usage::Usage;
 use crate::pricing::PriceTable;
+use crate::providers::anthropic::prices::{AnthropicPrices, Priced};
 
 /// The agent whose log a session is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -364,7 +364,7 @@ impl ReportOptions {
         self.prices
             .unpriced_reason(model)
             .or_else(|| match self.claude_prices.price(model, None) {
-                crate::agents::claude::prices::Priced::Unpriced(reason) => Some(reason),
+                Priced::Unpriced(reason) => Some(reason),
                 _ => None,
             })
     }

@@ -11,9 +11,9 @@ use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
 use crate::homes::ClaudeFile;
 use crate::input;
-use promptc::agents::claude::prices::AnthropicPrices;
 use promptc::agents::codex::discover::parse_file_name;
 use promptc::pricing::PriceTable;
+use promptc::providers::anthropic::prices::AnthropicPrices;
 use promptc::report::{Notes, ReportOptions, SessionUsage, Skipped};
 
 pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
