@@ -294,7 +294,7 @@ fn read_usage(path: &Path) -> Result<SessionUsage, String> {
         .and_then(|n| n.to_str())
         .and_then(parse_file_name)
         .map(|n| n.id);
-    Ok(promptc::report::session_usage(
+    Ok(promptc::agents::codex::usage::session_usage(
         &session,
         &cache,
         &name,
