@@ -190,14 +190,14 @@ pub struct Plan {
     /// The threads the plan was made on; the stages that go over its steps afterwards (cache
     /// analysis, the text tables) use them too.
     pub threads: Threads,
-    /// What the session's agent keeps of each step beside the neutral part ([`Plan::agent`]).
+    /// What the session's agent keeps of each step beside the neutral part ([`Plan::agent()`]).
     pub(crate) agent: AgentPlan,
 }
 
 /// The part of a plan only its session's agent reads: each agent's entries (in lists of the same
 /// shape as [`Plan::data`]), the texts its parts were made from. The plan holds it without
 /// naming its type, so that an agent is added without touching the stages; the agent that made
-/// the plan takes it back with [`Plan::agent`].
+/// the plan takes it back with [`Plan::agent()`].
 pub struct AgentPlan(Box<dyn AgentPart>);
 
 /// What an agent's part of a plan is: any data the plan can carry across threads and print.
@@ -226,7 +226,7 @@ impl Plan {
         part.downcast_ref().unwrap_or_else(|| wrong_agent::<T>())
     }
 
-    /// [`Plan::agent`], to change it (the agent growing its plan).
+    /// [`Plan::agent()`], to change it (the agent growing its plan).
     pub fn agent_mut<T: Any>(&mut self) -> &mut T {
         let part: &mut dyn Any = &mut *self.agent.0;
         part.downcast_mut().unwrap_or_else(|| wrong_agent::<T>())
