@@ -28,6 +28,8 @@
 //! where an unknown component is written as `unknown`; such a request fingerprint is partial
 //! and says so in `unknown`.
 
+use std::any::Any;
+
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -188,19 +190,48 @@ pub struct Plan {
     /// The threads the plan was made on; the stages that go over its steps afterwards (cache
     /// analysis, the text tables) use them too.
     pub threads: Threads,
-    /// What the session's agent keeps of each step beside the neutral part.
-    pub agent: AgentPlan,
+    /// What the session's agent keeps of each step beside the neutral part ([`Plan::agent()`]).
+    pub(crate) agent: AgentPlan,
 }
 
 /// The part of a plan only its session's agent reads: each agent's entries (in lists of the same
-/// shape as [`Plan::data`]), the texts its parts were made from.
-#[derive(Debug)]
-pub enum AgentPlan {
-    Codex(crate::agents::codex::plan::CodexPlan),
-    Claude(crate::agents::claude::session::ClaudePlan),
+/// shape as [`Plan::data`]), the texts its parts were made from. The plan holds it without
+/// naming its type, so that an agent is added without touching the stages; the agent that made
+/// the plan takes it back with [`Plan::agent()`].
+pub struct AgentPlan(Box<dyn AgentPart>);
+
+/// What an agent's part of a plan is: any data the plan can carry across threads and print.
+trait AgentPart: Any + std::fmt::Debug + Send + Sync {}
+
+impl<T: Any + std::fmt::Debug + Send + Sync> AgentPart for T {}
+
+impl AgentPlan {
+    /// An agent's part of a plan.
+    pub fn new<T: Any + std::fmt::Debug + Send + Sync>(part: T) -> AgentPlan {
+        AgentPlan(Box::new(part))
+    }
+}
+
+impl std::fmt::Debug for AgentPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 impl Plan {
+    /// The agent's part of the plan, as the agent that made it stored it. Asking for another
+    /// type is a programming error (a session's plan is made by its own agent): it panics.
+    pub fn agent<T: Any>(&self) -> &T {
+        let part: &dyn Any = &*self.agent.0;
+        part.downcast_ref().unwrap_or_else(|| wrong_agent::<T>())
+    }
+
+    /// [`Plan::agent()`], to change it (the agent growing its plan).
+    pub fn agent_mut<T: Any>(&mut self) -> &mut T {
+        let part: &mut dyn Any = &mut *self.agent.0;
+        part.downcast_mut().unwrap_or_else(|| wrong_agent::<T>())
+    }
+
     /// Chain value after `k` entries of a step's input.
     pub fn chain(&self, step: usize, k: usize) -> &Hash {
         match k.checked_sub(1) {
@@ -267,6 +298,14 @@ pub fn common_prefix(a: &Plan, step_a: usize, b: &Plan, step_b: usize) -> usize 
         }
     }
     low
+}
+
+/// A plan asked for another agent's part than the one it holds.
+fn wrong_agent<T>() -> ! {
+    panic!(
+        "invariant: a session's plan is made by its own agent, its part a {}",
+        std::any::type_name::<T>()
+    )
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 //! Three layers. [`core`] holds what every session reduces to (turns, steps, usage, hashes, the
 //! shared lists) and nothing about an agent; [`agents`] has one folder per agent, with its
 //! loader, history rules (replay, model view, plan) and wire shapes ([`agents::codex`]);
-//! [`providers`] has each provider's prompt cache behind [`providers::CacheModel`]. The stages
-//! over them, [`fingerprint`], [`cache`], [`diff`], [`check`], [`report`], [`watch`] and
-//! [`render`], ask the [`Session`] and its agent rather than read an agent's lines. The library
-//! does no I/O and never reads the environment: the binary in `src/bin/promptc/` reads files and
-//! decides colour and width.
+//! [`providers`] has each provider's prompt cache behind [`providers::CacheModel`] (and
+//! Anthropic's list prices). The stages over them, [`fingerprint`], [`cache`], [`diff`],
+//! [`check`], [`report`], [`watch`] and [`render`], ask the [`Session`] and its agent rather than
+//! read an agent's lines. The library does no I/O and never reads the environment: the binary in
+//! `src/bin/promptc/` reads files and decides colour and width.
 
 #![forbid(unsafe_code)]
 

@@ -1,4 +1,5 @@
-//! One module per model provider: how its prompt cache treats a request's prefix. `cache` asks
+//! One module per model provider: how its prompt cache treats a request's prefix (and, where
+//! promptc prices its requests from its own list, what it charges: `anthropic::prices`). `cache` asks
 //! the [`CacheModel`] the session's agent names, and knows no provider's numbers itself.
 
 pub mod anthropic;

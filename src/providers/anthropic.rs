@@ -11,6 +11,8 @@ use crate::core::hash::{Hash, hash};
 use crate::providers::{BreakpointCache, CacheModel};
 pub use crate::providers::{Lookup, PromptView};
 
+pub mod prices;
+
 /// Blocks the cache looks back from a breakpoint for an earlier entry.
 pub const LOOKBACK_BLOCKS: usize = 20;
 

@@ -8,8 +8,8 @@ use super::{
     Agent, Cause, Fork, GroupBy, NO_DATE, Notes, ReportOptions, Request, SessionUsage, Tokens,
     UNKNOWN, group_key, local_date,
 };
-use crate::agents::claude::prices::{Priced, Tokens as AnthropicTokens};
 use crate::pricing::{Billed, Price};
+use crate::providers::anthropic::prices::{Priced, Tokens as AnthropicTokens};
 
 /// The tokens, losses and cost of one cause in a group.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

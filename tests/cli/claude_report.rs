@@ -74,7 +74,7 @@ fn billed(case: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// USD per million tokens of Anthropic's list (src/agents/claude/prices.json), read here as
+/// USD per million tokens of Anthropic's list (src/providers/anthropic/prices.json), read here as
 /// its README says: the model by its id, else without a `-YYYYMMDD` date; the price of the
 /// day; the long-context tier when the whole prompt is over its limit.
 struct Prices(Value);
@@ -83,7 +83,8 @@ impl Prices {
     fn load() -> Prices {
         Prices(
             serde_json::from_str(
-                &std::fs::read_to_string(root().join("src/agents/claude/prices.json")).unwrap(),
+                &std::fs::read_to_string(root().join("src/providers/anthropic/prices.json"))
+                    .unwrap(),
             )
             .unwrap(),
         )

@@ -17,10 +17,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::load::{Line, LineKind, Transcript};
-use super::prices::Tokens;
 use super::session::Session;
 use super::thread::{ThreadKey, conversation};
 use super::usage::{BilledRequest, Judged, Purpose, billed_requests, compactions, judge};
+use crate::providers::anthropic::prices::Tokens;
 
 /// What a file's place in `projects/` says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::home::{FileRole, Home, HomeBuilder, file_role};
-use super::prices::{AnthropicPrices, Priced, Tokens};
 use super::usage::{Purpose, Totals};
+use crate::providers::anthropic::prices::{AnthropicPrices, Priced, Tokens};
 
 fn cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");

@@ -15,7 +15,6 @@ pub mod follow;
 pub mod home;
 pub mod load;
 pub mod plan;
-pub mod prices;
 pub mod record;
 pub mod render;
 pub mod replay;

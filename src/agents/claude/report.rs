@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::home::Home;
-use super::prices::Tokens as AnthropicTokens;
 use super::usage::Purpose;
+use crate::providers::anthropic::prices::Tokens as AnthropicTokens;
 use crate::report::{Agent, Cause, ClaudeNotes, Fork, PartlyRead, Request, SessionUsage, Tokens};
 
 /// How a Claude Code request is counted, as the report's JSON says it (README, "report").

@@ -235,10 +235,7 @@ pub struct ClaudePlan {
 
 /// The Claude part of a plan a Claude Code session made.
 pub fn claude(plan: &Plan) -> &ClaudePlan {
-    match &plan.agent {
-        AgentPlan::Claude(claude) => claude,
-        _ => panic!("invariant: a Claude Code session's plan is made by Claude Code"),
-    }
+    plan.agent::<ClaudePlan>()
 }
 
 /// The plan of a session's steps: each prompt's message blocks as the plan's entries (the
@@ -265,7 +262,7 @@ pub fn empty_plan(given: Given, threads: Threads) -> Plan {
         first_seen: OnceLock::new(),
         chain_start: message_chain_start(),
         threads,
-        agent: AgentPlan::Claude(ClaudePlan {
+        agent: AgentPlan::new(ClaudePlan {
             given,
             system: Vec::new(),
             tools: Vec::new(),
@@ -287,9 +284,7 @@ pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
     plan.fingerprints.truncate(from);
     plan.instruction_tokens.truncate(from);
     plan.first_seen = OnceLock::new();
-    let AgentPlan::Claude(claude) = &mut plan.agent else {
-        panic!("invariant: a Claude Code session's plan is made by Claude Code")
-    };
+    let claude = plan.agent_mut::<ClaudePlan>();
     claude.system.truncate(from);
     claude.tools.truncate(from);
     let given_system = claude
@@ -358,9 +353,11 @@ pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
                 .is_some_and(|last| session.blocks().get(list, last).last_unknown > 0),
         });
         plan.instruction_tokens.push(0);
-        claude.system.push(OnceLock::new());
-        claude.tools.push(OnceLock::new());
     }
+    let steps = plan.fingerprints.len();
+    let claude = plan.agent_mut::<ClaudePlan>();
+    claude.system.resize_with(steps, OnceLock::new);
+    claude.tools.resize_with(steps, OnceLock::new);
 }
 
 /// A part given whole (`--system`, `--tools`): the hash of each of its blocks, as the head's

@@ -14,11 +14,11 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::load::{LineKind, Recorder, Transcript};
 use super::plan::{Planned, Planner, Prompt};
-use super::prices::Tokens;
 use super::session::{ClaudeStep, Session, neutral_usage};
 use super::thread::{Conversation, RequestKind};
 use super::wire::Build;
 use crate::core::steps::{Observation, Step, Turn};
+use crate::providers::anthropic::prices::Tokens;
 
 /// What growing a session keeps between two growths.
 #[derive(Debug)]

@@ -22,11 +22,11 @@
 
 use std::collections::HashMap;
 
-use super::load::{LineKind, Transcript};
-use super::prices::Tokens;
+use super::load::{LineKind, Transcript, Usage};
 use super::session::Session;
 use super::thread::{Conversation, RequestKind, ThreadKey};
 use crate::cache::Verdict;
+use crate::providers::anthropic::prices::{AnthropicPrices, Tokens};
 
 /// What a request was made for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -218,6 +218,23 @@ pub(crate) fn input_counts(t: &Tokens) -> [u64; 4] {
     [t.input, t.cache_write_5m, t.cache_write_1h, t.cache_read]
 }
 
+/// A response's usage in Anthropic's billing terms, split by TTL: where the build wrote no split
+/// (before 1.0.x) or the split does not add up, the rest of `cache_creation_input_tokens` is a
+/// 5-minute write (the default TTL).
+fn billed(u: &Usage) -> Tokens {
+    let h1 = u
+        .cache_creation_1h
+        .unwrap_or(0)
+        .min(u.cache_creation_input_tokens);
+    Tokens {
+        input: u.input_tokens,
+        cache_write_5m: u.cache_creation_input_tokens - h1,
+        cache_write_1h: h1,
+        cache_read: u.cache_read_input_tokens,
+        output: u.output_tokens,
+    }
+}
+
 /// Each count at its largest over a response's lines. With Anthropic that is the last line's
 /// (the input counts repeat, output only grows); some backends write a first line of zero usage,
 /// or a last line whose input is a constant placeholder (a local Qwen proxy: 2050 on every final
@@ -229,7 +246,7 @@ pub(crate) fn largest(t: &Transcript, lines: &[usize]) -> Tokens {
         if let LineKind::Assistant(a) = &t.lines[i].kind
             && let Some(u) = &a.usage
         {
-            let one = Tokens::of(u);
+            let one = billed(u);
             out.input = out.input.max(one.input);
             out.cache_write_5m = out.cache_write_5m.max(one.cache_write_5m);
             out.cache_write_1h = out.cache_write_1h.max(one.cache_write_1h);
@@ -289,7 +306,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub fn add(&mut self, r: &BilledRequest, prices: &super::prices::AnthropicPrices) {
+    pub fn add(&mut self, r: &BilledRequest, prices: &AnthropicPrices) {
         self.requests += 1;
         self.tokens.add(&r.tokens);
         match r

@@ -39,19 +39,11 @@ pub struct CodexPlan {
 
 /// The Codex part of a plan a Codex session made.
 pub fn codex(plan: &Plan) -> &CodexPlan {
-    match &plan.agent {
-        AgentPlan::Codex(codex) => codex,
-        #[allow(unreachable_patterns)]
-        _ => panic!("invariant: a Codex session's plan is made by Codex"),
-    }
+    plan.agent::<CodexPlan>()
 }
 
 fn codex_mut(plan: &mut Plan) -> &mut CodexPlan {
-    match &mut plan.agent {
-        AgentPlan::Codex(codex) => codex,
-        #[allow(unreachable_patterns)]
-        _ => panic!("invariant: a Codex session's plan is made by Codex"),
-    }
+    plan.agent_mut::<CodexPlan>()
 }
 
 /// The model-view entries of a step's request.
@@ -132,7 +124,7 @@ impl Planner {
                 first_seen: std::sync::OnceLock::new(),
                 chain_start: chain_start(),
                 threads: options.threads,
-                agent: AgentPlan::Codex(CodexPlan {
+                agent: AgentPlan::new(CodexPlan {
                     entries: SharedLists::default(),
                     instructions: Vec::new(),
                     tools,

@@ -139,3 +139,106 @@ pub fn session_usage(
     usage.parent = parent.filter(|p| Some(p) != usage.id.as_ref());
     usage
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::report::{Notes, resolve};
+
+    /// A `token_count` with these cumulative counters, and `last` as the request's own.
+    pub(crate) fn count_last(total: (u64, u64, u64), last: (u64, u64, u64)) -> String {
+        let usage = |(input, cached, output): (u64, u64, u64)| {
+            format!(
+                r#"{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output},"reasoning_output_tokens":0,"total_tokens":0}}"#
+            )
+        };
+        format!(
+            r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{},"last_token_usage":{}}}}}}}"#,
+            usage(total),
+            usage(last)
+        )
+    }
+
+    /// A `token_count` whose request's own usage is all its counters hold (a first request).
+    pub(crate) fn count(input: u64, cached: u64, output: u64) -> String {
+        count_last((input, cached, output), (input, cached, output))
+    }
+
+    /// `token_count`s of consecutive requests: each one's own usage is its counters' growth.
+    pub(crate) fn chain(totals: &[(u64, u64, u64)]) -> Vec<String> {
+        let mut previous = (0, 0, 0);
+        totals
+            .iter()
+            .map(|&total| {
+                let own = (
+                    total.0 - previous.0,
+                    total.1 - previous.1,
+                    total.2 - previous.2,
+                );
+                previous = total;
+                count_last(total, own)
+            })
+            .collect()
+    }
+
+    pub(crate) fn usage(path: &str, id: &str, lines: &[String]) -> SessionUsage {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let session = crate::test_support::session(&lines);
+        session_usage(&session, &[], path, Some(id))
+    }
+
+    #[test]
+    fn repeated_counters_are_one_request_and_restarts_start_a_run() {
+        let mut lines = chain(&[(100, 0, 10), (100, 0, 10), (250, 64, 30)]);
+        // A resume by a build that did not restore the counters (Codex 0.58 to 0.77), twice:
+        // the second time the new run's counters pass the old ones.
+        lines.extend(chain(&[(40, 0, 5), (90, 0, 9)]));
+        lines.extend(chain(&[(120, 0, 9)]));
+        let s = usage("a", "a", &lines);
+        let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
+        assert_eq!(tokens, [100, 150, 40, 50, 120]);
+        assert_eq!(s.counter_restarts, 2);
+    }
+
+    #[test]
+    fn a_fork_that_starts_from_its_parents_counters_counts_its_own_requests() {
+        // Counters 1 000 before the first request, whose own usage is 1 (`last`).
+        let s = usage(
+            "f",
+            "f",
+            &[
+                count_last((1001, 0, 11), (1, 0, 1)),
+                count_last((1101, 0, 21), (100, 0, 10)),
+            ],
+        );
+        assert_eq!(s.opening.input, 1000);
+        let tokens: Vec<u64> = s.requests.iter().map(|r| r.tokens.input).collect();
+        assert_eq!(tokens, [1, 100]);
+        let mut fork = s;
+        fork.parent = Some("missing".into());
+        let mut notes = Notes::default();
+        let kept = resolve(vec![fork], &mut notes);
+        assert_eq!(
+            kept[0].fork,
+            Fork::Seeded {
+                parent: "missing".into()
+            }
+        );
+        assert_eq!(notes.forks_subtracted, ["f"]);
+    }
+
+    #[test]
+    fn a_fork_before_forked_from_id_is_known_by_its_parents_meta_line() {
+        let meta = |id: &str| {
+            format!(
+                r#"{{"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{{"id":"{id}"}}}}"#
+            )
+        };
+        let s = usage("f", "f", &[meta("f"), meta("p"), count(100, 0, 1)]);
+        assert_eq!(s.parent.as_deref(), Some("p"));
+        assert!(s.copied);
+        // A second meta line of the same session (a resume by an old writer) is no fork.
+        let s = usage("s", "s", &[meta("s"), count(100, 0, 1), meta("s")]);
+        assert_eq!(s.parent, None);
+    }
+}

@@ -11,9 +11,9 @@ use crate::commands::{Context, with_stdout};
 use crate::exit::ExitStatus;
 use crate::homes::ClaudeFile;
 use crate::input;
-use promptc::agents::claude::prices::AnthropicPrices;
 use promptc::agents::codex::discover::parse_file_name;
 use promptc::pricing::PriceTable;
+use promptc::providers::anthropic::prices::AnthropicPrices;
 use promptc::report::{Notes, ReportOptions, SessionUsage, Skipped};
 
 pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
@@ -294,7 +294,7 @@ fn read_usage(path: &Path) -> Result<SessionUsage, String> {
         .and_then(|n| n.to_str())
         .and_then(parse_file_name)
         .map(|n| n.id);
-    Ok(promptc::report::session_usage(
+    Ok(promptc::agents::codex::usage::session_usage(
         &session,
         &cache,
         &name,

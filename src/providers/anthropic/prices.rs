@@ -1,5 +1,6 @@
-//! Anthropic list prices for the models Claude Code transcripts name (`src/claude/prices.json`:
-//! each price with the page it was read from), and what one response costs at them.
+//! Anthropic list prices for the models Claude Code transcripts name
+//! (`src/providers/anthropic/prices.json`: each price with the page it was read from), and what
+//! one response costs at them.
 //!
 //! A model is looked up by its exact id, else without a trailing snapshot date
 //! (`claude-sonnet-4-20250514` is `claude-sonnet-4`) or a `[1m]` context tag; nothing else: a
@@ -8,8 +9,6 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-
-use super::load::Usage;
 
 const BUILTIN: &str = include_str!("prices.json");
 
@@ -69,7 +68,8 @@ pub enum Priced<'a> {
 impl AnthropicPrices {
     /// The table promptc ships with.
     pub fn builtin() -> AnthropicPrices {
-        serde_json::from_str(BUILTIN).expect("invariant: src/claude/prices.json is a price table")
+        serde_json::from_str(BUILTIN)
+            .expect("invariant: src/providers/anthropic/prices.json is a price table")
     }
 
     /// The price of `model` in force on `day` (`YYYY-MM-DD`; none: the newest).
@@ -180,23 +180,6 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// A response's usage split by TTL: where the build wrote no split (before 1.0.x) or the split
-    /// does not add up, the rest of `cache_creation_input_tokens` is a 5-minute write (the
-    /// default TTL).
-    pub fn of(u: &Usage) -> Tokens {
-        let h1 = u
-            .cache_creation_1h
-            .unwrap_or(0)
-            .min(u.cache_creation_input_tokens);
-        Tokens {
-            input: u.input_tokens,
-            cache_write_5m: u.cache_creation_input_tokens - h1,
-            cache_write_1h: h1,
-            cache_read: u.cache_read_input_tokens,
-            output: u.output_tokens,
-        }
-    }
-
     pub fn add(&mut self, o: &Tokens) {
         self.input += o.input;
         self.cache_write_5m += o.cache_write_5m;
