@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -44,10 +45,20 @@ def main() -> int:
               f"(conformance/record.py --versions {VERSION} installs it)")
         return 0
     model, _ = record.models_for(VERSION)
-    if record.ROOT.exists():
-        shutil.rmtree(record.ROOT)
-    for d in (record.HOME, record.WORK, record.TMP):
-        d.mkdir(parents=True)
+    # A folder of its own, not the recorder's fixed one (whose paths the recorded cases hold):
+    # two test runs at once, from two work trees, would share and clear it.
+    root = Path(tempfile.mkdtemp(prefix="promptc-watch-live-"))
+    try:
+        record.ROOT, record.HOME = root, root / "home"
+        record.WORK, record.TMP = root / "work", root / "tmp"
+        for d in (record.HOME, record.WORK, record.TMP):
+            d.mkdir(parents=True)
+        return watch_live(args, exe, model)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def watch_live(args: argparse.Namespace, exe: Path, model: str) -> int:
     script = {"responses": [
         record.run("sleep 3 && echo alpha"), record.say("Printed alpha."), record.say("Beta."),
     ]}
