@@ -18,7 +18,6 @@ use super::session::{ClaudeStep, Session, neutral_usage};
 use super::thread::{Conversation, RequestKind};
 use super::wire::Build;
 use crate::core::steps::{Observation, Step, Turn};
-use crate::providers::anthropic::prices::Tokens;
 
 /// What growing a session keeps between two growths.
 #[derive(Debug)]
@@ -72,23 +71,21 @@ impl Growth {
 
 /// Which responses copy an earlier one of the same file (the same `message.id` and input counts:
 /// 2.0.31 rewrites old lines under new uuids into the file), as `usage::copied_responses` says
-/// of the whole: kept as responses grow.
+/// of the whole: kept as responses grow, each change at the cost of its (id, counts) group
+/// (a backend that reuses one `message.id` for every response makes one group of them all).
 #[derive(Debug, Default)]
 struct Copies {
-    /// Per response: its counts at their largest, where it answers a sampling request and has a
-    /// message id and a usage.
-    largest: Vec<Option<Tokens>>,
+    /// Per response: its input counts at their largest, where it answers a sampling request
+    /// and has a message id and a usage.
+    counts: Vec<Option<[u64; 4]>>,
     copied: Vec<bool>,
-    /// Such responses by message id, in request order (request, response).
-    by_id: HashMap<Box<str>, Vec<(usize, usize)>>,
+    /// Such responses by message id and input counts, in request order (request, response):
+    /// each but the first is a copy.
+    by_key: HashMap<CopyKey, Vec<(usize, usize)>>,
 }
 
-/// Two responses' counts at their largest, where a copy has the same ones
-/// (`usage::input_counts`).
-fn same_input(a: &Option<Tokens>, b: &Option<Tokens>) -> bool {
-    let counts = |t: &Option<Tokens>| t.as_ref().map(super::usage::input_counts);
-    counts(a) == counts(b)
-}
+/// A response's `message.id` and input counts: what its copies repeat.
+type CopyKey = (Box<str>, [u64; 4]);
 
 impl Copies {
     /// Read responses `grown` again (their lines or request changed): the responses whose
@@ -100,9 +97,15 @@ impl Copies {
         request_of: &[u32],
         grown: &[usize],
     ) -> Vec<usize> {
-        self.largest.resize(c.responses.len(), None);
+        self.counts.resize(c.responses.len(), None);
         self.copied.resize(c.responses.len(), false);
         let mut changed = Vec::new();
+        let mut set = |copied: &mut Vec<bool>, r: usize, copy: bool| {
+            if copied[r] != copy {
+                copied[r] = copy;
+                changed.push(r);
+            }
+        };
         for &r in grown {
             let response = &c.responses[r];
             let request = request_of.get(r).copied().unwrap_or(0);
@@ -111,26 +114,38 @@ impl Copies {
             let (Some(id), Some(_), true) = (&response.message_id, response.usage, sampling) else {
                 continue;
             };
-            let largest = super::usage::largest(t, &response.lines);
-            let was = self.largest[r].replace(largest);
-            let group = self.by_id.entry(id.clone()).or_default();
-            if was.is_none() {
-                let key = (request as usize - 1, r);
-                let at = group.partition_point(|&g| g < key);
-                group.insert(at, key);
-            } else if was == Some(largest) {
+            let counts = super::usage::input_counts(&super::usage::largest(t, &response.lines));
+            let was = self.counts[r].replace(counts);
+            if was == Some(counts) {
                 continue;
             }
-            // Each of the group is a copy when one before it has the same counts.
-            for (j, &(_, g)) in group.iter().enumerate() {
-                let copy = group[..j]
-                    .iter()
-                    .any(|&(_, e)| same_input(&self.largest[e], &self.largest[g]));
-                if self.copied[g] != copy {
-                    self.copied[g] = copy;
-                    changed.push(g);
+            let member = (request as usize - 1, r);
+            if let Some(was) = was {
+                let key = (id.clone(), was);
+                if let Some(group) = self.by_key.get_mut(&key) {
+                    if let Ok(at) = group.binary_search(&member) {
+                        group.remove(at);
+                        // The next one of the group is the first now.
+                        if at == 0
+                            && let Some(&(_, first)) = group.first()
+                        {
+                            set(&mut self.copied, first, false);
+                        }
+                    }
+                    if group.is_empty() {
+                        self.by_key.remove(&key);
+                    }
                 }
             }
+            let group = self.by_key.entry((id.clone(), counts)).or_default();
+            let at = group.partition_point(|&g| g < member);
+            group.insert(at, member);
+            if at == 0
+                && let Some(&(_, first)) = group.get(1)
+            {
+                set(&mut self.copied, first, true);
+            }
+            set(&mut self.copied, r, at > 0);
         }
         changed
     }

@@ -314,3 +314,62 @@ fn a_response_that_grows_changes_its_step_only() {
         "{changed_last} lines changed the last step"
     );
 }
+
+/// A backend that reuses one `message.id` for every response (a new prompt in between starts a
+/// new response), writing a first line of zero usage then the counts: each response is a copy
+/// exactly where `usage::copied_responses` says so of the whole, at every line, and growing it
+/// is loading it whole. (The copies are kept per id and counts: 2 000 such responses took
+/// `steps` 2.3 s when each change read its id's whole group again, 4 000 took 17.8 s.)
+#[test]
+fn responses_under_one_reused_id_are_copies_as_the_whole_says() {
+    let line = |v: serde_json::Value| v.to_string() + "\n";
+    let mut text = String::new();
+    let mut parent = serde_json::Value::Null;
+    for i in 0..40 {
+        let (u, a, b) = (format!("u{i}"), format!("a{i}"), format!("b{i}"));
+        text += &line(
+            serde_json::json!({"type": "user", "uuid": u, "parentUuid": parent,
+            "version": "2.1.100", "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": format!("prompt {i}")}}),
+        );
+        // Every third response repeats the input counts of the one before it.
+        let input = 100 + if i % 3 == 2 { i - 1 } else { i };
+        let usage = |input: usize, output: usize| {
+            serde_json::json!({"input_tokens": input, "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0, "output_tokens": output})
+        };
+        for (uuid, parent, usage) in [(&a, &u, usage(0, 0)), (&b, &a, usage(input, 7))] {
+            text += &line(serde_json::json!({"type": "assistant", "uuid": uuid,
+                "parentUuid": parent, "version": "2.1.100",
+                "timestamp": "2026-01-01T00:00:01Z",
+                "message": {"id": "msg_same", "model": "qwen", "role": "assistant",
+                    "content": [{"type": "text", "text": "ok"}], "usage": usage}}));
+        }
+        parent = serde_json::Value::String(b);
+    }
+    let bytes = text.as_bytes();
+    assert!(grown_is_whole("reused.jsonl", bytes, 1, &|_| true) > 100);
+    let ends: Vec<usize> = memchr::memchr_iter(b'\n', bytes).map(|i| i + 1).collect();
+    let mut session = Session::load("reused.jsonl", &bytes[..ends[0]]).unwrap();
+    let mut copies = 0;
+    for pair in ends.windows(2) {
+        session.load_appended(&bytes[pair[0]..pair[1]], 0);
+        let whole = Session::load("reused.jsonl", &bytes[..pair[1]]).unwrap();
+        let copied =
+            crate::agents::claude::usage::copied_responses(&whole.transcript, &whole.conversation);
+        let says: Vec<bool> = session.claude_steps.iter().map(|s| s.copied).collect();
+        let reference: Vec<bool> = whole
+            .claude_steps
+            .iter()
+            .map(|s| {
+                whole.conversation.requests[s.request]
+                    .response
+                    .is_some_and(|r| copied[r])
+            })
+            .collect();
+        assert_eq!(says, reference, "at byte {}", pair[1]);
+        copies = says.iter().filter(|&&c| c).count();
+    }
+    // Responses 2, 5, ... 38 repeat the counts of 1, 4, ... 37.
+    assert_eq!(copies, 13);
+}
