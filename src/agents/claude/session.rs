@@ -272,13 +272,19 @@ pub fn empty_plan(given: Given, threads: Threads) -> Plan {
 
 /// Bring a plan [`plan`] made of `session` up to its steps now (it grew: `watch`): the steps
 /// from `from` on are planned again (their prompt or model may have changed since), the new
-/// blocks are taken on.
+/// blocks are taken on. From 0, the blocks are taken whole: a session whose steps were all
+/// made again (`steps.rs`) planned them from a new planner, into new blocks.
 pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
-    session.blocks().map_more(&mut plan.data, |b| EntryData {
+    let entry = |b: &BlockData| EntryData {
         item_hash: b.hash,
         chain: b.chain,
         tokens: 0,
-    });
+    };
+    if from == 0 {
+        plan.data = session.blocks().map(entry);
+    } else {
+        session.blocks().map_more(&mut plan.data, entry);
+    }
     let from = from.min(plan.fingerprints.len());
     plan.views.truncate(from);
     plan.fingerprints.truncate(from);

@@ -75,6 +75,17 @@ fn outputs(session: &Session, upto: usize, rows: &[crate::cache::StepCache]) -> 
     text
 }
 
+/// A plan as text: per step its fingerprint and its view's entries (by their data, not by the
+/// lists that hold them).
+fn plan_text(plan: &crate::fingerprint::Plan) -> String {
+    let mut text = String::new();
+    for (k, &(list, len)) in plan.views.iter().enumerate() {
+        let entries: Vec<_> = plan.data.slice(list, ..len).iter().collect();
+        text += &format!("{k}: {:?}\n{entries:?}\n", plan.fingerprints[k]);
+    }
+    text
+}
+
 /// A session grown from `bytes` cut after the lines `cuts` end (a growth per cut), with its
 /// plan and analysis grown alongside; at each cut in `compare`, its outputs are those of the
 /// file loaded whole up to there (the rows of its settled steps). Returns the cuts compared.
@@ -127,6 +138,12 @@ fn grown_is_whole(
             assert_eq!(
                 outputs(&session, settled, analysis.rows()),
                 outputs(&whole_session, settled, &whole_rows[..settled]),
+                "{name}, every {every} lines, at byte {from}"
+            );
+            // The plan grown alongside is the whole's, entries and all.
+            assert_eq!(
+                plan_text(Session::plan(&planner)),
+                plan_text(&whole_plan),
                 "{name}, every {every} lines, at byte {from}"
             );
             // The steps not settled yet are the whole's too, but for their rows.
@@ -372,4 +389,52 @@ fn responses_under_one_reused_id_are_copies_as_the_whole_says() {
     }
     // Responses 2, 5, ... 38 repeat the counts of 1, 4, ... 37.
     assert_eq!(copies, 13);
+}
+
+/// A file whose first requests are a subagent's, then the main thread's: the thread shown
+/// changes from the subagent to the main one, every step is made again from a new planner, and
+/// the plan a watch grows takes the new planner's blocks (it kept the old ones and sliced them
+/// past their end: a panic).
+#[test]
+fn a_thread_shown_that_changes_plans_the_watch_again() {
+    let line = |v: serde_json::Value| v.to_string() + "\n";
+    let usage = serde_json::json!({"input_tokens": 3, "cache_creation_input_tokens": 2000,
+        "cache_read_input_tokens": 0, "output_tokens": 5});
+    let mut text = String::new();
+    let mut parent = serde_json::Value::Null;
+    for i in 0..4 {
+        let (u, a) = (format!("s{i}"), format!("t{i}"));
+        text += &line(
+            serde_json::json!({"type": "user", "uuid": u, "parentUuid": parent,
+            "isSidechain": true, "agentId": "ag", "version": "2.1.100",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": format!("subagent prompt {i}, a few words")}}),
+        );
+        text += &line(
+            serde_json::json!({"type": "assistant", "uuid": a, "parentUuid": u,
+            "isSidechain": true, "agentId": "ag", "version": "2.1.100",
+            "timestamp": "2026-01-01T00:00:01Z", "requestId": format!("r{i}"),
+            "message": {"id": format!("m{i}"), "model": "claude-sonnet-4-6", "role": "assistant",
+                "content": [{"type": "text", "text": "sure"}], "usage": usage}}),
+        );
+        parent = serde_json::Value::String(a);
+    }
+    text += &line(
+        serde_json::json!({"type": "user", "uuid": "u", "parentUuid": null,
+        "version": "2.1.100", "timestamp": "2026-01-01T00:00:02Z",
+        "message": {"role": "user", "content": "main"}}),
+    );
+    text += &line(
+        serde_json::json!({"type": "assistant", "uuid": "a", "parentUuid": "u",
+        "version": "2.1.100", "timestamp": "2026-01-01T00:00:03Z", "requestId": "r9",
+        "message": {"id": "m9", "model": "claude-sonnet-4-6", "role": "assistant",
+            "content": [{"type": "text", "text": "hi"}], "usage": usage}}),
+    );
+    assert_eq!(
+        grown_is_whole("shown.jsonl", text.as_bytes(), 1, &|_| true),
+        9
+    );
+    let whole = Session::load("shown.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(whole.thread, crate::agents::claude::thread::ThreadKey::Main);
+    assert_eq!(whole.steps().len(), 1);
 }
