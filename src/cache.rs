@@ -208,7 +208,7 @@ pub enum PrefixBreak {
 }
 
 /// The analysis of one step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StepCache {
     pub step: usize,
     /// Estimated tokens of the whole request.

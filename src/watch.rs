@@ -108,6 +108,10 @@ pub enum Event {
     Drift { step: usize, line: usize },
     /// A line was skipped (index into [`Growing::skipped_lines`]).
     Skipped { index: usize },
+    /// Lines read since changed what rows already reported say, from step `step` on (a parent
+    /// written after its child, the thread shown changing): those rows are reported again,
+    /// as `steps` would now give them.
+    Revised { step: usize },
 }
 
 /// Whether a verdict is a drift, and if so whether it is expected: `Some(true)` for a reset
@@ -155,6 +159,8 @@ pub struct Watch<S: Growing> {
     records_seen: usize,
     turns_seen: usize,
     steps_reported: usize,
+    /// The rows reported, as they were: a row is reported again only when it changed.
+    reported: Vec<StepCache>,
     skipped_seen: usize,
 }
 
@@ -171,6 +177,7 @@ impl<S: Growing> Watch<S> {
             records_seen: 0,
             turns_seen: 0,
             steps_reported: 0,
+            reported: Vec::new(),
             skipped_seen: 0,
         }
     }
@@ -217,12 +224,16 @@ impl<S: Growing> Watch<S> {
         if self.current.is_none() && self.fresh.is_empty() {
             return Ok(Vec::new());
         }
+        let mut revised = None;
         if self.dirty || finished {
             match &mut self.current {
                 Some((session, planner, analysis)) => {
                     let fresh = &self.fresh;
-                    self.lines = grow(session, planner, analysis, fresh, self.lines, finished);
+                    let (lines, unchanged) =
+                        grow(session, planner, analysis, fresh, self.lines, finished);
+                    self.lines = lines;
                     self.fresh.clear();
+                    revised = Some(unchanged);
                 }
                 None => {
                     let session = (self.loader.load)(&self.name, &self.fresh)?;
@@ -243,6 +254,18 @@ impl<S: Growing> Watch<S> {
         };
         let rows = analysis.rows();
         let mut events = Vec::new();
+        // Rows reported that changed go out again, and the turns from the first one's on. The
+        // steps from `unchanged` on were analysed again; most come out as they were.
+        let changed = revised.and_then(|unchanged| {
+            (unchanged..self.steps_reported).find(|&k| rows.get(k) != self.reported.get(k))
+        });
+        if let Some(step) = changed {
+            events.push((0, Event::Revised { step }));
+            self.steps_reported = step;
+            self.reported.truncate(step);
+            let turn = session.steps().get(step).map_or(usize::MAX, |s| s.turn);
+            self.turns_seen = self.turns_seen.min(turn).min(session.turns().len());
+        }
         let skipped = session.skipped_lines();
         for (index, s) in skipped.iter().enumerate().skip(self.skipped_seen) {
             events.push((s.line, Event::Skipped { index }));
@@ -268,6 +291,7 @@ impl<S: Growing> Watch<S> {
             if drift(&rows[k].verdict).is_some() {
                 events.push((row_key, Event::Drift { step: k, line }));
             }
+            self.reported.push(rows[k].clone());
             self.steps_reported += 1;
         }
         // Stable: a step's drift stays right after its row.
@@ -286,14 +310,15 @@ fn grow<S: Growing>(
     bytes: &[u8],
     lines: usize,
     finished: bool,
-) -> usize {
+) -> (usize, usize) {
     let (lines, unchanged) = session.load_appended(bytes, lines);
     // Every step is planned again when the agent says so (Codex: the session's meta arrived
     // since): its rows too.
     let kept = S::extend_plan(planner, session, unchanged);
     let settled = session.settled(finished);
-    analysis.update(session, S::plan(planner), kept.min(unchanged), settled);
-    lines
+    let unchanged = kept.min(unchanged);
+    analysis.update(session, S::plan(planner), unchanged, settled);
+    (lines, unchanged)
 }
 
 #[cfg(test)]
@@ -533,7 +558,8 @@ mod tests {
                         continue;
                     }
                     let grown = &bytes[from..cut];
-                    lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines, false);
+                    lines =
+                        super::grow(&mut session, &mut planner, &mut rows, grown, lines, false).0;
                     from = cut;
                     assert_eq!(
                         Some(outputs(&session, planner.plan(), rows.rows())),
@@ -594,7 +620,7 @@ mod tests {
             for pair in ends.windows(2) {
                 let (from, cut) = (pair[0], pair[1]);
                 let grown = &bytes[from..cut];
-                lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines, false);
+                lines = super::grow(&mut session, &mut planner, &mut rows, grown, lines, false).0;
                 let whole = load(&bytes[..cut]);
                 let plan = plan(&whole, &options);
                 let whole_rows = crate::cache::analyze(&whole, &plan);

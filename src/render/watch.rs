@@ -240,5 +240,35 @@ pub fn write_event<S: Growing>(
             writeln!(out, "{}", paint(options, tone, &text))
         }
         Event::Skipped { .. } => Ok(()),
+        Event::Revised { step } => {
+            // The first row reported again, by the numbers it has now (none: the steps
+            // shrank below it, and every row from there on follows again).
+            #[derive(Serialize)]
+            struct Revised {
+                turn: Option<usize>,
+                step: Option<usize>,
+            }
+            let at = steps.get(step).map(|s| (turns[s.turn].number, s.number));
+            if json {
+                let body = Revised {
+                    turn: at.map(|a| a.0),
+                    step: at.map(|a| a.1),
+                };
+                return json_line(out, "revised", body, None);
+            }
+            let from = match at {
+                Some((turn, step)) => format!("turn {turn} step {step}"),
+                None => format!("step {}", step + 1),
+            };
+            let text = format!(
+                "lines read since changed the rows from {from} on (a line written before the \
+                 one it follows, the thread shown changing): they follow again"
+            );
+            writeln!(
+                out,
+                "{}",
+                paint(options, Tone::Warning, &format!("-- {text}"))
+            )
+        }
     }
 }

@@ -725,3 +725,71 @@ fn latest_is_the_newest_session_of_either_agent() {
     let (_, code, stderr) = watching.interrupt();
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// A transcript whose first requests are a subagent's (its lines before the main thread's):
+/// the rows shown first are the subagent's; once the main thread comes, `steps` shows that one,
+/// and the watch says the rows it printed were revised and prints the main thread's.
+#[test]
+fn rows_printed_then_changed_by_later_lines_are_revised() {
+    let usage = serde_json::json!({"input_tokens": 3, "cache_creation_input_tokens": 2000,
+        "cache_read_input_tokens": 0, "output_tokens": 5});
+    let mut subagent = String::new();
+    let mut parent = serde_json::Value::Null;
+    for i in 0..3 {
+        let (u, a) = (format!("s{i}"), format!("t{i}"));
+        subagent += &format!(
+            "{}\n{}\n",
+            serde_json::json!({"type": "user", "uuid": u, "parentUuid": parent,
+                "isSidechain": true, "agentId": "ag", "version": "2.1.100",
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": {"role": "user", "content": format!("subagent prompt {i}")}}),
+            serde_json::json!({"type": "assistant", "uuid": a, "parentUuid": u,
+                "isSidechain": true, "agentId": "ag", "version": "2.1.100",
+                "timestamp": "2026-01-01T00:00:01Z", "requestId": format!("r{i}"),
+                "message": {"id": format!("m{i}"), "model": "claude-sonnet-4-6",
+                    "role": "assistant", "content": [{"type": "text", "text": "sure"}],
+                    "usage": usage}})
+        );
+        parent = serde_json::Value::String(a);
+    }
+    let main = format!(
+        "{}\n{}\n",
+        serde_json::json!({"type": "user", "uuid": "u", "parentUuid": null,
+            "version": "2.1.100", "timestamp": "2026-01-01T00:00:02Z",
+            "message": {"role": "user", "content": "main"}}),
+        serde_json::json!({"type": "assistant", "uuid": "a", "parentUuid": "u",
+            "version": "2.1.100", "timestamp": "2026-01-01T00:00:03Z", "requestId": "r9",
+            "message": {"id": "m9", "model": "claude-sonnet-4-6", "role": "assistant",
+                "content": [{"type": "text", "text": "hi"}], "usage": usage}})
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("transcript.jsonl");
+    std::fs::write(&path, &subagent).unwrap();
+    let mut watching = Watching::start(&path, &["--format", "json"]);
+    // The subagent's first two rows are final (the next request came).
+    watching.wait_for(|l| l.contains(r#""event":"step""#) && l.contains(r#""input_items":3"#));
+    append_in_chunks(&path, main.as_bytes(), &[main.len()]);
+    watching.wait_for(|l| l.contains(r#""event":"revised""#));
+    let (lines, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+    let events: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let revised = events
+        .iter()
+        .position(|e| e["event"] == "revised")
+        .expect("a revised event");
+    assert_eq!(events[revised]["turn"], 1);
+    assert_eq!(events[revised]["step"], 1);
+    // What follows it is `steps` on the whole file: the main thread's one request.
+    let whole = std::fs::read(&path).unwrap();
+    assert_eq!(whole, format!("{subagent}{main}").into_bytes());
+    let args = ["steps", path.to_str().unwrap(), "--format", "json"];
+    let expected = stdout_json(&args, &run(&args))["steps"].clone();
+    assert_eq!(
+        serde_json::Value::Array(step_rows(&lines[revised + 1..])),
+        expected
+    );
+    assert_eq!(step_rows(&lines[..revised]).len(), 2, "the subagent's rows");
+}

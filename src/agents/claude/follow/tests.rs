@@ -187,8 +187,10 @@ fn a_real_sample_grown_line_by_line_is_the_sample_loaded_whole() {
     );
 }
 
-/// A watch's step rows, fed `bytes` in chunks of `size`, then finished: their debug form.
-fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
+/// A watch's step rows, fed `bytes` in chunks of `size`, then finished: their debug form (a
+/// row reported again replacing the one before), and how many times reported rows were
+/// revised.
+fn watched_rows(name: &str, bytes: &[u8], size: usize) -> (Vec<String>, usize) {
     let loader = WatchLoader::<Session> {
         load: Box::new(|name: &str, bytes: &[u8]| {
             Session::load(name, bytes).map_err(|e| e.to_string())
@@ -198,14 +200,23 @@ fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
     let mut watch = Watch::new(name, loader);
     let mut rows = Vec::new();
     let mut steps = Vec::new();
+    let mut revised = 0;
     let mut take = |watch: &Watch<Session>, events: Vec<Event>| {
         let Some((_, _, current)) = watch.current() else {
             return;
         };
         for event in events {
-            if let Event::Step { step, .. } = event {
-                rows.push(format!("{:?}", current[step]));
-                steps.push(step);
+            match event {
+                Event::Step { step, .. } => {
+                    rows.push(format!("{:?}", current[step]));
+                    steps.push(step);
+                }
+                Event::Revised { step } => {
+                    rows.truncate(step);
+                    steps.truncate(step);
+                    revised += 1;
+                }
+                _ => {}
             }
         }
     };
@@ -220,7 +231,7 @@ fn watched_rows(name: &str, bytes: &[u8], size: usize) -> Vec<String> {
         (0..steps.len()).collect::<Vec<_>>(),
         "{name}: in order, once"
     );
-    rows
+    (rows, revised)
 }
 
 /// Whatever the chunks (1 byte: cut inside every line and every UTF-8 sequence), a watch's
@@ -242,9 +253,10 @@ fn watched_rows_are_the_whole_files_rows_whatever_the_chunks() {
             continue;
         };
         for size in [1, 7, 64, 4096] {
+            // No row reported is ever revised on what Claude Code wrote.
             assert_eq!(
                 watched_rows(&name, &bytes, size),
-                whole,
+                (whole.clone(), 0),
                 "{name}, chunks of {size}"
             );
         }
@@ -253,9 +265,10 @@ fn watched_rows_are_the_whole_files_rows_whatever_the_chunks() {
     for (name, bytes) in claude_sample_bytes() {
         let whole = rows_of(&name, &bytes).expect("a sample loads");
         for size in [613, 65536] {
+            // No row reported is ever revised on what Claude Code wrote.
             assert_eq!(
                 watched_rows(&name, &bytes, size),
-                whole,
+                (whole.clone(), 0),
                 "{name}, chunks of {size}"
             );
         }
@@ -437,4 +450,14 @@ fn a_thread_shown_that_changes_plans_the_watch_again() {
     let whole = Session::load("shown.jsonl", text.as_bytes()).unwrap();
     assert_eq!(whole.thread, crate::agents::claude::thread::ThreadKey::Main);
     assert_eq!(whole.steps().len(), 1);
+    // A watch reported the subagent's rows before the main thread came: it says they were
+    // revised, and reports the main thread's row, as `steps` on the whole file gives it.
+    let plan = plan(&whole, Default::default(), Threads::default());
+    let rows: Vec<String> = crate::cache::analyze(&whole, &plan)
+        .iter()
+        .map(|r| format!("{r:?}"))
+        .collect();
+    let (watched, revised) = watched_rows("shown.jsonl", text.as_bytes(), 1);
+    assert_eq!(watched, rows);
+    assert_eq!(revised, 1);
 }
