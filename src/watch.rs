@@ -30,9 +30,16 @@ pub trait Growing: AgentSession + Sized {
     /// The agent's plan, growing with the session.
     type Planner;
 
-    /// Whether appended complete lines hold a line that can bring an event: until one does,
-    /// nothing is loaded.
-    fn may_bring_event(added: &[u8]) -> bool;
+    /// What a line that can bring an event holds (its type, as bytes): until appended lines
+    /// hold one of these, nothing is loaded.
+    const TRIGGERS: &'static [&'static [u8]];
+
+    /// Whether appended complete lines hold a line that can bring an event.
+    fn may_bring_event(added: &[u8]) -> bool {
+        Self::TRIGGERS
+            .iter()
+            .any(|t| memchr::memmem::find(added, t).is_some())
+    }
 
     /// Read `bytes`, the complete lines after the `lines` lines read, into the session. Returns
     /// the lines read in all and how many of the first steps stayed as they were.

@@ -51,3 +51,15 @@ pub fn unix_seconds(timestamp: &str) -> Option<i64> {
     let timestamp: jiff::Timestamp = timestamp.parse().ok()?;
     Some(timestamp.as_second())
 }
+
+/// What a JSON value is, by its first byte, for a message that names what a line held where an
+/// object was expected (the value was parsed: its first byte tells its kind).
+pub fn json_kind(first: Option<u8>) -> &'static str {
+    match first {
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}

@@ -14,10 +14,6 @@ use crate::core::parallel::Threads;
 use crate::fingerprint::Plan;
 use crate::watch::{Event, Growing};
 
-/// What a line that can bring an event holds: a response's line (a request, its usage), a
-/// compaction's boundary. Any other line waits for the next one of these.
-const TRIGGERS: [&[u8]; 2] = [b"\"assistant\"", b"compact_boundary"];
-
 /// A session's neutral plan, grown with the session.
 pub struct Planner {
     plan: Plan,
@@ -35,11 +31,9 @@ impl Planner {
 impl Growing for Session {
     type Planner = Planner;
 
-    fn may_bring_event(added: &[u8]) -> bool {
-        TRIGGERS
-            .iter()
-            .any(|t| memchr::memmem::find(added, t).is_some())
-    }
+    /// A response's line (a request, its usage), a compaction's boundary. Any other line waits
+    /// for the next one of these.
+    const TRIGGERS: &'static [&'static [u8]] = &[b"\"assistant\"", b"compact_boundary"];
 
     /// The appended lines recorded as a whole load records them (line numbers, duplicates of
     /// earlier uuids, notes), then the conversation and the steps grown.

@@ -10,7 +10,7 @@
 // from a file one reads oneself, and several times faster).
 use foldhash::{HashMap, HashSet, HashSetExt};
 
-use super::load::{LineKind, Transcript, Usage};
+use super::load::{LineKind, Transcript, Usage, User};
 
 mod extend;
 
@@ -154,44 +154,34 @@ impl Conversation {
     /// Whether `request` answers a prompt (its history ends with a user line that is no tool
     /// result, past the attachments and bookkeeping written after it): it starts a turn.
     pub fn answers_prompt(&self, t: &Transcript, request: &Request) -> bool {
-        let mut next = self.leaf(t, request);
-        let mut steps = 0;
-        while let Some(found) = next {
-            let Ok(i) = found else {
-                return false;
-            };
-            match &t.lines[i].kind {
-                LineKind::User(u) => return u.tool_results.is_empty(),
-                LineKind::Assistant(_) => return false,
-                _ => {}
-            }
-            steps += 1;
-            if steps > t.lines.len() {
-                return false;
-            }
-            next = self.parent_of(i);
-        }
-        false
+        self.last_user(t, request)
+            .is_some_and(|u| u.tool_results.is_empty())
     }
 
     /// Whether `request`'s history ends with a call's results (past the attachments and
     /// bookkeeping written after them): the request after a tool turn.
     pub fn ends_with_tool_result(&self, t: &Transcript, request: &Request) -> bool {
+        self.last_user(t, request)
+            .is_some_and(|u| !u.tool_results.is_empty())
+    }
+
+    /// The user line `request`'s history ends with, past attachments and bookkeeping: none
+    /// where it ends with an assistant line or a parent the file does not have.
+    fn last_user<'a>(&self, t: &'a Transcript, request: &Request) -> Option<&'a User> {
         let mut next = self.leaf(t, request);
-        let mut steps = 0;
-        while let Some(Ok(i)) = next {
+        // A cycle of parents (a broken file) ends the walk.
+        for _ in 0..=t.lines.len() {
+            let Some(Ok(i)) = next else {
+                return None;
+            };
             match &t.lines[i].kind {
-                LineKind::User(u) => return !u.tool_results.is_empty(),
-                LineKind::Assistant(_) => return false,
+                LineKind::User(u) => return Some(u),
+                LineKind::Assistant(_) => return None,
                 _ => {}
-            }
-            steps += 1;
-            if steps > t.lines.len() {
-                return false;
             }
             next = self.parent_of(i);
         }
-        false
+        None
     }
 
     /// The line `request`'s history ends at: `Err` names a line the file does not have.

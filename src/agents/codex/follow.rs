@@ -10,25 +10,18 @@ use crate::core::lines::SkippedLine;
 use crate::fingerprint::Plan;
 use crate::watch::{Event, Growing};
 
-/// Line types that can bring an event; any other line waits for the next one of these.
-const TRIGGERS: [&[u8]; 6] = [
-    b"token_count",
-    b"_started",
-    b"_complete",
-    b"turn_aborted",
-    b"compacted",
-    b"thread_rolled_back",
-];
-
 impl Growing for Session {
     type Planner = Planner;
 
-    /// A line type that can bring an event.
-    fn may_bring_event(added: &[u8]) -> bool {
-        TRIGGERS
-            .iter()
-            .any(|t| memchr::memmem::find(added, t).is_some())
-    }
+    /// Line types that can bring an event; any other line waits for the next one of these.
+    const TRIGGERS: &'static [&'static [u8]] = &[
+        b"token_count",
+        b"_started",
+        b"_complete",
+        b"turn_aborted",
+        b"compacted",
+        b"thread_rolled_back",
+    ];
 
     /// Parse the lines on from where the last load stopped, then replay from where replay
     /// stopped: the steps before the last one stay.

@@ -15,16 +15,17 @@ pub const PROJECTS: &str = "projects";
 
 /// `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
 pub fn claude_home() -> anyhow::Result<PathBuf> {
-    if let Some(home) = env::var(env::CLAUDE_CONFIG_DIR).filter(|h| !h.is_empty()) {
+    agent_home(env::CLAUDE_CONFIG_DIR, ".claude", "Claude Code")
+}
+
+/// An agent's home: the variable `var` names it, else `dir` under `$HOME`.
+pub fn agent_home(var: &str, dir: &str, agent: &str) -> anyhow::Result<PathBuf> {
+    if let Some(home) = env::var(var).filter(|h| !h.is_empty()) {
         return Ok(PathBuf::from(home));
     }
     match env::var(env::HOME).filter(|h| !h.is_empty()) {
-        Some(home) => Ok(Path::new(&home).join(".claude")),
-        None => bail!(
-            "cannot find the Claude Code home: set {} (or {})",
-            env::CLAUDE_CONFIG_DIR,
-            env::HOME
-        ),
+        Some(home) => Ok(Path::new(&home).join(dir)),
+        None => bail!("cannot find the {agent} home: set {var} (or {})", env::HOME),
     }
 }
 

@@ -303,17 +303,7 @@ fn sessions_dirs(home: &Path) -> String {
 
 /// `$CODEX_HOME`, else `$HOME/.codex`.
 pub fn codex_home() -> anyhow::Result<PathBuf> {
-    if let Some(home) = env::var(env::CODEX_HOME).filter(|h| !h.is_empty()) {
-        return Ok(PathBuf::from(home));
-    }
-    match env::var(env::HOME).filter(|h| !h.is_empty()) {
-        Some(home) => Ok(Path::new(&home).join(".codex")),
-        None => bail!(
-            "cannot find the Codex home: set {} (or {})",
-            env::CODEX_HOME,
-            env::HOME
-        ),
-    }
+    crate::homes::agent_home(env::CODEX_HOME, ".codex", "Codex")
 }
 
 /// Where Codex writes rollouts, nested `YYYY/MM/DD`.

@@ -6,6 +6,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::core::lines::json_kind;
+
 use super::{
     ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineKind, System, Usage, User,
 };
@@ -379,14 +381,4 @@ fn assistant<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<Assistant, 
         request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
         unreadable_usage,
     })
-}
-
-fn json_kind(first: Option<u8>) -> &'static str {
-    match first {
-        Some(b'[') => "array",
-        Some(b'"') => "string",
-        Some(b't' | b'f') => "boolean",
-        Some(b'n') => "null",
-        _ => "number",
-    }
 }

@@ -8,6 +8,8 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+pub(super) use crate::core::lines::json_kind;
+
 /// Line types of eras B to D that carry history, context or events: each has an arm in
 /// [`super::Part::rollout_line`].
 const ROLLOUT_LINE_TYPES: &[&str] = &[
@@ -205,16 +207,6 @@ pub(super) fn name(
     match known.iter().find(|candidate| **candidate == text) {
         Some(candidate) => Cow::Borrowed(candidate),
         None => Cow::Owned(text.into_owned()),
-    }
-}
-
-pub(super) fn json_kind(first: Option<u8>) -> &'static str {
-    match first {
-        Some(b'[') => "array",
-        Some(b'"') => "string",
-        Some(b't' | b'f') => "boolean",
-        Some(b'n') => "null",
-        _ => "number",
     }
 }
 

@@ -207,22 +207,22 @@ fn load_models() -> Models {
     let table: Table = serde_json::from_str(include_str!("../../../codex_models.json"))
         .expect("src/codex_models.json is the generated table");
     let summary_build = &table.builds["0.141.0"];
+    // Catalog builds list their slugs; families (0.58-0.77) apply to the slugs any build of
+    // the table names.
+    let mut slugs: Vec<&String> = table
+        .builds
+        .values()
+        .flat_map(|b| b.models.keys())
+        .collect();
+    slugs.sort();
+    slugs.dedup();
     let generation = |build: Build| -> Vec<ModelRules> {
         let builds: Vec<&TableBuild> = table_builds(build)
             .iter()
             .map(|name| &table.builds[*name])
             .collect();
-        // Catalog builds list their slugs; families (0.58-0.77) apply to the slugs any build
-        // of the table names.
-        let mut slugs: Vec<&String> = table
-            .builds
-            .values()
-            .flat_map(|b| b.models.keys())
-            .collect();
-        slugs.sort();
-        slugs.dedup();
         slugs
-            .into_iter()
+            .iter()
             .filter_map(|slug| {
                 let rules: Vec<ModelRules> = builds
                     .iter()
@@ -239,15 +239,8 @@ fn load_models() -> Models {
         .flat_map(|b| table_builds(b).iter().copied())
         .map(|name| {
             let build = &table.builds[name];
-            let mut slugs: Vec<&String> = table
-                .builds
-                .values()
-                .flat_map(|b| b.models.keys())
-                .collect();
-            slugs.sort();
-            slugs.dedup();
             let rules = slugs
-                .into_iter()
+                .iter()
                 .filter_map(|slug| {
                     entry(build, slug).map(|m| rules_of(slug, m, entry(summary_build, slug)))
                 })
