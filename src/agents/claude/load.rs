@@ -103,8 +103,8 @@ struct Lean {
     dropped: bool,
     /// The sessions of lines whose contents were left out, and of replay records (a record's
     /// messages may be older lines' of its session: one resumed by a newer build).
-    dropped_sessions: foldhash::HashSet<Box<str>>,
-    record_sessions: foldhash::HashSet<Box<str>>,
+    dropped_sessions: foldhash::HashSet<std::sync::Arc<str>>,
+    record_sessions: foldhash::HashSet<std::sync::Arc<str>>,
     /// Blocks no build writes (a `cache_control` of their own, a lone text block of another
     /// shape): such a request is compiled whole.
     odd: bool,
@@ -242,6 +242,8 @@ pub(crate) struct Recorder {
     lean: Option<Lean>,
     /// The transcript's notes that lines made (the unknown types' notes follow them).
     line_notes: usize,
+    /// The texts shared with the lines read before on this thread (boxed: a watch holds it).
+    repeated: Box<line::Repeated>,
 }
 
 impl Recorder {
@@ -251,9 +253,13 @@ impl Recorder {
         let lean = self.lean.is_some();
         while let Some(end) = memchr::memchr(b'\n', bytes) {
             self.line_number += 1;
-            if let Some((number, parsed)) =
-                pieces::parse_one(&bytes[..end], self.line_number, false, lean)
-            {
+            if let Some((number, parsed)) = pieces::parse_one(
+                &bytes[..end],
+                self.line_number,
+                false,
+                lean,
+                &mut self.repeated,
+            ) {
                 self.record(t, number, parsed);
             }
             bytes = &bytes[end + 1..];
@@ -329,6 +335,10 @@ pub struct Loader {
     /// With a second thread: half of each piece's lines are read there (see [`pieces`]).
     helper: Option<pieces::Helper>,
     queue: std::collections::VecDeque<pieces::Batch>,
+    /// The helper's part of each piece, in sixteenths: more when it was done with the last
+    /// piece before this thread (which also records the lines, and may grow steps from them
+    /// meanwhile, [`super::session::GrowingLoad`]), less when not. Only speed depends on it.
+    helper_share: usize,
 }
 
 impl Loader {
@@ -367,12 +377,19 @@ impl Loader {
                 .then(|| pieces::Helper::start(lean))
                 .flatten(),
             queue: std::collections::VecDeque::new(),
+            helper_share: 8,
         }
     }
 
     /// The lines recorded so far (with a helper thread, those of the pieces before the last).
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
+    }
+
+    /// [`Loader::transcript`], to grow steps from while the loader reads on: lines may be
+    /// added to it, nothing else changed.
+    pub(crate) fn transcript_mut(&mut self) -> &mut Transcript {
+        &mut self.transcript
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
@@ -399,7 +416,13 @@ impl Loader {
             self.partial.extend_from_slice(&bytes[..end]);
             let line = std::mem::take(&mut self.partial);
             self.recorder.line_number += 1;
-            let parsed = pieces::parse_one(&line, self.recorder.line_number, false, lean);
+            let parsed = pieces::parse_one(
+                &line,
+                self.recorder.line_number,
+                false,
+                lean,
+                &mut self.recorder.repeated,
+            );
             self.queue
                 .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             bytes = &bytes[end + 1..];
@@ -410,8 +433,20 @@ impl Loader {
         };
         let (whole, rest) = bytes.split_at(last + 1);
         if let Some(helper) = &mut self.helper {
-            // The first half to the helper, the second read here meanwhile.
-            let middle = whole.len() / 2;
+            // The helper's batch of the last piece is the one in flight.
+            let in_flight = self
+                .queue
+                .iter()
+                .filter(|b| matches!(b, pieces::Batch::Helper))
+                .count();
+            if in_flight > 0 {
+                self.helper_share = match helper.finished() >= in_flight {
+                    true => (self.helper_share + 1).min(14),
+                    false => (self.helper_share - 1).max(4),
+                };
+            }
+            // The first part to the helper, the rest read here meanwhile.
+            let middle = whole.len() / 16 * self.helper_share;
             let cut =
                 memchr::memchr(b'\n', &whole[middle..]).map_or(whole.len(), |k| middle + k + 1);
             let (first, second) = whole.split_at(cut);
@@ -420,8 +455,13 @@ impl Loader {
             helper.send(first, line_number + 1);
             self.queue.push_back(pieces::Batch::Helper);
             let mut out = helper.spare();
-            let second_lines =
-                pieces::parse_lines(second, line_number + first_lines + 1, lean, &mut out);
+            let second_lines = pieces::parse_lines(
+                second,
+                line_number + first_lines + 1,
+                lean,
+                &mut self.recorder.repeated,
+                &mut out,
+            );
             self.queue.push_back(pieces::Batch::Local(out));
             self.recorder.line_number += first_lines + second_lines;
         }
@@ -441,7 +481,13 @@ impl Loader {
             if self.helper.is_some() {
                 self.recorder.line_number += 1;
                 let lean = self.recorder.lean.is_some();
-                let parsed = pieces::parse_one(&line, self.recorder.line_number, true, lean);
+                let parsed = pieces::parse_one(
+                    &line,
+                    self.recorder.line_number,
+                    true,
+                    lean,
+                    &mut self.recorder.repeated,
+                );
                 self.queue
                     .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
             } else {
@@ -507,7 +553,9 @@ impl Loader {
         self.recorder.line_number += 1;
         let lean = self.recorder.lean.is_some();
         let number = self.recorder.line_number;
-        if let Some(parsed) = pieces::parse_one(bytes, number, last_without_newline, lean) {
+        let repeated = &mut self.recorder.repeated;
+        if let Some(parsed) = pieces::parse_one(bytes, number, last_without_newline, lean, repeated)
+        {
             self.recorder
                 .record(&mut self.transcript, parsed.0, parsed.1);
         }

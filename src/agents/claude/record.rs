@@ -1,6 +1,8 @@
 //! What a Claude Code transcript's lines say, as the loader ([`super::load`]) records them: the
 //! fields every conversational line carries and one kind per line type.
 
+use std::sync::Arc;
+
 use super::content::Content;
 use crate::core::lines::SkippedLine;
 
@@ -34,14 +36,15 @@ pub struct Line {
     pub parent: Option<Box<str>>,
     /// A compaction boundary's link to the history it replaced (`logicalParentUuid`).
     pub logical_parent: Option<Box<str>>,
-    pub session_id: Option<Box<str>>,
+    /// Shared with the lines before it that carry the same text (as the next four).
+    pub session_id: Option<Arc<str>>,
     /// A subagent's id (`agentId`, 2.0.x+); lines of a sidechain carry `isSidechain`.
-    pub agent_id: Option<Box<str>>,
+    pub agent_id: Option<Arc<str>>,
     pub sidechain: bool,
     pub timestamp: Option<Box<str>>,
     /// The Claude Code build that wrote the line.
-    pub version: Option<Box<str>>,
-    pub cwd: Option<Box<str>>,
+    pub version: Option<Arc<str>>,
+    pub cwd: Option<Arc<str>>,
     /// An earlier line of this file has the same `uuid` (a resume's copy, a rewritten line):
     /// the index of that line in [`Transcript::lines`]. The first one counts.
     pub duplicate_of: Option<usize>,
@@ -127,7 +130,7 @@ pub struct User {
 pub struct Assistant {
     pub message_id: Option<Box<str>>,
     pub request_id: Option<Box<str>>,
-    pub model: Option<Box<str>>,
+    pub model: Option<Arc<str>>,
     /// `message.content` as written (a JSON array).
     pub content: Box<str>,
     /// The `id` of each `tool_use` block, in order.

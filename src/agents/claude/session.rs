@@ -2,11 +2,11 @@
 //! per request of that thread (its turn, its usage, the prompt the planner built for it), and
 //! the plan of fingerprints the stages compare ([`plan`]).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use super::load::{LineKind, Recorder, Transcript};
+use super::load::{LineKind, Loader, Recorder, Transcript};
 use super::plan::{BlockData, Prompt, Source};
 use super::steps::Growth;
 use super::thread::{Conversation, RequestKind, ThreadKey};
@@ -19,6 +19,56 @@ use crate::core::usage::Usage;
 use crate::fingerprint::{AgentPlan, EntryData, Fingerprint, Plan, request_text};
 use crate::providers::anthropic::{Block, Part, message_chain_start};
 
+/// A transcript loaded a piece at a time whose steps grow from the lines recorded so far
+/// while the loader's helper thread reads the next piece: the same session as
+/// [`Session::new`] of the whole, made with the two threads busy.
+pub struct GrowingLoad {
+    loader: Loader,
+    session: Session,
+    /// Steps are no longer grown piece by piece: every step was made again once (the thread
+    /// shown changed, a parent came after its child), which could repeat with each piece.
+    at_the_end: bool,
+}
+
+impl GrowingLoad {
+    pub fn new(loader: Loader) -> GrowingLoad {
+        GrowingLoad {
+            loader,
+            session: Session::empty(Transcript::default(), Conversation::default(), None, None),
+            at_the_end: false,
+        }
+    }
+
+    /// Read a piece of the file (any cut), then grow the steps from the lines recorded.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.loader.push(bytes);
+        if self.at_the_end {
+            return;
+        }
+        let before = self.session.steps.len();
+        std::mem::swap(&mut self.session.transcript, self.loader.transcript_mut());
+        let unchanged = self.session.grow();
+        std::mem::swap(&mut self.session.transcript, self.loader.transcript_mut());
+        self.at_the_end = before > 1 && unchanged == 0;
+    }
+
+    /// The session of the whole file. Where a lean load finds it needs the contents after all
+    /// ([`Transcript::needs_content`]), its steps are not grown: load the file again whole.
+    pub fn finish(mut self) -> Result<Session, super::load::LoadError> {
+        let transcript = self.loader.finish()?;
+        if transcript.needs_content || self.at_the_end {
+            return Ok(match transcript.needs_content {
+                true => Session::empty(transcript, Conversation::default(), None, None),
+                false => Session::new(transcript),
+            });
+        }
+        self.session.transcript = transcript;
+        self.session.grow();
+        self.session.settle();
+        Ok(self.session)
+    }
+}
+
 /// What a Claude Code step is beyond the neutral [`Step`].
 #[derive(Debug, Clone)]
 pub struct ClaudeStep {
@@ -26,10 +76,10 @@ pub struct ClaudeStep {
     pub request: usize,
     pub kind: RequestKind,
     /// The model its response names.
-    pub model: Option<String>,
+    pub model: Option<Arc<str>>,
     pub build: Build,
     /// The Claude Code version its lines were written by.
-    pub version: Option<String>,
+    pub version: Option<Arc<str>>,
     /// Its prompt as the cache sees it; `None` for a compaction's own request (not recorded)
     /// and for a request of another session this file copied.
     pub prompt: Option<Prompt>,

@@ -311,7 +311,7 @@ impl Session {
             Some(r) => c.responses[r].lines[0],
             None => request.at,
         };
-        let version = t.lines[version_line].version.as_deref().map(str::to_string);
+        let version = t.lines[version_line].version.clone();
         let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
         let compaction = request.kind == RequestKind::Compaction;
         // A copy of an earlier response is planned too (whether it is one can change as its
@@ -393,7 +393,7 @@ impl Session {
         let response = response.map(|r| &c.responses[r]);
         let model = response
             .filter(|_| s.prompt.is_some())
-            .map(|r| r.model.as_deref().unwrap_or("").to_string());
+            .map(|r| r.model.clone().unwrap_or_else(|| "".into()));
         let step = &mut self.steps[k];
         let usage = response
             .and_then(|r| r.usage.as_ref())

@@ -9,6 +9,7 @@
 // Keys are uuids, ids and indices from the file: foldhash, not SipHash (no HashDoS to fear
 // from a file one reads oneself, and several times faster).
 use foldhash::{HashMap, HashSet, HashSetExt};
+use std::sync::Arc;
 
 use super::load::{LineKind, Transcript, Usage, User};
 
@@ -21,7 +22,7 @@ use extend::IdIndex;
 pub struct Response {
     pub message_id: Option<Box<str>>,
     pub request_id: Option<Box<str>>,
-    pub model: Option<Box<str>>,
+    pub model: Option<Arc<str>>,
     /// Its lines, indices into [`Transcript::lines`], in file order.
     pub lines: Vec<usize>,
     /// The usage of its last line that has one (each line repeats the message's usage; output
@@ -43,8 +44,8 @@ pub struct Response {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThreadKey {
     Main,
-    Subagent(Box<str>),
-    Sidechain(Box<str>),
+    Subagent(Arc<str>),
+    Sidechain(Arc<str>),
 }
 
 impl Conversation {
@@ -56,7 +57,7 @@ impl Conversation {
             (None, true) => {
                 let root = self.sidechain_root.get(i).copied().unwrap_or(u32::MAX);
                 let root = t.lines.get(root as usize).unwrap_or(line);
-                ThreadKey::Sidechain(root.uuid.clone().unwrap_or_default())
+                ThreadKey::Sidechain(root.uuid.as_deref().unwrap_or_default().into())
             }
             _ => ThreadKey::Main,
         }

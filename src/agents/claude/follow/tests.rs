@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use super::Planner;
 use crate::AgentSession;
 use crate::agents::claude::load::Loader;
-use crate::agents::claude::session::{Session, plan};
+use crate::agents::claude::session::{GrowingLoad, Session, plan};
 use crate::cache::Analysis;
 use crate::core::parallel::Threads;
 use crate::test_support::claude_sample_bytes;
@@ -185,6 +185,58 @@ fn a_real_sample_grown_line_by_line_is_the_sample_loaded_whole() {
         samples.is_empty() || compared > samples.len() * 3,
         "{compared}"
     );
+}
+
+/// A file loaded in pieces whose steps grow while the helper thread reads the next piece
+/// ([`GrowingLoad`]) is the file loaded whole and then read: lean or not, whatever the pieces
+/// (cut inside lines, and so small that the helper's share of a piece goes up and down).
+#[test]
+fn steps_grown_while_loading_are_the_whole_files() {
+    let mut inputs = recorded_transcripts();
+    inputs.extend(claude_sample_bytes());
+    let mut grown = 0;
+    for (name, bytes) in &inputs {
+        for lean in [false, true] {
+            let whole = |threads| match lean {
+                true => Loader::lean(name, threads),
+                false => Loader::with_threads(name, threads),
+            };
+            let mut loader = whole(Threads::new(1));
+            loader.push(bytes);
+            let expected = Session::new(loader.finish().unwrap());
+            let expected_plan = plan(&expected, Default::default(), Threads::default());
+            let expected_rows = crate::cache::analyze(&expected, &expected_plan);
+            for size in [613, 8 << 10, 1 << 20] {
+                let mut load = GrowingLoad::new(whole(Threads::new(2)));
+                for piece in bytes.chunks(size) {
+                    load.push(piece);
+                }
+                let session = load.finish().unwrap();
+                assert_eq!(
+                    session.transcript.needs_content, expected.transcript.needs_content,
+                    "{name}"
+                );
+                if session.transcript.needs_content {
+                    continue;
+                }
+                let session_plan = plan(&session, Default::default(), Threads::default());
+                let rows = crate::cache::analyze(&session, &session_plan);
+                let context = format!("{name}, lean {lean}, pieces of {size}");
+                assert_eq!(
+                    outputs(&session, session.steps().len(), &rows),
+                    outputs(&expected, expected.steps().len(), &expected_rows),
+                    "{context}"
+                );
+                assert_eq!(
+                    plan_text(&session_plan),
+                    plan_text(&expected_plan),
+                    "{context}"
+                );
+                grown += 1;
+            }
+        }
+    }
+    assert!(grown > 600, "{grown} loads compared");
 }
 
 /// A watch's step rows, fed `bytes` in chunks of `size`, then finished: their debug form (a

@@ -2,12 +2,14 @@
 //! type uses (the message too, in the same pass), its kind from `type`.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::core::lines::json_kind;
 
+use super::super::wire::Build;
 use super::{
     ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineKind, System, Usage, User,
 };
@@ -41,6 +43,30 @@ pub(super) struct Str<'a>(#[serde(borrow)] pub Cow<'a, str>);
 
 fn boxed(s: Option<Str<'_>>) -> Option<Box<str>> {
     s.map(|s| s.0.into())
+}
+
+/// The texts most lines repeat (session, subagent, version, working directory, model), shared
+/// with the line before that carried the same: one copy for a run of lines, not one a line.
+#[derive(Debug, Default)]
+pub(crate) struct Repeated {
+    last: [Option<Arc<str>>; 5],
+}
+
+impl Repeated {
+    const SESSION: usize = 0;
+    const AGENT: usize = 1;
+    const VERSION: usize = 2;
+    const CWD: usize = 3;
+    const MODEL: usize = 4;
+
+    fn share(&mut self, slot: usize, text: Option<Str<'_>>) -> Option<Arc<str>> {
+        let text = text?;
+        let last = &mut self.last[slot];
+        match last {
+            Some(shared) if **shared == *text.0 => Some(shared.clone()),
+            _ => Some(last.insert(Arc::from(text.0.as_ref())).clone()),
+        }
+    }
 }
 
 /// The fields any line type uses, borrowed from the line. `M` is how `message` is read: as
@@ -155,7 +181,15 @@ struct CacheCreation {
     ephemeral_1h_input_tokens: Option<u64>,
 }
 
-pub(crate) fn read_line(bytes: &[u8], number: usize) -> Result<Line, LineError> {
+/// Read one line. `lean`: a message's content as written is left out (its blocks' hashes are
+/// kept), but where a build that writes replay records (2.1.3xx) wrote it: their messages are
+/// named by its sha256. Left out here, it is never copied.
+pub(crate) fn read_line(
+    bytes: &[u8],
+    number: usize,
+    lean: bool,
+    repeated: &mut Repeated,
+) -> Result<Line, LineError> {
     let text = std::str::from_utf8(bytes).map_err(|e| LineError {
         reason: format!("not UTF-8 text (byte {})", e.valid_up_to() + 1),
         column: Some(e.valid_up_to() + 1),
@@ -173,11 +207,13 @@ pub(crate) fn read_line(bytes: &[u8], number: usize) -> Result<Line, LineError> 
     // One pass reads the message too; a blob's message is kept as written, and a line that does
     // not read so is read again to say why.
     match serde_json::from_str::<Envelope<'_, Message<'_>>>(text) {
-        Ok(e) if e.type_.as_ref().is_none_or(|t| t.0 != "api-request-blob") => line_of(e, number),
+        Ok(e) if e.type_.as_ref().is_none_or(|t| t.0 != "api-request-blob") => {
+            line_of(e, number, lean, repeated)
+        }
         _ => {
             let e: Envelope<'_, &RawValue> =
                 serde_json::from_str(text).map_err(|err| LineError::json("not JSON: ", &err))?;
-            line_of(e, number)
+            line_of(e, number, lean, repeated)
         }
     }
 }
@@ -209,15 +245,24 @@ impl<'a> MessageField<'a> for &'a RawValue {
     }
 }
 
-fn line_of<'a, M: MessageField<'a>>(e: Envelope<'a, M>, number: usize) -> Result<Line, LineError> {
+fn line_of<'a, M: MessageField<'a>>(
+    e: Envelope<'a, M>,
+    number: usize,
+    lean: bool,
+    repeated: &mut Repeated,
+) -> Result<Line, LineError> {
+    let keep_content = !lean
+        || e.version
+            .as_ref()
+            .is_some_and(|v| Build::of(&v.0) >= Build::V2_1_332);
     let type_name = e
         .type_
         .as_ref()
         .map(|t| t.0.as_ref())
         .ok_or_else(|| LineError::new("a JSON object without a `type`"))?;
     let kind = match type_name {
-        "user" => LineKind::User(user(&e)?),
-        "assistant" => LineKind::Assistant(Box::new(assistant(&e)?)),
+        "user" => LineKind::User(user(&e, keep_content)?),
+        "assistant" => LineKind::Assistant(Box::new(assistant(&e, keep_content, repeated)?)),
         "system" => LineKind::System(System {
             subtype: boxed(e.subtype),
             compact_trigger: e
@@ -300,12 +345,12 @@ fn line_of<'a, M: MessageField<'a>>(e: Envelope<'a, M>, number: usize) -> Result
         uuid: boxed(e.uuid),
         parent: boxed(e.parent_uuid),
         logical_parent: boxed(e.logical_parent_uuid),
-        session_id: boxed(e.session_id),
-        agent_id: boxed(e.agent_id),
+        session_id: repeated.share(Repeated::SESSION, e.session_id),
+        agent_id: repeated.share(Repeated::AGENT, e.agent_id),
         sidechain: e.is_sidechain.unwrap_or(false),
         timestamp: boxed(e.timestamp),
-        version: boxed(e.version),
-        cwd: boxed(e.cwd),
+        version: repeated.share(Repeated::VERSION, e.version),
+        cwd: repeated.share(Repeated::CWD, e.cwd),
         duplicate_of: None,
     })
 }
@@ -320,7 +365,19 @@ fn message<'a, M: MessageField<'a>>(
         .read(type_name)
 }
 
-fn user<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<User, LineError> {
+/// A message's content as written, or left out (empty: no JSON text is).
+fn kept(content: &RawValue, keep: bool) -> Box<str> {
+    if keep {
+        content.get().into()
+    } else {
+        Box::default()
+    }
+}
+
+fn user<'a, M: MessageField<'a>>(
+    e: &Envelope<'a, M>,
+    keep_content: bool,
+) -> Result<User, LineError> {
     let m = message(e, "user")?;
     let content = m
         .content
@@ -329,7 +386,7 @@ fn user<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<User, LineError>
     // as recorded).
     let (blocks, heads) = super::super::content::read("user", content.get());
     Ok(User {
-        content: content.get().into(),
+        content: kept(content, keep_content),
         tool_results: heads.tool_results,
         blocks,
         unread_blocks: heads.unread.into(),
@@ -339,7 +396,11 @@ fn user<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<User, LineError>
     })
 }
 
-fn assistant<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<Assistant, LineError> {
+fn assistant<'a, M: MessageField<'a>>(
+    e: &Envelope<'a, M>,
+    keep_content: bool,
+    repeated: &mut Repeated,
+) -> Result<Assistant, LineError> {
     let m = message(e, "assistant")?;
     let content = m
         .content
@@ -369,8 +430,8 @@ fn assistant<'a, M: MessageField<'a>>(e: &Envelope<'a, M>) -> Result<Assistant, 
     Ok(Assistant {
         message_id: boxed(m.id),
         request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
-        model: boxed(m.model),
-        content: content.get().into(),
+        model: repeated.share(Repeated::MODEL, m.model),
+        content: kept(content, keep_content),
         tool_uses: heads.tool_uses,
         blocks,
         unread_blocks: heads.unread.into(),

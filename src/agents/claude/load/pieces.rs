@@ -8,8 +8,8 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
-use super::super::wire::Build;
-use super::{Line, LineKind, SkippedLine, read_line};
+use super::line::Repeated;
+use super::{Line, SkippedLine, read_line};
 
 /// A line read: its number and its record, or why it is skipped.
 pub(super) type Parsed = (usize, Result<Line, SkippedLine>);
@@ -21,18 +21,13 @@ pub(super) fn parse_one(
     number: usize,
     last_without_newline: bool,
     lean: bool,
+    repeated: &mut Repeated,
 ) -> Option<Parsed> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let parsed = read_line(bytes, number).map(|mut line| {
-        if lean {
-            drop_content(&mut line);
-        }
-        line
-    });
-    let parsed = parsed.map_err(|err| {
+    let parsed = read_line(bytes, number, lean, repeated).map_err(|err| {
         let reason = if last_without_newline {
             format!("last line cut short (no newline): {}", err.reason)
         } else {
@@ -48,31 +43,18 @@ pub(super) fn parse_one(
     Some((number, parsed))
 }
 
-/// A message's content as written is left out of a lean transcript, but where a build that
-/// writes replay records (2.1.3xx) wrote it: their messages are named by its sha256.
-fn drop_content(line: &mut Line) {
-    let build = line.version.as_deref().map_or(Build::V1_0_30, Build::of);
-    if build >= Build::V2_1_332 {
-        return;
-    }
-    match &mut line.kind {
-        LineKind::User(u) => u.content = Box::default(),
-        LineKind::Assistant(a) => a.content = Box::default(),
-        _ => {}
-    }
-}
-
 /// Read the lines of `bytes` (each ended by a newline), the first numbered `first`, into `out`;
 /// how many lines there were.
 pub(super) fn parse_lines(
     mut bytes: &[u8],
     first: usize,
     lean: bool,
+    repeated: &mut Repeated,
     out: &mut Vec<Parsed>,
 ) -> usize {
     let mut number = first;
     while let Some(end) = memchr::memchr(b'\n', bytes) {
-        out.extend(parse_one(&bytes[..end], number, false, lean));
+        out.extend(parse_one(&bytes[..end], number, false, lean, repeated));
         number += 1;
         bytes = &bytes[end + 1..];
     }
@@ -104,6 +86,8 @@ pub(super) struct Helper {
     thread: Option<JoinHandle<()>>,
     spare_bytes: Vec<Vec<u8>>,
     spare_out: Vec<Vec<Parsed>>,
+    /// Batches read and not taken back yet, oldest first.
+    finished: std::collections::VecDeque<Vec<Parsed>>,
 }
 
 impl Helper {
@@ -114,8 +98,9 @@ impl Helper {
         let thread = std::thread::Builder::new()
             .name("claude-load".into())
             .spawn(move || {
+                let mut repeated = Repeated::default();
                 while let Ok(mut job) = receive_jobs.recv() {
-                    parse_lines(&job.bytes, job.first, lean, &mut job.out);
+                    parse_lines(&job.bytes, job.first, lean, &mut repeated, &mut job.out);
                     let done = Done {
                         bytes: job.bytes,
                         out: job.out,
@@ -132,6 +117,7 @@ impl Helper {
             thread: Some(thread),
             spare_bytes: Vec::new(),
             spare_out: Vec::new(),
+            finished: std::collections::VecDeque::new(),
         })
     }
 
@@ -152,8 +138,20 @@ impl Helper {
         }
     }
 
+    /// How many of the batches handed over are read, without waiting.
+    pub fn finished(&mut self) -> usize {
+        while let Ok(done) = self.done.try_recv() {
+            self.spare_bytes.push(done.bytes);
+            self.finished.push_back(done.out);
+        }
+        self.finished.len()
+    }
+
     /// The lines of the oldest batch handed over, waiting for them if need be.
     pub fn receive(&mut self) -> Vec<Parsed> {
+        if let Some(out) = self.finished.pop_front() {
+            return out;
+        }
         match self.done.recv() {
             Ok(done) => {
                 self.spare_bytes.push(done.bytes);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use promptc::AgentSession;
-use promptc::agents::claude::session::Session;
+use promptc::agents::claude::session::{GrowingLoad, Session};
 use promptc::agents::claude::wire::Given;
 
 use crate::cli::{CompileArgs, Format, PlanArgs, ViewArgs};
@@ -68,7 +68,8 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> anyhow::Result<Session> {
     let mut loader =
         promptc::agents::claude::load::Loader::with_threads(name, crate::commands::threads());
     loader.push(bytes);
-    finish(name, loader)?.context("a transcript read whole asked to be read again")
+    let session = Session::new(loader.finish()?);
+    finish(name, session).context("a transcript read whole asked to be read again")
 }
 
 fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
@@ -76,11 +77,13 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
     let cannot_read = || format!("{name}: cannot read");
     let mut file = std::fs::File::open(path).with_context(cannot_read)?;
     let threads = crate::commands::threads();
-    let mut loader = if lean {
+    let loader = if lean {
         promptc::agents::claude::load::Loader::lean(&name, threads)
     } else {
         promptc::agents::claude::load::Loader::with_threads(&name, threads)
     };
+    // The steps grow from each piece's lines while the next piece is read.
+    let mut load = GrowingLoad::new(loader);
     let mut piece = vec![0; 1 << 20];
     loop {
         let read = match file.read(&mut piece) {
@@ -90,24 +93,20 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
         if read == 0 {
             break;
         }
-        loader.push(&piece[..read]);
+        load.push(&piece[..read]);
     }
-    finish(&name, loader)
+    Ok(finish(&name, load.finish()?))
 }
 
-/// The transcript a loader read, a warning on stderr for each skipped line; `None` when a lean
-/// load finds it must read the texts after all.
-fn finish(
-    name: &str,
-    loader: promptc::agents::claude::load::Loader,
-) -> anyhow::Result<Option<Session>> {
-    let t = loader.finish()?;
-    if t.needs_content {
+/// The session loaded, a warning on stderr for each skipped line; `None` when a lean load
+/// finds it must read the texts after all.
+fn finish(name: &str, session: Session) -> Option<Session> {
+    if session.transcript.needs_content {
         // Read again whole: the warnings come with that reading.
-        return Ok(None);
+        return None;
     }
     let mut stderr = std::io::stderr().lock();
-    for s in &t.skipped {
+    for s in &session.transcript.skipped {
         use std::io::Write as _;
         let column = s.column.map(|c| format!(":{c}")).unwrap_or_default();
         let _ = writeln!(
@@ -119,7 +118,7 @@ fn finish(
             promptc::core::sanitize::escape_line(&s.excerpt),
         );
     }
-    Ok(Some(Session::new(t)))
+    Some(session)
 }
 
 /// `--system` and `--tools`: a JSON value, or a captured request holding it.
