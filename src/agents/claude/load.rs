@@ -335,9 +335,10 @@ pub struct Loader {
     /// With a second thread: half of each piece's lines are read there (see [`pieces`]).
     helper: Option<pieces::Helper>,
     queue: std::collections::VecDeque<pieces::Batch>,
-    /// The helper's part of each piece, in sixteenths: more when it was done with the last
-    /// piece before this thread (which also records the lines, and may grow steps from them
-    /// meanwhile, [`super::session::GrowingLoad`]), less when not. Only speed depends on it.
+    /// The helper's part of each piece, in sixteenths (2 to 16): more when it was done with the
+    /// last piece before this thread (which also records the lines, and may grow steps from
+    /// them meanwhile, [`super::session::GrowingLoad`]), less when not. Only speed depends on
+    /// it.
     helper_share: usize,
 }
 
@@ -441,8 +442,8 @@ impl Loader {
                 .count();
             if in_flight > 0 {
                 self.helper_share = match helper.finished() >= in_flight {
-                    true => (self.helper_share + 1).min(14),
-                    false => (self.helper_share - 1).max(4),
+                    true => (self.helper_share + 1).min(16),
+                    false => (self.helper_share - 1).max(2),
                 };
             }
             // The first part to the helper, the rest read here meanwhile.
