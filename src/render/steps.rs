@@ -377,29 +377,20 @@ fn write_steps_summary(
     let rate = summary
         .hit_rate
         .map_or("-".to_string(), |h| format!("{:.1}%", h * 100.0));
-    match summary.written_tokens {
+    let (input, cached, written) = match summary.written_tokens {
         // Anthropic's terms: the whole prompt, and what was read from and written to the cache.
-        Some(written) => writeln!(
-            out,
-            "{} {} steps ({} with usage), prompt {} tokens, read {}, written {written}, hit rate {}",
-            paint(options, Tone::Heading, "summary"),
-            summary.steps,
-            summary.observed_steps,
-            summary.input_tokens,
-            summary.cached_tokens,
-            rate
-        )?,
-        None => writeln!(
-            out,
-            "{} {} steps ({} with usage), input {} tokens, cached {}, hit rate {}",
-            paint(options, Tone::Heading, "summary"),
-            summary.steps,
-            summary.observed_steps,
-            summary.input_tokens,
-            summary.cached_tokens,
-            rate
-        )?,
-    }
+        Some(written) => ("prompt", "read", format!(", written {written}")),
+        None => ("input", "cached", String::new()),
+    };
+    writeln!(
+        out,
+        "{} {} steps ({} with usage), {input} {} tokens, {cached} {}{written}, hit rate {rate}",
+        paint(options, Tone::Heading, "summary"),
+        summary.steps,
+        summary.observed_steps,
+        summary.input_tokens,
+        summary.cached_tokens,
+    )?;
     for (cause, tokens) in &summary.lost_tokens_by_cause {
         writeln!(out, "  lost to {cause}: {tokens} tokens")?;
     }

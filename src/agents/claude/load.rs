@@ -250,21 +250,27 @@ impl Recorder {
     /// Record complete lines (each ended by a newline) read after those seen, on this thread.
     pub fn read_lines(&mut self, t: &mut Transcript, mut bytes: &[u8]) {
         self.reopen(t);
-        let lean = self.lean.is_some();
         while let Some(end) = memchr::memchr(b'\n', bytes) {
-            self.line_number += 1;
-            if let Some((number, parsed)) = pieces::parse_one(
-                &bytes[..end],
-                self.line_number,
-                false,
-                lean,
-                &mut self.repeated,
-            ) {
+            if let Some((number, parsed)) = self.read_next(&bytes[..end], false) {
                 self.record(t, number, parsed);
             }
             bytes = &bytes[end + 1..];
         }
         self.close(t);
+    }
+
+    /// Read the line after those seen (without its newline), on this thread; `None` for a
+    /// blank line.
+    fn read_next(&mut self, bytes: &[u8], last_without_newline: bool) -> Option<pieces::Parsed> {
+        self.line_number += 1;
+        let lean = self.lean.is_some();
+        pieces::parse_one(
+            bytes,
+            self.line_number,
+            last_without_newline,
+            lean,
+            &mut self.repeated,
+        )
     }
 
     /// Lines seen (blank ones too).
@@ -394,7 +400,6 @@ impl Loader {
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
-        let lean = self.recorder.lean.is_some();
         if self.helper.is_none() {
             while let Some(end) = memchr::memchr(b'\n', bytes) {
                 if self.partial.is_empty() {
@@ -416,16 +421,7 @@ impl Loader {
             };
             self.partial.extend_from_slice(&bytes[..end]);
             let line = std::mem::take(&mut self.partial);
-            self.recorder.line_number += 1;
-            let parsed = pieces::parse_one(
-                &line,
-                self.recorder.line_number,
-                false,
-                lean,
-                &mut self.recorder.repeated,
-            );
-            self.queue
-                .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
+            self.queue_line(&line, false);
             bytes = &bytes[end + 1..];
         }
         let Some(last) = memchr::memrchr(b'\n', bytes) else {
@@ -459,7 +455,7 @@ impl Loader {
             let second_lines = pieces::parse_lines(
                 second,
                 line_number + first_lines + 1,
-                lean,
+                self.recorder.lean.is_some(),
                 &mut self.recorder.repeated,
                 &mut out,
             );
@@ -479,21 +475,7 @@ impl Loader {
     pub(crate) fn finish_recorded(mut self) -> Result<(Transcript, Recorder), LoadError> {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
-            if self.helper.is_some() {
-                self.recorder.line_number += 1;
-                let lean = self.recorder.lean.is_some();
-                let parsed = pieces::parse_one(
-                    &line,
-                    self.recorder.line_number,
-                    true,
-                    lean,
-                    &mut self.recorder.repeated,
-                );
-                self.queue
-                    .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
-            } else {
-                self.line(&line, true);
-            }
+            self.queue_line(&line, true);
         }
         self.merge(true);
         let mut t = std::mem::take(&mut self.transcript);
@@ -550,15 +532,17 @@ impl Loader {
         }
     }
 
+    /// Read and record a line here (without a helper, nothing is in flight).
     fn line(&mut self, bytes: &[u8], last_without_newline: bool) {
-        self.recorder.line_number += 1;
-        let lean = self.recorder.lean.is_some();
-        let number = self.recorder.line_number;
-        let repeated = &mut self.recorder.repeated;
-        if let Some(parsed) = pieces::parse_one(bytes, number, last_without_newline, lean, repeated)
-        {
-            self.recorder
-                .record(&mut self.transcript, parsed.0, parsed.1);
+        if let Some((number, parsed)) = self.recorder.read_next(bytes, last_without_newline) {
+            self.recorder.record(&mut self.transcript, number, parsed);
         }
+    }
+
+    /// Read a line here and queue it after the batches in flight, to be recorded in file order.
+    fn queue_line(&mut self, bytes: &[u8], last_without_newline: bool) {
+        let parsed = self.recorder.read_next(bytes, last_without_newline);
+        self.queue
+            .push_back(pieces::Batch::Local(parsed.into_iter().collect()));
     }
 }

@@ -25,8 +25,9 @@ use crate::providers::anthropic::{Block, Part, message_chain_start};
 pub struct GrowingLoad {
     loader: Loader,
     session: Session,
-    /// Steps are no longer grown piece by piece: every step was made again once (the thread
-    /// shown changed, a parent came after its child), which could repeat with each piece.
+    /// Steps are no longer grown piece by piece but once at the end: a growth changed the steps
+    /// from the first on (every step made again: the thread shown changed, a parent came after
+    /// its child), which could repeat with each piece.
     at_the_end: bool,
 }
 
@@ -56,11 +57,16 @@ impl GrowingLoad {
     /// ([`Transcript::needs_content`]), its steps are not grown: load the file again whole.
     pub fn finish(mut self) -> Result<Session, super::load::LoadError> {
         let transcript = self.loader.finish()?;
-        if transcript.needs_content || self.at_the_end {
-            return Ok(match transcript.needs_content {
-                true => Session::empty(transcript, Conversation::default(), None, None),
-                false => Session::new(transcript),
-            });
+        if transcript.needs_content {
+            return Ok(Session::empty(
+                transcript,
+                Conversation::default(),
+                None,
+                None,
+            ));
+        }
+        if self.at_the_end {
+            return Ok(Session::new(transcript));
         }
         self.session.transcript = transcript;
         self.session.grow();
