@@ -338,7 +338,7 @@ pub struct Loader {
     transcript: Transcript,
     partial: Vec<u8>,
     recorder: Recorder,
-    /// With a second thread: half of each piece's lines are read there (see [`pieces`]).
+    /// With a second thread: a share of each piece's lines is read there (see [`pieces`]).
     helper: Option<pieces::Helper>,
     queue: std::collections::VecDeque<pieces::Batch>,
     /// The helper's part of each piece, in sixteenths (2 to 16): more when it was done with the
@@ -353,7 +353,7 @@ impl Loader {
         Loader::with_threads(name, Threads::default())
     }
 
-    /// A loader that reads half of each piece's lines on a helper thread when `threads` allows
+    /// A loader that reads a share of each piece's lines on a helper thread when `threads` allows
     /// two (the result does not depend on it).
     pub fn with_threads(name: &str, threads: Threads) -> Loader {
         Loader::with(name, threads, false)

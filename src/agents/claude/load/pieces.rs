@@ -1,9 +1,10 @@
 //! Lines read on a helper thread while the calling thread reads others: each piece's complete
-//! lines are cut in two at a newline, the first half goes to the helper, the second is read
-//! here, and the two are recorded in file order. The helper's half of a piece is taken back
-//! only when the next piece has been handed to it, so it is never left waiting for work (a
-//! thread woken for each piece starts late on a busy machine). Every line is read by the same
-//! function either way: the result does not depend on the thread that read it.
+//! lines are cut in two at a newline, the first part (the loader's share for the helper) goes
+//! to the helper, the rest is read here, and the two are recorded in file order. The helper's
+//! part of a piece is taken back only when the next piece has been handed to it, so it is never
+//! left waiting for work (a thread woken for each piece starts late on a busy machine). Every
+//! line is read by the same function either way: the result does not depend on the thread that
+//! read it.
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
