@@ -14,7 +14,7 @@ use crate::input::{self, Rollout};
 use promptc::agents::codex::discover::{SessionSummary, summarize};
 use promptc::core::ids::unique_prefix_len;
 use promptc::core::sanitize::{escape_line, truncate};
-use promptc::render::{RenderOptions, Tone, human_size, paint, write_json};
+use promptc::render::{RenderOptions, Tone, human_size, paint, write_json, write_painted};
 
 mod claude;
 
@@ -531,7 +531,7 @@ fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -
             line
         };
         if index == 0 {
-            writeln!(out, "{}", paint(options, Tone::Heading, &line))?;
+            write_painted(out, options, Tone::Heading, &line)?;
         } else {
             writeln!(out, "{line}")?;
         }
