@@ -296,6 +296,29 @@ pub struct SessionUsage {
     pub skipped_lines: usize,
 }
 
+impl SessionUsage {
+    /// A session with no requests yet: not a fork, counters from zero.
+    pub fn new(
+        agent: Agent,
+        path: String,
+        id: Option<String>,
+        skipped_lines: usize,
+    ) -> SessionUsage {
+        SessionUsage {
+            agent,
+            path,
+            id,
+            parent: None,
+            fork: Fork::None,
+            copied: false,
+            opening: Tokens::default(),
+            requests: Vec::new(),
+            counter_restarts: 0,
+            skipped_lines,
+        }
+    }
+}
+
 /// How requests are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
-use super::{RenderOptions, Tone, paint, write_json};
+use super::{RenderOptions, Tone, paint, write_json, write_painted};
 use crate::AgentSession;
 use crate::core::sanitize::escape_line;
 use crate::diff::{Drift, PromptDiff};
@@ -161,14 +161,11 @@ pub fn write_diff_text<S: AgentSession>(
         writeln!(out, "{} step(s) of B are not in A", diff.b_only.len())?;
     }
     if !diff.a_only.is_empty() {
-        writeln!(
+        write_painted(
             out,
-            "{}",
-            paint(
-                options,
-                Tone::Removed,
-                &format!("{} step(s) of A are missing from B", diff.a_only.len())
-            )
+            options,
+            Tone::Removed,
+            &format!("{} step(s) of A are missing from B", diff.a_only.len()),
         )?;
     }
     if let Some(prefix) = diff.common_prefix {

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::cells::{TABLE_BLOCK, push_number};
-use super::{RenderOptions, Tone, paint, write_json};
+use super::{RenderOptions, Tone, write_json, write_painted};
 use crate::AgentSession;
 use crate::core::hash::push_hex;
 use crate::fingerprint::{Fingerprint, Plan, hex};
@@ -63,7 +63,7 @@ pub fn write_fingerprint_block(
     };
     let or_unknown =
         |h: &Option<crate::fingerprint::Hash>| h.as_ref().map_or("unknown".to_string(), hex);
-    writeln!(out, "{}", paint(options, Tone::Heading, "FINGERPRINT"))?;
+    write_painted(out, options, Tone::Heading, "FINGERPRINT")?;
     writeln!(out, "  request           {}{partial}", hex(&fp.request))?;
     writeln!(out, "  instructions      {}", or_unknown(&fp.instructions))?;
     writeln!(out, "  tools             {}", or_unknown(&fp.tools))?;

@@ -65,6 +65,16 @@ pub fn paint(options: &RenderOptions, tone: Tone, text: &str) -> String {
     }
 }
 
+/// Write `text` painted in `tone` as a whole line.
+pub fn write_painted(
+    out: &mut dyn Write,
+    options: &RenderOptions,
+    tone: Tone,
+    text: &str,
+) -> io::Result<()> {
+    writeln!(out, "{}", paint(options, tone, text))
+}
+
 /// Borrow an item's JSON text as a raw JSON value, so output embeds it byte for byte.
 pub fn raw_json(text: &str) -> &RawValue {
     serde_json::from_str(text).unwrap_or_else(|_| {

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::{RenderOptions, Tone, paint};
+use super::{RenderOptions, Tone, paint, write_painted};
 use crate::core::sanitize::{escape_line, truncate};
 use crate::report::{Agent, Cause, Group, Report, SessionRow};
 
@@ -122,11 +122,7 @@ fn write_table(
         }
         line
     };
-    writeln!(
-        out,
-        "{}",
-        paint(options, Tone::Heading, &line(header.to_vec()))
-    )?;
+    write_painted(out, options, Tone::Heading, &line(header.to_vec()))?;
     for row in rows {
         writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
     }
@@ -177,19 +173,16 @@ pub fn write_report_text(
         (Some(first), Some(last)) => format!(", {first} to {last}"),
         _ => String::new(),
     };
-    writeln!(
+    write_painted(
         out,
-        "{}",
-        paint(
-            options,
-            Tone::Heading,
-            &format!(
-                "promptc report: {} sessions with usage ({} files){span}, time zone {}",
-                report.sessions,
-                report.files,
-                zone_name(report)
-            )
-        )
+        options,
+        Tone::Heading,
+        &format!(
+            "promptc report: {} sessions with usage ({} files){span}, time zone {}",
+            report.sessions,
+            report.files,
+            zone_name(report)
+        ),
     )?;
     let prices = &report.options.prices;
     let layout = Layout::of(report);

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::cells::{TABLE_BLOCK, push_left, push_number, push_percent};
 use super::header::write_header;
-use super::{RenderOptions, Tone, paint, write_json};
+use super::{RenderOptions, Tone, paint, write_json, write_painted};
 use crate::AgentSession;
 use crate::cache::StepCache;
 use crate::core::sanitize::{escape_line, truncate};
@@ -315,14 +315,11 @@ pub fn write_steps<S: AgentSession>(
     }
     write_header(out, session, options)?;
     writeln!(out)?;
-    writeln!(
+    write_painted(
         out,
-        "{}",
-        paint(
-            options,
-            Tone::Heading,
-            &steps_heading(session.cache_model().reports_writes())
-        )
+        options,
+        Tone::Heading,
+        &steps_heading(session.cache_model().reports_writes()),
     )?;
     for block in crate::core::parallel::map_blocks(rows.len(), TABLE_BLOCK, plan.threads, |range| {
         step_rows(session, plan, &rows[range], options)

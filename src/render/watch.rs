@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::steps::{step_row_document, step_rows, steps_heading};
-use super::{RenderOptions, Tone, paint};
+use super::{RenderOptions, Tone, paint, write_painted};
 use crate::core::sanitize::escape_line;
 use crate::watch::{Event, Growing, Watch, drift};
 
@@ -86,7 +86,7 @@ pub fn write_following(
     }
     let Some(why) = restart else {
         let text = format!("watching {}", escape_line(file));
-        writeln!(out, "{}", paint(options, Tone::Dim, &text))?;
+        write_painted(out, options, Tone::Dim, &text)?;
         return match writes {
             Some(writes) => write_heading(out, json, writes, options),
             None => Ok(()),
@@ -98,7 +98,7 @@ pub fn write_following(
         Restart::NewSession => "is the newest session",
     };
     let text = format!("-- {} {what}: starting over", escape_line(file));
-    writeln!(out, "{}", paint(options, Tone::Warning, &text))
+    write_painted(out, options, Tone::Warning, &text)
 }
 
 /// The table heading of `watch` in text (nothing in JSON): Anthropic's columns when `writes`.
@@ -111,11 +111,7 @@ pub fn write_heading(
     if json {
         return Ok(());
     }
-    writeln!(
-        out,
-        "{}",
-        paint(options, Tone::Heading, &steps_heading(writes))
-    )
+    write_painted(out, options, Tone::Heading, &steps_heading(writes))
 }
 
 /// One event of `watch`. `Skipped` writes nothing here: it is a warning, for stderr.
@@ -237,7 +233,7 @@ pub fn write_event<S: Growing>(
                 "-- {what} at turn {} step {}: {}",
                 body.turn, body.step, body.explanation
             );
-            writeln!(out, "{}", paint(options, tone, &text))
+            write_painted(out, options, tone, &text)
         }
         Event::Skipped { .. } => Ok(()),
         Event::Revised { step } => {
@@ -264,11 +260,7 @@ pub fn write_event<S: Growing>(
                 "lines read since changed the rows from {from} on (a line written before the \
                  one it follows, the thread shown changing): they follow again"
             );
-            writeln!(
-                out,
-                "{}",
-                paint(options, Tone::Warning, &format!("-- {text}"))
-            )
+            write_painted(out, options, Tone::Warning, &format!("-- {text}"))
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::home::Home;
 use super::usage::Purpose;
 use crate::providers::anthropic::prices::Tokens as AnthropicTokens;
-use crate::report::{Agent, Cause, ClaudeNotes, Fork, PartlyRead, Request, SessionUsage, Tokens};
+use crate::report::{Agent, Cause, ClaudeNotes, PartlyRead, Request, SessionUsage, Tokens};
 
 /// How a Claude Code request is counted, as the report's JSON says it (README, "report").
 pub const COUNTING: &str = "one request per response: the lines of a streamed response share \
@@ -50,19 +50,13 @@ pub fn report_sessions(
         }
         notes.compactions += s.compactions;
         index.insert((&s.project, &s.id), sessions.len());
-        sessions.push(SessionUsage {
-            agent: Agent::Claude,
+        sessions.push(SessionUsage::new(
+            Agent::Claude,
             path,
             // A file named otherwise (given outside a home) is named by its path.
-            id: crate::core::ids::is_id_query(&s.id).then(|| s.id.clone()),
-            parent: None,
-            fork: Fork::None,
-            copied: false,
-            opening: Tokens::default(),
-            requests: Vec::new(),
-            counter_restarts: 0,
-            skipped_lines: s.skipped_lines,
-        });
+            crate::core::ids::is_id_query(&s.id).then(|| s.id.clone()),
+            s.skipped_lines,
+        ));
     }
     // One string per model and directory, shared by the requests.
     let mut names: HashMap<String, Arc<str>> = HashMap::new();

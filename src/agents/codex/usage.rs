@@ -10,7 +10,7 @@ use crate::agents::AgentSession;
 use crate::agents::codex::model::{EventKind, RecordKind};
 use crate::agents::codex::session::Session;
 use crate::cache::StepCache;
-use crate::report::{Cause, Fork, Request, SessionUsage, Tokens};
+use crate::report::{Cause, Request, SessionUsage, Tokens};
 
 /// The usage of a loaded session. `cache` is [`crate::cache::analyze`] of it; `id` the session
 /// id from the file name, when it has one.
@@ -43,18 +43,12 @@ pub fn session_usage(
         };
         losses.insert(observation.line, (lost, cause));
     }
-    let mut usage = SessionUsage {
-        agent: crate::report::Agent::Codex,
-        path: path.to_string(),
+    let mut usage = SessionUsage::new(
+        crate::report::Agent::Codex,
+        path.to_string(),
         id,
-        parent: None,
-        fork: Fork::None,
-        copied: false,
-        opening: Tokens::default(),
-        requests: Vec::new(),
-        counter_restarts: 0,
-        skipped_lines: rollout.skipped.len(),
-    };
+        rollout.skipped.len(),
+    );
     let mut model: Option<Arc<str>> = None;
     let mut cwd: Option<Arc<str>> = meta.and_then(|m| m.cwd.as_deref()).map(Arc::from);
     let mut previous: Option<Tokens> = None;
@@ -143,7 +137,7 @@ pub fn session_usage(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::{Notes, resolve};
+    use crate::report::{Fork, Notes, resolve};
 
     /// A `token_count` with these cumulative counters, and `last` as the request's own.
     pub(crate) fn count_last(total: (u64, u64, u64), last: (u64, u64, u64)) -> String {

@@ -13,7 +13,7 @@ use crate::agents::claude::load::{LineKind, Transcript};
 use crate::agents::claude::session::Session;
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
-use crate::render::{RenderOptions, Tone, paint, write_json};
+use crate::render::{RenderOptions, Tone, paint, write_json, write_painted};
 
 /// What kind of line, in a few words: `user/prompt`, `user/tool_result`, `assistant/tool_use`,
 /// `attachment/date`, `system/compact_boundary`.
@@ -244,17 +244,14 @@ pub fn write_view(
     crate::render::header::write_header(out, session, options)?;
     writeln!(out)?;
     let not_sent = main.iter().filter(|i| !sent.contains(i)).count();
-    writeln!(
+    write_painted(
         out,
-        "{}",
-        paint(
-            options,
-            Tone::Heading,
-            &format!(
-                "TRANSCRIPT ({} lines of the main thread, {not_sent} not in this request)",
-                main.len()
-            )
-        )
+        options,
+        Tone::Heading,
+        &format!(
+            "TRANSCRIPT ({} lines of the main thread, {not_sent} not in this request)",
+            main.len()
+        ),
     )?;
     for (n, &i) in main.iter().enumerate() {
         let mark = if sent.contains(&i) { " " } else { "-" };
@@ -281,17 +278,14 @@ pub fn write_view(
     }
     writeln!(out)?;
     let added = rows.iter().filter(|r| r.added).count();
-    writeln!(
+    write_painted(
         out,
-        "{}",
-        paint(
-            options,
-            Tone::Heading,
-            &format!(
-                "MODEL VIEW (turn {turn} step {step}: {} messages, {added} added by the build)",
-                rows.len()
-            )
-        )
+        options,
+        Tone::Heading,
+        &format!(
+            "MODEL VIEW (turn {turn} step {step}: {} messages, {added} added by the build)",
+            rows.len()
+        ),
     )?;
     for (n, (row, m)) in rows.iter().zip(&messages).enumerate() {
         let mark = if row.added { "+" } else { " " };
@@ -328,21 +322,18 @@ pub fn write_view(
             .iter()
             .find(|u| u.part == format!("messages[{n}].content"))
         {
-            writeln!(
+            write_painted(
                 out,
-                "{}",
-                paint(
-                    options,
-                    Tone::Warning,
-                    &format!("?        {}", escape_line(&u.reason))
-                )
+                options,
+                Tone::Warning,
+                &format!("?        {}", escape_line(&u.reason)),
             )?;
         }
     }
     // What the messages may hold beyond these (1.0.x `claude -p`'s repeated tool turn).
     for u in compiled.unknown.iter().filter(|u| u.part == "messages") {
         let line = format!("?        {}", escape_line(&u.reason));
-        writeln!(out, "{}", paint(options, Tone::Warning, &line))?;
+        write_painted(out, options, Tone::Warning, &line)?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::input::{self, Rollout};
 use promptc::agents::codex::discover::{SessionSummary, summarize};
 use promptc::core::ids::unique_prefix_len;
 use promptc::core::sanitize::{escape_line, truncate};
-use promptc::render::{RenderOptions, Tone, human_size, paint, write_json};
+use promptc::render::{RenderOptions, Tone, human_size, paint, write_json, write_painted};
 
 mod claude;
 
@@ -435,6 +435,55 @@ fn cells(row: &Row, id_len: usize) -> Cells {
     }
 }
 
+/// A column of the text list: the gap before it, its cell, whether it is aligned right.
+struct Column {
+    gap: &'static str,
+    cell: fn(&Cells) -> &String,
+    right: bool,
+    /// Shown only when Claude Code sessions are listed: Codex's rollouts alone keep the columns
+    /// they always had.
+    claude_only: bool,
+}
+
+impl Column {
+    const fn left(gap: &'static str, cell: fn(&Cells) -> &String) -> Column {
+        Column {
+            gap,
+            cell,
+            right: false,
+            claude_only: false,
+        }
+    }
+
+    const fn right(gap: &'static str, cell: fn(&Cells) -> &String) -> Column {
+        Column {
+            right: true,
+            ..Column::left(gap, cell)
+        }
+    }
+
+    const fn claude_only(self) -> Column {
+        Column {
+            claude_only: true,
+            ..self
+        }
+    }
+}
+
+const COLUMNS: [Column; 11] = [
+    Column::left("", |c| &c.date),
+    Column::left("  ", |c| &c.agent).claude_only(),
+    Column::left("  ", |c| &c.id),
+    Column::left("  ", |c| &c.version),
+    Column::left("  ", |c| &c.model),
+    Column::right(" ", |c| &c.turns),
+    Column::right(" ", |c| &c.steps),
+    Column::right(" ", |c| &c.subagents).claude_only(),
+    Column::right(" ", |c| &c.size),
+    Column::right(" ", |c| &c.hit),
+    Column::left("  ", |c| &c.project).claude_only(),
+];
+
 fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -> io::Result<()> {
     if rows.is_empty() {
         return Ok(());
@@ -458,68 +507,22 @@ fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -
     let body: Vec<Cells> = rows.iter().map(|row| cells(row, id_len)).collect();
     let all = || std::iter::once(&header).chain(&body);
     let width = |f: fn(&Cells) -> &String| all().map(|c| f(c).chars().count()).max().unwrap_or(0);
-    let w = [
-        width(|c| &c.date),
-        width(|c| &c.id),
-        width(|c| &c.version),
-        width(|c| &c.model),
-        width(|c| &c.turns),
-        width(|c| &c.steps),
-        width(|c| &c.size),
-        width(|c| &c.hit),
-        width(|c| &c.agent),
-        width(|c| &c.subagents),
-        width(|c| &c.project),
-    ];
+    let columns: Vec<(&Column, usize)> = COLUMNS
+        .iter()
+        .filter(|column| with_claude || !column.claude_only)
+        .map(|column| (column, width(column.cell)))
+        .collect();
     for (index, c) in all().enumerate() {
-        // Codex's rollouts alone: the columns they always had.
-        let mut line = if with_claude {
-            format!(
-                "{:<w0$}  {:<w8$}  {:<w1$}  {:<w2$}  {:<w3$} {:>w4$} {:>w5$} {:>w9$} {:>w6$} {:>w7$}  {:<w10$}",
-                c.date,
-                c.agent,
-                c.id,
-                c.version,
-                c.model,
-                c.turns,
-                c.steps,
-                c.subagents,
-                c.size,
-                c.hit,
-                c.project,
-                w0 = w[0],
-                w1 = w[1],
-                w2 = w[2],
-                w3 = w[3],
-                w4 = w[4],
-                w5 = w[5],
-                w6 = w[6],
-                w7 = w[7],
-                w8 = w[8],
-                w9 = w[9],
-                w10 = w[10],
-            )
-        } else {
-            format!(
-                "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$} {:>w4$} {:>w5$} {:>w6$} {:>w7$}",
-                c.date,
-                c.id,
-                c.version,
-                c.model,
-                c.turns,
-                c.steps,
-                c.size,
-                c.hit,
-                w0 = w[0],
-                w1 = w[1],
-                w2 = w[2],
-                w3 = w[3],
-                w4 = w[4],
-                w5 = w[5],
-                w6 = w[6],
-                w7 = w[7],
-            )
-        };
+        let mut line = String::new();
+        for &(column, width) in &columns {
+            line.push_str(column.gap);
+            let cell = (column.cell)(c);
+            line.push_str(&if column.right {
+                format!("{cell:>width$}")
+            } else {
+                format!("{cell:<width$}")
+            });
+        }
         let room = options.width.saturating_sub(line.chars().count() + 2);
         if room > 0 && !c.message.is_empty() {
             line.push_str("  ");
@@ -531,7 +534,7 @@ fn write_text_list(out: &mut dyn Write, rows: &[Row], options: &RenderOptions) -
             line
         };
         if index == 0 {
-            writeln!(out, "{}", paint(options, Tone::Heading, &line))?;
+            write_painted(out, options, Tone::Heading, &line)?;
         } else {
             writeln!(out, "{line}")?;
         }

@@ -10,7 +10,7 @@ use crate::agents::codex::normalize::Origin;
 use crate::agents::codex::session::Session;
 use crate::core::sanitize::{escape_line, truncate};
 use crate::render::header::write_header;
-use crate::render::{RenderOptions, Tone, human_size, paint};
+use crate::render::{RenderOptions, Tone, human_size, paint, write_painted};
 
 /// One cell describing an item: kind, role or call id, size, start of text.
 fn item_cell(item: &Item, json: &str, width: usize) -> String {
@@ -80,14 +80,11 @@ pub fn write_text_view(
     let view_title = format!("MODEL VIEW ({} synthetic, {} dropped)", synthetic, dropped);
     if side_by_side {
         let column = (options.width - 3) / 2;
-        writeln!(
+        write_painted(
             out,
-            "{}",
-            paint(
-                options,
-                Tone::Heading,
-                &format!("{:<column$} | {}", raw_title, view_title)
-            )
+            options,
+            Tone::Heading,
+            &format!("{:<column$} | {}", raw_title, view_title),
         )?;
         for row in &rows {
             let left = row_left(session, scope, row, column);
@@ -101,13 +98,13 @@ pub fn write_text_view(
             )?;
         }
     } else {
-        writeln!(out, "{}", paint(options, Tone::Heading, &raw_title))?;
+        write_painted(out, options, Tone::Heading, &raw_title)?;
         for row in rows.iter().filter(|r| r.raw.is_some()) {
             let text = row_left(session, scope, row, options.width);
             writeln!(out, "{}", paint_row(options, &text, row))?;
         }
         writeln!(out)?;
-        writeln!(out, "{}", paint(options, Tone::Heading, &view_title))?;
+        write_painted(out, options, Tone::Heading, &view_title)?;
         for row in rows
             .iter()
             .filter(|r| r.view.is_some() || r.dropped.is_some())
