@@ -170,10 +170,14 @@ impl Helper {
         self.spare_out.pop().unwrap_or_default()
     }
 
-    /// A list whose lines were recorded, for reuse.
+    /// A list whose lines were recorded, for reuse. Two are in use per piece and a piece's
+    /// first line, when it continues the last piece, gets a list of its own: keeping them all
+    /// would hold a piece's worth of records for every piece read.
     pub fn recycle(&mut self, out: Vec<Parsed>) {
         debug_assert!(out.is_empty());
-        self.spare_out.push(out);
+        if self.spare_out.len() < 2 && out.capacity() > 1 {
+            self.spare_out.push(out);
+        }
     }
 
     /// The helper ended without being asked to: only a panic does that, resumed here.
