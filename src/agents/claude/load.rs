@@ -108,6 +108,9 @@ struct Lean {
     /// Blocks no build writes (a `cache_control` of their own, a lone text block of another
     /// shape): such a request is compiled whole.
     odd: bool,
+    /// A line whose parent is not a line before it (missing, later, itself): only then can
+    /// following parents come back to a line, which the end of the load checks.
+    parent_not_before: bool,
 }
 
 impl Lean {
@@ -148,7 +151,7 @@ impl Lean {
                     .iter()
                     .any(|s| self.dropped_sessions.contains(s))
                 || replayed_after_dropped(t)
-                || parent_cycle(t))
+                || (self.parent_not_before && parent_cycle(t)))
     }
 }
 
@@ -323,6 +326,11 @@ impl Recorder {
                 self.line_notes = t.notes.len();
                 if let Some(lean) = &mut self.lean {
                     lean.see(&line);
+                    let index = t.lines.len();
+                    lean.parent_not_before |= line
+                        .parent
+                        .as_deref()
+                        .is_some_and(|p| t.uuids.get(p).is_none_or(|at| at >= index));
                 }
                 t.lines.push(line);
             }

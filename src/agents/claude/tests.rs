@@ -1382,6 +1382,15 @@ fn steps_of_a_lean_load_are_the_whole_loads() {
         line("b", Some("a"), "2.1.100", serde_json::json!("two")),
     ]);
     assert!(lean(cycle).needs_content);
+    let own_parent = transcript_of(&[line("a", Some("a"), "2.1.100", serde_json::json!("one"))]);
+    assert!(lean(own_parent).needs_content);
+    // Parents before their children (a copy of a line again is not a cycle).
+    let chain = transcript_of(&[
+        line("a", None, "2.1.100", serde_json::json!("one")),
+        line("b", Some("a"), "2.1.100", serde_json::json!("two")),
+        line("a", Some("b"), "2.1.100", serde_json::json!("one")),
+    ]);
+    assert!(!lean(chain).needs_content);
     // A session resumed by a build that writes replay records: they may name older lines.
     let record = serde_json::json!({"type": "api-request", "id": "r", "sessionId": "s", "keep": 0,
                                     "tail": [], "version": "2.1.332"});
