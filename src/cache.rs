@@ -315,12 +315,13 @@ impl Analysis {
         self.rows.truncate(unchanged.min(upto));
         let from = self.rows.len();
         let simulated = self.simulation.as_ref().map(|s| &s.simulated[..]);
-        self.rows.extend(crate::core::parallel::map_each(
+        crate::core::parallel::map_each_onto(
+            &mut self.rows,
             upto - from,
             BLOCK,
             plan.threads,
             |k| analyze_step(session, plan, from + k, simulated),
-        ));
+        );
     }
 }
 

@@ -75,14 +75,27 @@ pub fn map_each<T: Send>(
     threads: Threads,
     task: impl Fn(usize) -> T + Sync,
 ) -> Vec<T> {
+    let mut all = Vec::new();
+    map_each_onto(&mut all, len, block, threads, task);
+    all
+}
+
+/// [`map_each`] added at the end of `list` (no list of the results on the side: with large
+/// results, a copy of them all in new memory costs about as much as making them).
+pub fn map_each_onto<T: Send>(
+    list: &mut Vec<T>,
+    len: usize,
+    block: usize,
+    threads: Threads,
+    task: impl Fn(usize) -> T + Sync,
+) {
     let blocks = map_blocks(len, block, threads, |range| {
         range.map(&task).collect::<Vec<_>>()
     });
-    let mut all = Vec::with_capacity(len);
+    list.reserve(len);
     for block in blocks {
-        all.extend(block);
+        list.extend(block);
     }
-    all
 }
 
 #[cfg(test)]
