@@ -60,7 +60,8 @@ fn injected(text: &str) -> bool {
 /// `tool_use_id` of each `tool_result` block, a `thinking` or `redacted_thinking` block.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Heads {
-    pub tool_uses: Vec<Box<str>>,
+    /// Shared with the responses that gather them.
+    pub tool_uses: Vec<std::sync::Arc<str>>,
     pub tool_results: Vec<Box<str>>,
     pub thinking: bool,
     /// Blocks that are not block objects promptc reads (not an object, or a `type`, `id` or
@@ -170,7 +171,7 @@ fn heads(content: &str) -> Heads {
     }
     for b in blocks {
         match b.type_.as_deref() {
-            Some("tool_use") => out.tool_uses.extend(b.id.map(|s| s.into())),
+            Some("tool_use") => out.tool_uses.extend(b.id.map(std::sync::Arc::from)),
             Some("tool_result") => out.tool_results.extend(b.tool_use_id.map(|s| s.into())),
             Some("thinking" | "redacted_thinking") => out.thinking = true,
             _ => {}

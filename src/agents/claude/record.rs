@@ -128,13 +128,14 @@ pub struct User {
 /// the whole message's `id`, `requestId` and usage.
 #[derive(Debug, Clone)]
 pub struct Assistant {
-    pub message_id: Option<Box<str>>,
-    pub request_id: Option<Box<str>>,
+    /// Shared with the response the line is of (as the request id and tool ids).
+    pub message_id: Option<Arc<str>>,
+    pub request_id: Option<Arc<str>>,
     pub model: Option<Arc<str>>,
     /// `message.content` as written (a JSON array).
     pub content: Box<str>,
     /// The `id` of each `tool_use` block, in order.
-    pub tool_uses: Vec<Box<str>>,
+    pub tool_uses: Vec<Arc<str>>,
     /// Its content blocks as a prompt holds them (hashed once, as the line is read).
     pub blocks: Content,
     /// Blocks of its content that are not block objects promptc reads (named in the notes).

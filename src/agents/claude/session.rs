@@ -97,7 +97,7 @@ pub struct ClaudeStep {
     pub repeat_possible: bool,
     /// What names the request wherever a file copies it: its response's `message.id`, or a
     /// compaction's boundary line's `uuid`.
-    pub key: Option<Box<str>>,
+    pub key: Option<Arc<str>>,
     /// The TTL the session's writes were kept for, as the usage says, up to this request (its
     /// own writes included): an hour where they were all `ephemeral_1h`, five minutes where they
     /// were all `ephemeral_5m`; `None` before any write said.

@@ -84,8 +84,18 @@ struct Copies {
     by_key: HashMap<CopyKey, Vec<(usize, usize)>>,
 }
 
-/// A response's `message.id` and input counts: what its copies repeat.
-type CopyKey = (Box<str>, [u64; 4]);
+/// A response's `message.id` and input counts, what its copies repeat: a 128-bit hash of them
+/// (as `thread::extend` keys open responses), not a copy of each id.
+type CopyKey = u128;
+
+fn copy_key(id: &str, counts: [u64; 4]) -> CopyKey {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    for count in counts {
+        h.update(&count.to_le_bytes());
+    }
+    h.update(id.as_bytes());
+    h.digest128()
+}
 
 impl Copies {
     /// Read responses `grown` again (their lines or request changed): the responses whose
@@ -121,7 +131,7 @@ impl Copies {
             }
             let member = (request as usize - 1, r);
             if let Some(was) = was {
-                let key = (id.clone(), was);
+                let key = copy_key(id, was);
                 if let Some(group) = self.by_key.get_mut(&key) {
                     if let Ok(at) = group.binary_search(&member) {
                         group.remove(at);
@@ -137,7 +147,7 @@ impl Copies {
                     }
                 }
             }
-            let group = self.by_key.entry((id.clone(), counts)).or_default();
+            let group = self.by_key.entry(copy_key(id, counts)).or_default();
             let at = group.partition_point(|&g| g < member);
             group.insert(at, member);
             if at == 0
@@ -361,7 +371,7 @@ impl Session {
             ttl: None,
             key: match response {
                 Some(r) => r.message_id.clone(),
-                None => line.uuid.clone(),
+                None => line.uuid.as_deref().map(std::sync::Arc::from),
             },
             prompt,
             copied: false,

@@ -1224,7 +1224,7 @@ fn a_content_array_with_non_blocks_is_read_around_them_and_named() {
     let LineKind::Assistant(a) = &t.lines[0].kind else {
         panic!("an assistant line")
     };
-    assert_eq!(a.tool_uses, vec!["t1".into()] as Vec<Box<str>>);
+    assert_eq!(a.tool_uses, vec!["t1".into()] as Vec<std::sync::Arc<str>>);
     let LineKind::User(u) = &t.lines[1].kind else {
         panic!("a user line")
     };

@@ -20,8 +20,8 @@ use extend::IdIndex;
 /// One response of the model.
 #[derive(Debug, Clone)]
 pub struct Response {
-    pub message_id: Option<Box<str>>,
-    pub request_id: Option<Box<str>>,
+    pub message_id: Option<Arc<str>>,
+    pub request_id: Option<Arc<str>>,
     pub model: Option<Arc<str>>,
     /// Its lines, indices into [`Transcript::lines`], in file order.
     pub lines: Vec<usize>,
@@ -29,7 +29,7 @@ pub struct Response {
     /// grows to its final value on the last).
     pub usage: Option<Usage>,
     /// Its calls' ids, in order.
-    pub tool_uses: Vec<Box<str>>,
+    pub tool_uses: Vec<Arc<str>>,
     /// Written by Claude Code itself (`<synthetic>`, API errors): it answered no request.
     pub synthetic: bool,
     pub thread: ThreadKey,

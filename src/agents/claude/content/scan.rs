@@ -78,7 +78,7 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                     hashes.push(finish(h));
                     let is_text = block.type_ == Some(b"text".as_slice());
                     match block.type_ {
-                        Some(b"tool_use") => heads.tool_uses.extend(block.id.map(boxed)),
+                        Some(b"tool_use") => heads.tool_uses.extend(block.id.map(shared)),
                         Some(b"tool_result") => {
                             heads.tool_results.extend(block.tool_use_id.map(boxed))
                         }
@@ -162,6 +162,11 @@ fn decoded(raw: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 fn boxed(bytes: &[u8]) -> Box<str> {
     // A string without escapes: its bytes are its UTF-8 text (the line was checked as UTF-8).
     String::from_utf8_lossy(bytes).into()
+}
+
+/// [`boxed`], to be shared.
+fn shared(bytes: &[u8]) -> std::sync::Arc<str> {
+    std::sync::Arc::from(&*String::from_utf8_lossy(bytes))
 }
 
 /// A top-level block of a content array, as far as the fast reading needs it.

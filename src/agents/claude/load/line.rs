@@ -428,7 +428,7 @@ fn assistant<'a, M: MessageField<'a>>(
             || f.cache_read_input_tokens.is_some(),
     });
     Ok(Assistant {
-        message_id: boxed(m.id),
+        message_id: m.id.map(|s| s.0.into()),
         request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
         model: repeated.share(Repeated::MODEL, m.model),
         content: kept(content, keep_content),
