@@ -346,14 +346,10 @@ pub struct Loader {
     transcript: Transcript,
     partial: Vec<u8>,
     recorder: Recorder,
-    /// With a second thread: a share of each piece's lines is read there (see [`pieces`]).
+    /// With a second thread: each piece's lines are read there, or here where this thread
+    /// needs them first (see [`pieces`]).
     helper: Option<pieces::Helper>,
     queue: std::collections::VecDeque<pieces::Batch>,
-    /// The helper's part of each piece, in sixteenths (2 to 16): more when it was done with the
-    /// last piece before this thread (which also records the lines, and may grow steps from
-    /// them meanwhile, [`super::session::GrowingLoad`]), less when not. Only speed depends on
-    /// it.
-    helper_share: usize,
 }
 
 impl Loader {
@@ -361,7 +357,7 @@ impl Loader {
         Loader::with_threads(name, Threads::default())
     }
 
-    /// A loader that reads a share of each piece's lines on a helper thread when `threads` allows
+    /// A loader that reads each piece's lines on a helper thread too when `threads` allows
     /// two (the result does not depend on it).
     pub fn with_threads(name: &str, threads: Threads) -> Loader {
         Loader::with(name, threads, false)
@@ -392,7 +388,6 @@ impl Loader {
                 .then(|| pieces::Helper::start(lean))
                 .flatten(),
             queue: std::collections::VecDeque::new(),
-            helper_share: 8,
         }
     }
 
@@ -438,37 +433,9 @@ impl Loader {
         };
         let (whole, rest) = bytes.split_at(last + 1);
         if let Some(helper) = &mut self.helper {
-            // The helper's batch of the last piece is the one in flight.
-            let in_flight = self
-                .queue
-                .iter()
-                .filter(|b| matches!(b, pieces::Batch::Helper))
-                .count();
-            if in_flight > 0 {
-                self.helper_share = match helper.finished() >= in_flight {
-                    true => (self.helper_share + 1).min(16),
-                    false => (self.helper_share - 1).max(2),
-                };
-            }
-            // The first part to the helper, the rest read here meanwhile.
-            let middle = whole.len() / 16 * self.helper_share;
-            let cut =
-                memchr::memchr(b'\n', &whole[middle..]).map_or(whole.len(), |k| middle + k + 1);
-            let (first, second) = whole.split_at(cut);
-            let first_lines = memchr::memchr_iter(b'\n', first).count();
-            let line_number = self.recorder.line_number;
-            helper.send(first, line_number + 1);
-            self.queue.push_back(pieces::Batch::Helper);
-            let mut out = helper.spare();
-            let second_lines = pieces::parse_lines(
-                second,
-                line_number + first_lines + 1,
-                self.recorder.lean.is_some(),
-                &mut self.recorder.repeated,
-                &mut out,
-            );
-            self.queue.push_back(pieces::Batch::Local(out));
-            self.recorder.line_number += first_lines + second_lines;
+            let (batch, lines) = helper.send(whole, self.recorder.line_number + 1);
+            self.queue.push_back(batch);
+            self.recorder.line_number += lines;
         }
         self.partial.extend_from_slice(rest);
         self.merge(false);
@@ -505,37 +472,31 @@ impl Loader {
         Ok((t, std::mem::take(&mut self.recorder)))
     }
 
-    /// Record the batches read, in file order; but for `all`, the helper's last batch (and what
-    /// follows it) stays in flight, so the helper always has a piece to read.
+    /// Record the batches read, in file order; but for `all`, the last piece handed to the
+    /// helper (and what follows it) stays in flight, so the helper always has lines to read.
     fn merge(&mut self, all: bool) {
-        let helpers = self
+        let mut left = self
             .queue
             .iter()
-            .filter(|b| matches!(b, pieces::Batch::Helper))
+            .filter(|b| matches!(b, pieces::Batch::Shared(_)))
             .count();
-        let mut left = helpers;
         while let Some(batch) = self.queue.front() {
-            let lines = match batch {
-                pieces::Batch::Helper if !all && left == 1 => break,
-                pieces::Batch::Helper => {
+            if !all && left == 1 && matches!(batch, pieces::Batch::Shared(_)) {
+                break;
+            }
+            let runs = match self.queue.pop_front() {
+                Some(pieces::Batch::Shared(piece)) => {
                     left -= 1;
-                    self.queue.pop_front();
                     match &mut self.helper {
-                        Some(helper) => helper.receive(),
+                        Some(helper) => helper.receive(piece, &mut self.recorder.repeated),
                         None => Vec::new(),
                     }
                 }
-                pieces::Batch::Local(_) => match self.queue.pop_front() {
-                    Some(pieces::Batch::Local(lines)) => lines,
-                    _ => Vec::new(),
-                },
+                Some(pieces::Batch::Local(lines)) => vec![lines],
+                None => Vec::new(),
             };
-            let mut lines = lines;
-            for (number, parsed) in lines.drain(..) {
+            for (number, parsed) in runs.into_iter().flatten() {
                 self.recorder.record(&mut self.transcript, number, parsed);
-            }
-            if let Some(helper) = &mut self.helper {
-                helper.recycle(lines);
             }
         }
     }

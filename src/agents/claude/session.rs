@@ -183,7 +183,7 @@ impl Session {
         Session::load_with_threads(name, bytes, Threads::default())
     }
 
-    /// [`Session::load`], a share of the lines read on a helper thread when `threads` allows two;
+    /// [`Session::load`], the lines read on a helper thread as well when `threads` allows two;
     /// lines appended later are read as this load read them (`watch`).
     pub fn load_with_threads(
         name: &str,

@@ -372,7 +372,7 @@ fn pieces_of_any_size_load_as_the_whole() {
                     "{name}"
                 );
             }
-            // A share of each piece read on a helper thread: the same lines, in the same order.
+            // Pieces read on a helper thread (and here): the same lines, in the same order.
             for piece in [1, 300, 4096, 1 << 20] {
                 let mut loader = Loader::with_threads(&name, Threads::new(2));
                 for chunk in bytes.chunks(piece) {

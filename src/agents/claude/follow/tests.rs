@@ -189,7 +189,7 @@ fn a_real_sample_grown_line_by_line_is_the_sample_loaded_whole() {
 
 /// A file loaded in pieces whose steps grow while the helper thread reads the next piece
 /// ([`GrowingLoad`]) is the file loaded whole and then read: lean or not, whatever the pieces
-/// (cut inside lines, and so small that the helper's share of a piece goes up and down).
+/// (cut inside lines, of one run or of many that both threads read).
 #[test]
 fn steps_grown_while_loading_are_the_whole_files() {
     let mut inputs = recorded_transcripts();

@@ -1,12 +1,16 @@
-//! Lines read on a helper thread while the calling thread reads others: each piece's complete
-//! lines are cut in two at a newline, the first part (the loader's share for the helper) goes
-//! to the helper, the rest is read here, and the two are recorded in file order. The helper's
-//! part of a piece is taken back only when the next piece has been handed to it, so it is never
-//! left waiting for work (a thread woken for each piece starts late on a busy machine). Every
-//! line is read by the same function either way: the result does not depend on the thread that
-//! read it.
+//! Lines read on a helper thread while the calling thread records and grows steps from the lines
+//! before them. Each piece's complete lines are cut into runs of about [`RUN`] bytes; the helper
+//! reads the runs of a piece in order, and when the calling thread needs a piece's lines before
+//! the helper is through, it reads the runs left itself. So neither thread waits for the other
+//! longer than one run takes, however the work of reading and growing splits between them (a
+//! fixed share of each piece left one of them idle: the real samples' lines are long in one file
+//! and short in the next). The helper is handed the next piece only when the calling thread is
+//! done with the last (a thread woken for each run starts late on a busy machine). Every line is
+//! read by the same function whichever thread reads it, and recorded in file order.
 
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use super::line::Repeated;
@@ -14,6 +18,9 @@ use super::{Line, SkippedLine, read_line};
 
 /// A line read: its number and its record, or why it is skipped.
 pub(super) type Parsed = (usize, Result<Line, SkippedLine>);
+
+/// The bytes of a run: what one thread reads at a time.
+const RUN: usize = 64 << 10;
 
 /// Read line `number` (without its newline); `None` for a blank line. `lean`: see
 /// [`super::Loader::lean`].
@@ -62,122 +69,162 @@ pub(super) fn parse_lines(
     number - first
 }
 
+/// A piece's lines, cut into runs that either thread may read.
+pub(super) struct Piece {
+    bytes: Vec<u8>,
+    /// Each run's bytes, the number of its first line and how many lines it has.
+    runs: Vec<(std::ops::Range<usize>, usize, usize)>,
+    /// The next run nobody took yet.
+    next: AtomicUsize,
+    /// Each run's lines, once read.
+    read: Mutex<Vec<Option<Vec<Parsed>>>>,
+    one_read: Condvar,
+}
+
+impl Piece {
+    /// The complete lines `bytes`, the first numbered `first`: the piece, and how many lines it
+    /// has.
+    fn new(bytes: &[u8], first: usize, mut buffer: Vec<u8>) -> (Piece, usize) {
+        let mut runs = Vec::new();
+        let (mut start, mut number) = (0, first);
+        while start < bytes.len() {
+            let cut = (start + RUN).min(bytes.len() - 1);
+            let end = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |k| cut + k + 1);
+            let lines = memchr::memchr_iter(b'\n', &bytes[start..end]).count();
+            runs.push((start..end, number, lines));
+            number += lines;
+            start = end;
+        }
+        buffer.clear();
+        buffer.extend_from_slice(bytes);
+        let piece = Piece {
+            bytes: buffer,
+            read: Mutex::new((0..runs.len()).map(|_| None).collect()),
+            runs,
+            next: AtomicUsize::new(0),
+            one_read: Condvar::new(),
+        };
+        (piece, number - first)
+    }
+
+    /// Read the runs nobody took yet, one at a time.
+    fn read_runs(&self, lean: bool, repeated: &mut Repeated) {
+        loop {
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some((range, first, lines)) = self.runs.get(k) else {
+                return;
+            };
+            let mut out = Vec::with_capacity(*lines);
+            parse_lines(&self.bytes[range.clone()], *first, lean, repeated, &mut out);
+            lock(&self.read)[k] = Some(out);
+            self.one_read.notify_all();
+        }
+    }
+}
+
+/// The lock of a piece's runs: a thread that panicked holding it left whole runs or none.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A piece's lines, in the order they are recorded.
 pub(super) enum Batch {
-    /// Read by the helper: its oldest batch not taken back yet.
-    Helper,
+    /// Read by the helper, or by both threads.
+    Shared(Arc<Piece>),
     Local(Vec<Parsed>),
 }
 
-struct Job {
-    bytes: Vec<u8>,
-    first: usize,
-    out: Vec<Parsed>,
-}
-
-struct Done {
-    bytes: Vec<u8>,
-    out: Vec<Parsed>,
-}
-
-/// The helper thread and its buffers (handed back and forth, so no piece costs new memory).
+/// The helper thread.
 pub(super) struct Helper {
-    jobs: Option<Sender<Job>>,
-    done: Receiver<Done>,
+    jobs: Option<Sender<Arc<Piece>>>,
     thread: Option<JoinHandle<()>>,
-    spare_bytes: Vec<Vec<u8>>,
-    spare_out: Vec<Vec<Parsed>>,
-    /// Batches read and not taken back yet, oldest first.
-    finished: std::collections::VecDeque<Vec<Parsed>>,
+    /// Set when the helper stops on a panic, so that a run it took is not waited for.
+    stopped: Arc<AtomicBool>,
+    lean: bool,
+    /// The bytes of a piece read, for the next (new memory costs a page fault per page).
+    spare_bytes: Vec<u8>,
 }
 
 impl Helper {
     /// A helper thread, or `None` where one cannot be started.
     pub fn start(lean: bool) -> Option<Helper> {
-        let (jobs, receive_jobs) = channel::<Job>();
-        let (send_done, done) = channel::<Done>();
+        let (jobs, receive_jobs) = channel::<Arc<Piece>>();
+        let stopped = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stopped);
         let thread = std::thread::Builder::new()
             .name("claude-load".into())
             .spawn(move || {
-                let mut repeated = Repeated::default();
-                while let Ok(mut job) = receive_jobs.recv() {
-                    parse_lines(&job.bytes, job.first, lean, &mut repeated, &mut job.out);
-                    let done = Done {
-                        bytes: job.bytes,
-                        out: job.out,
-                    };
-                    if send_done.send(done).is_err() {
-                        return;
+                /// Wakes the calling thread if the helper panics in a run.
+                struct Stop(Arc<AtomicBool>, Option<Arc<Piece>>);
+                impl Drop for Stop {
+                    fn drop(&mut self) {
+                        if std::thread::panicking() {
+                            self.0.store(true, Ordering::Release);
+                            if let Some(piece) = &self.1 {
+                                drop(lock(&piece.read));
+                                piece.one_read.notify_all();
+                            }
+                        }
                     }
+                }
+                let mut stop = Stop(flag, None);
+                let mut repeated = Repeated::default();
+                while let Ok(piece) = receive_jobs.recv() {
+                    stop.1 = Some(Arc::clone(&piece));
+                    piece.read_runs(lean, &mut repeated);
+                    stop.1 = None;
                 }
             })
             .ok()?;
         Some(Helper {
             jobs: Some(jobs),
-            done,
             thread: Some(thread),
+            stopped,
+            lean,
             spare_bytes: Vec::new(),
-            spare_out: Vec::new(),
-            finished: std::collections::VecDeque::new(),
         })
     }
 
-    /// Hand lines `bytes` (the first numbered `first`) to the helper.
-    pub fn send(&mut self, bytes: &[u8], first: usize) {
-        let mut buffer = self.spare_bytes.pop().unwrap_or_default();
-        buffer.clear();
-        buffer.extend_from_slice(bytes);
-        let job = Job {
-            bytes: buffer,
-            first,
-            out: self.spare(),
-        };
+    /// Hand lines `bytes` (the first numbered `first`) to the helper: the batch, and how many
+    /// lines it has.
+    pub fn send(&mut self, bytes: &[u8], first: usize) -> (Batch, usize) {
+        let (piece, lines) = Piece::new(bytes, first, std::mem::take(&mut self.spare_bytes));
+        let piece = Arc::new(piece);
         if let Some(jobs) = &self.jobs
-            && jobs.send(job).is_err()
+            && jobs.send(Arc::clone(&piece)).is_err()
         {
             self.stopped();
         }
+        (Batch::Shared(piece), lines)
     }
 
-    /// How many of the batches handed over are read, without waiting.
-    pub fn finished(&mut self) -> usize {
-        while let Ok(done) = self.done.try_recv() {
-            self.spare_bytes.push(done.bytes);
-            self.finished.push_back(done.out);
-        }
-        self.finished.len()
-    }
-
-    /// The lines of the oldest batch handed over, waiting for them if need be.
-    pub fn receive(&mut self) -> Vec<Parsed> {
-        if let Some(out) = self.finished.pop_front() {
-            return out;
-        }
-        match self.done.recv() {
-            Ok(done) => {
-                self.spare_bytes.push(done.bytes);
-                done.out
-            }
-            Err(_) => {
+    /// The lines of `piece`, run by run: the runs the helper has not taken are read here, then
+    /// those it is reading are waited for.
+    pub fn receive(&mut self, piece: Arc<Piece>, repeated: &mut Repeated) -> Vec<Vec<Parsed>> {
+        piece.read_runs(self.lean, repeated);
+        let mut read = lock(&piece.read);
+        while read.iter().any(Option::is_none) {
+            if self.stopped.load(Ordering::Acquire) {
+                drop(read);
                 self.stopped();
-                Vec::new()
+                read = lock(&piece.read);
+                continue;
             }
+            read = piece
+                .one_read
+                .wait(read)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
-    }
-
-    /// An empty list to read lines into.
-    pub fn spare(&mut self) -> Vec<Parsed> {
-        self.spare_out.pop().unwrap_or_default()
-    }
-
-    /// A list whose lines were recorded, for reuse. Two are in use per piece and a piece's
-    /// first line, when it continues the last piece, gets a list of its own: keeping them all
-    /// would hold a piece's worth of records for every piece read.
-    pub fn recycle(&mut self, out: Vec<Parsed>) {
-        debug_assert!(out.is_empty());
-        if self.spare_out.len() < 2 && out.capacity() > 1 {
-            self.spare_out.push(out);
+        let runs = read
+            .iter_mut()
+            .map(|r| r.take().unwrap_or_default())
+            .collect();
+        drop(read);
+        // The helper may not have let go of the piece yet: then its bytes go with it.
+        if let Ok(piece) = Arc::try_unwrap(piece) {
+            self.spare_bytes = piece.bytes;
         }
+        runs
     }
 
     /// The helper ended without being asked to: only a panic does that, resumed here.
@@ -196,6 +243,62 @@ impl Drop for Helper {
         self.jobs = None;
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Helper, Piece, RUN};
+    use crate::agents::claude::load::line::Repeated;
+
+    /// However the runs of a piece split between the helper and the calling thread (it depends
+    /// on timing: here the calling thread asks at once, so both read), every line comes back
+    /// once, in file order, numbered, a bad one skipped at its own number.
+    #[test]
+    fn a_piece_read_by_both_threads_comes_back_whole_in_order() {
+        let good = |i: usize| {
+            format!(
+                r#"{{"type":"user","uuid":"u{i}","message":{{"role":"user","content":"{}"}}}}"#,
+                "x".repeat(i % 700)
+            )
+        };
+        let lines: Vec<String> = (0..3000)
+            .map(|i| {
+                if i == 1234 {
+                    "{not json".to_string()
+                } else {
+                    good(i)
+                }
+            })
+            .collect();
+        let bytes = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let (piece, count) = Piece::new(bytes.as_bytes(), 41, Vec::new());
+        assert_eq!(count, 3000);
+        assert!(
+            piece.runs.len() > 8,
+            "{} runs of {RUN} bytes",
+            piece.runs.len()
+        );
+        for lean in [false, true] {
+            let mut helper = Helper::start(lean).expect("a thread");
+            for round in 0..4 {
+                let (batch, count) = helper.send(bytes.as_bytes(), 41);
+                assert_eq!(count, 3000);
+                let super::Batch::Shared(piece) = batch else {
+                    panic!("a piece for the helper")
+                };
+                let read: Vec<_> = helper
+                    .receive(piece, &mut Repeated::default())
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                let numbers: Vec<usize> = read.iter().map(|(n, _)| *n).collect();
+                assert_eq!(numbers, (41..3041).collect::<Vec<_>>(), "round {round}");
+                for (n, parsed) in &read {
+                    assert_eq!(parsed.is_err(), *n == 41 + 1234, "line {n}");
+                }
+            }
         }
     }
 }
