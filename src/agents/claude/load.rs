@@ -339,6 +339,10 @@ impl Recorder {
     }
 }
 
+/// The most bytes of lines handed to the helper at a time (a push of more is cut): the pieces
+/// the binary reads.
+const PIECE: usize = 1 << 20;
+
 /// A transcript read a piece at a time: [`push`](Loader::push) any cut of the bytes, then
 /// [`finish`](Loader::finish). Only the unfinished last line (and, with a helper thread, the
 /// lines of the last piece) is held between pieces.
@@ -431,11 +435,22 @@ impl Loader {
             self.partial.extend_from_slice(bytes);
             return;
         };
-        let (whole, rest) = bytes.split_at(last + 1);
-        if let Some(helper) = &mut self.helper {
-            let (batch, lines) = helper.send(whole, self.recorder.line_number + 1);
-            self.queue.push_back(batch);
-            self.recorder.line_number += lines;
+        let (mut whole, rest) = bytes.split_at(last + 1);
+        // A whole file pushed at once (standard input, `watch`'s first read) goes to the helper
+        // a piece at a time too, so that only the pieces in flight are copied.
+        while !whole.is_empty() {
+            let cut = (PIECE - 1).min(whole.len() - 1);
+            let end = memchr::memchr(b'\n', &whole[cut..]).map_or(whole.len(), |k| cut + k + 1);
+            let (piece, after) = whole.split_at(end);
+            if let Some(helper) = &mut self.helper {
+                let (batch, lines) = helper.send(piece, self.recorder.line_number + 1);
+                self.queue.push_back(batch);
+                self.recorder.line_number += lines;
+            }
+            whole = after;
+            if !whole.is_empty() {
+                self.merge(false);
+            }
         }
         self.partial.extend_from_slice(rest);
         self.merge(false);
@@ -472,7 +487,7 @@ impl Loader {
         Ok((t, std::mem::take(&mut self.recorder)))
     }
 
-    /// Record the batches read, in file order; but for `all`, the last piece handed to the
+    /// Record the batches read, in file order; unless `all`, the last piece handed to the
     /// helper (and what follows it) stays in flight, so the helper always has lines to read.
     fn merge(&mut self, all: bool) {
         let mut left = self
@@ -487,13 +502,14 @@ impl Loader {
             let runs = match self.queue.pop_front() {
                 Some(pieces::Batch::Shared(piece)) => {
                     left -= 1;
+                    let repeated = &mut self.recorder.repeated;
                     match &mut self.helper {
-                        Some(helper) => helper.receive(piece, &mut self.recorder.repeated),
-                        None => Vec::new(),
+                        Some(helper) => helper.receive(piece, repeated),
+                        None => pieces::read_here(&piece, self.recorder.lean.is_some(), repeated),
                     }
                 }
                 Some(pieces::Batch::Local(lines)) => vec![lines],
-                None => Vec::new(),
+                None => break,
             };
             for (number, parsed) in runs.into_iter().flatten() {
                 self.recorder.record(&mut self.transcript, number, parsed);

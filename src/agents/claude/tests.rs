@@ -388,6 +388,37 @@ fn pieces_of_any_size_load_as_the_whole() {
     }
 }
 
+/// Many megabytes pushed at once (standard input, `watch`'s first read) are handed to the helper
+/// a megabyte at a time: the same lines, numbered the same, as read on one thread.
+#[test]
+fn a_file_pushed_at_once_reads_as_on_one_thread() {
+    let mut bytes = Vec::new();
+    for (_, sample) in claude_sample_bytes() {
+        bytes.extend_from_slice(&sample);
+        if !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+    }
+    // A last line without its newline, after many megabytes.
+    bytes.extend_from_slice(
+        br#"{"type":"user","uuid":"last","message":{"role":"user","content":"x"}}"#,
+    );
+    let read = |threads: usize| {
+        let mut loader = Loader::with_threads("all.jsonl", Threads::new(threads));
+        loader.push(&bytes);
+        let t = loader.finish().unwrap();
+        format!("{:?}", (&t.lines, &t.skipped, &t.notes, t.non_blank_lines))
+    };
+    if bytes.len() > 3 << 20 {
+        // Not `assert_eq!`: the records of 16 MB of lines are no message.
+        assert!(
+            read(2) == read(1),
+            "{} bytes read on two threads",
+            bytes.len()
+        );
+    }
+}
+
 #[test]
 fn a_compaction_is_a_request_of_its_own_kind() {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");

@@ -4,9 +4,9 @@
 //! the helper is through, it reads the runs left itself. So neither thread waits for the other
 //! longer than one run takes, however the work of reading and growing splits between them (a
 //! fixed share of each piece left one of them idle: the real samples' lines are long in one file
-//! and short in the next). The helper is handed the next piece only when the calling thread is
-//! done with the last (a thread woken for each run starts late on a busy machine). Every line is
-//! read by the same function whichever thread reads it, and recorded in file order.
+//! and short in the next). The helper is woken once a piece, not once a run (a thread woken
+//! often starts late on a busy machine). Every line is read by the same function whichever
+//! thread reads it, and recorded in file order.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Sender, channel};
@@ -19,7 +19,8 @@ use super::{Line, SkippedLine, read_line};
 /// A line read: its number and its record, or why it is skipped.
 pub(super) type Parsed = (usize, Result<Line, SkippedLine>);
 
-/// The bytes of a run: what one thread reads at a time.
+/// The bytes of a run: the calling thread waits at most for one run, and each costs a lock and
+/// a wake-up (about 16 runs a megabyte).
 const RUN: usize = 64 << 10;
 
 /// Read line `number` (without its newline); `None` for a blank line. `lean`: see
@@ -51,47 +52,56 @@ pub(super) fn parse_one(
     Some((number, parsed))
 }
 
-/// Read the lines of `bytes` (each ended by a newline), the first numbered `first`, into `out`;
-/// how many lines there were.
-pub(super) fn parse_lines(
+/// Read the lines of `bytes` (each ended by a newline), the first numbered `first`, into `out`.
+fn parse_lines(
     mut bytes: &[u8],
     first: usize,
     lean: bool,
     repeated: &mut Repeated,
     out: &mut Vec<Parsed>,
-) -> usize {
+) {
     let mut number = first;
     while let Some(end) = memchr::memchr(b'\n', bytes) {
         out.extend(parse_one(&bytes[..end], number, false, lean, repeated));
         number += 1;
         bytes = &bytes[end + 1..];
     }
-    number - first
 }
 
 /// A piece's lines, cut into runs that either thread may read.
 pub(super) struct Piece {
     bytes: Vec<u8>,
-    /// Each run's bytes, the number of its first line and how many lines it has.
-    runs: Vec<(std::ops::Range<usize>, usize, usize)>,
+    runs: Vec<Run>,
     /// The next run nobody took yet.
     next: AtomicUsize,
     /// Each run's lines, once read.
-    read: Mutex<Vec<Option<Vec<Parsed>>>>,
-    one_read: Condvar,
+    done: Mutex<Vec<Option<Vec<Parsed>>>>,
+    run_done: Condvar,
+}
+
+/// Lines of a piece one thread reads at a time.
+struct Run {
+    bytes: std::ops::Range<usize>,
+    first_line: usize,
+    lines: usize,
 }
 
 impl Piece {
-    /// The complete lines `bytes`, the first numbered `first`: the piece, and how many lines it
-    /// has.
+    /// The complete lines `bytes` (ended by a newline), the first numbered `first`, copied into
+    /// `buffer`: the piece, and how many lines it has.
     fn new(bytes: &[u8], first: usize, mut buffer: Vec<u8>) -> (Piece, usize) {
+        debug_assert!(bytes.is_empty() || bytes.ends_with(b"\n"));
         let mut runs = Vec::new();
         let (mut start, mut number) = (0, first);
         while start < bytes.len() {
             let cut = (start + RUN).min(bytes.len() - 1);
             let end = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |k| cut + k + 1);
             let lines = memchr::memchr_iter(b'\n', &bytes[start..end]).count();
-            runs.push((start..end, number, lines));
+            runs.push(Run {
+                bytes: start..end,
+                first_line: number,
+                lines,
+            });
             number += lines;
             start = end;
         }
@@ -99,10 +109,10 @@ impl Piece {
         buffer.extend_from_slice(bytes);
         let piece = Piece {
             bytes: buffer,
-            read: Mutex::new((0..runs.len()).map(|_| None).collect()),
+            done: Mutex::new((0..runs.len()).map(|_| None).collect()),
             runs,
             next: AtomicUsize::new(0),
-            one_read: Condvar::new(),
+            run_done: Condvar::new(),
         };
         (piece, number - first)
     }
@@ -111,14 +121,28 @@ impl Piece {
     fn read_runs(&self, lean: bool, repeated: &mut Repeated) {
         loop {
             let k = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some((range, first, lines)) = self.runs.get(k) else {
+            if k >= self.runs.len() {
                 return;
-            };
-            let mut out = Vec::with_capacity(*lines);
-            parse_lines(&self.bytes[range.clone()], *first, lean, repeated, &mut out);
-            lock(&self.read)[k] = Some(out);
-            self.one_read.notify_all();
+            }
+            self.read_run(k, lean, repeated);
         }
+    }
+
+    fn read_run(&self, k: usize, lean: bool, repeated: &mut Repeated) {
+        let run = &self.runs[k];
+        let mut out = Vec::with_capacity(run.lines);
+        let bytes = &self.bytes[run.bytes.clone()];
+        parse_lines(bytes, run.first_line, lean, repeated, &mut out);
+        lock(&self.done)[k] = Some(out);
+        self.run_done.notify_all();
+    }
+
+    /// The runs' lines, in order, once all are read.
+    fn take(&self) -> Vec<Vec<Parsed>> {
+        let mut done = lock(&self.done);
+        done.iter_mut()
+            .map(|r| r.take().unwrap_or_default())
+            .collect()
     }
 }
 
@@ -129,7 +153,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A piece's lines, in the order they are recorded.
 pub(super) enum Batch {
-    /// Read by the helper, or by both threads.
+    /// Handed to the helper: read there, or here for the runs it has not taken when the
+    /// lines are needed (all of them, may be).
     Shared(Arc<Piece>),
     Local(Vec<Parsed>),
 }
@@ -139,7 +164,7 @@ pub(super) struct Helper {
     jobs: Option<Sender<Arc<Piece>>>,
     thread: Option<JoinHandle<()>>,
     /// Set when the helper stops on a panic, so that a run it took is not waited for.
-    stopped: Arc<AtomicBool>,
+    panicked: Arc<AtomicBool>,
     lean: bool,
     /// The bytes of a piece read, for the next (new memory costs a page fault per page).
     spare_bytes: Vec<u8>,
@@ -149,51 +174,53 @@ impl Helper {
     /// A helper thread, or `None` where one cannot be started.
     pub fn start(lean: bool) -> Option<Helper> {
         let (jobs, receive_jobs) = channel::<Arc<Piece>>();
-        let stopped = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stopped);
+        let panicked = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&panicked);
         let thread = std::thread::Builder::new()
             .name("claude-load".into())
             .spawn(move || {
                 /// Wakes the calling thread if the helper panics in a run.
-                struct Stop(Arc<AtomicBool>, Option<Arc<Piece>>);
-                impl Drop for Stop {
+                struct WakeOnPanic(Arc<AtomicBool>, Option<Arc<Piece>>);
+                impl Drop for WakeOnPanic {
                     fn drop(&mut self) {
                         if std::thread::panicking() {
                             self.0.store(true, Ordering::Release);
                             if let Some(piece) = &self.1 {
-                                drop(lock(&piece.read));
-                                piece.one_read.notify_all();
+                                // Taken and let go: the calling thread is waiting, or will
+                                // see the flag before it waits.
+                                drop(lock(&piece.done));
+                                piece.run_done.notify_all();
                             }
                         }
                     }
                 }
-                let mut stop = Stop(flag, None);
+                let mut wake = WakeOnPanic(flag, None);
                 let mut repeated = Repeated::default();
                 while let Ok(piece) = receive_jobs.recv() {
-                    stop.1 = Some(Arc::clone(&piece));
+                    wake.1 = Some(Arc::clone(&piece));
                     piece.read_runs(lean, &mut repeated);
-                    stop.1 = None;
+                    wake.1 = None;
                 }
             })
             .ok()?;
         Some(Helper {
             jobs: Some(jobs),
             thread: Some(thread),
-            stopped,
+            panicked,
             lean,
             spare_bytes: Vec::new(),
         })
     }
 
-    /// Hand lines `bytes` (the first numbered `first`) to the helper: the batch, and how many
-    /// lines it has.
+    /// Hand lines `bytes` (ended by a newline, the first numbered `first`) to the helper: the
+    /// batch, and how many lines it has.
     pub fn send(&mut self, bytes: &[u8], first: usize) -> (Batch, usize) {
         let (piece, lines) = Piece::new(bytes, first, std::mem::take(&mut self.spare_bytes));
         let piece = Arc::new(piece);
         if let Some(jobs) = &self.jobs
             && jobs.send(Arc::clone(&piece)).is_err()
         {
-            self.stopped();
+            self.resume_panic();
         }
         (Batch::Shared(piece), lines)
     }
@@ -202,24 +229,23 @@ impl Helper {
     /// those it is reading are waited for.
     pub fn receive(&mut self, piece: Arc<Piece>, repeated: &mut Repeated) -> Vec<Vec<Parsed>> {
         piece.read_runs(self.lean, repeated);
-        let mut read = lock(&piece.read);
-        while read.iter().any(Option::is_none) {
-            if self.stopped.load(Ordering::Acquire) {
-                drop(read);
-                self.stopped();
-                read = lock(&piece.read);
+        let mut done = lock(&piece.done);
+        while let Some(k) = done.iter().position(Option::is_none) {
+            if self.panicked.load(Ordering::Acquire) {
+                drop(done);
+                self.resume_panic();
+                // The panic was caught before (the helper is gone): its run is read here.
+                piece.read_run(k, self.lean, repeated);
+                done = lock(&piece.done);
                 continue;
             }
-            read = piece
-                .one_read
-                .wait(read)
+            done = piece
+                .run_done
+                .wait(done)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
-        let runs = read
-            .iter_mut()
-            .map(|r| r.take().unwrap_or_default())
-            .collect();
-        drop(read);
+        drop(done);
+        let runs = piece.take();
         // The helper may not have let go of the piece yet: then its bytes go with it.
         if let Ok(piece) = Arc::try_unwrap(piece) {
             self.spare_bytes = piece.bytes;
@@ -228,13 +254,19 @@ impl Helper {
     }
 
     /// The helper ended without being asked to: only a panic does that, resumed here.
-    fn stopped(&mut self) {
+    fn resume_panic(&mut self) {
         if let Some(thread) = self.thread.take()
             && let Err(panic) = thread.join()
         {
             std::panic::resume_unwind(panic);
         }
     }
+}
+
+/// The lines of a piece no helper reads (there is none): read here.
+pub(super) fn read_here(piece: &Piece, lean: bool, repeated: &mut Repeated) -> Vec<Vec<Parsed>> {
+    piece.read_runs(lean, repeated);
+    piece.take()
 }
 
 impl Drop for Helper {
@@ -249,12 +281,14 @@ impl Drop for Helper {
 
 #[cfg(test)]
 mod tests {
-    use super::{Helper, Piece, RUN};
+    use super::{Batch, Helper, Piece, RUN};
     use crate::agents::claude::load::line::Repeated;
+    use std::sync::atomic::Ordering;
 
-    /// However the runs of a piece split between the helper and the calling thread (it depends
-    /// on timing: here the calling thread asks at once, so both read), every line comes back
-    /// once, in file order, numbered, a bad one skipped at its own number.
+    /// However the runs of a piece split between the helper and the calling thread, every line
+    /// comes back once, in file order, numbered, a bad one skipped at its own number: when the
+    /// calling thread asks at once (both read: which runs each reads depends on timing), and
+    /// when it asks once the helper took every run (it waits for the helper's).
     #[test]
     fn a_piece_read_by_both_threads_comes_back_whole_in_order() {
         let good = |i: usize| {
@@ -282,19 +316,24 @@ mod tests {
         );
         for lean in [false, true] {
             let mut helper = Helper::start(lean).expect("a thread");
-            for round in 0..4 {
+            for helper_first in [false, true, false, true] {
                 let (batch, count) = helper.send(bytes.as_bytes(), 41);
                 assert_eq!(count, 3000);
-                let super::Batch::Shared(piece) = batch else {
+                let Batch::Shared(piece) = batch else {
                     panic!("a piece for the helper")
                 };
+                if helper_first {
+                    while piece.next.load(Ordering::Relaxed) < piece.runs.len() {
+                        std::thread::yield_now();
+                    }
+                }
                 let read: Vec<_> = helper
                     .receive(piece, &mut Repeated::default())
                     .into_iter()
                     .flatten()
                     .collect();
                 let numbers: Vec<usize> = read.iter().map(|(n, _)| *n).collect();
-                assert_eq!(numbers, (41..3041).collect::<Vec<_>>(), "round {round}");
+                assert_eq!(numbers, (41..3041).collect::<Vec<_>>(), "{helper_first}");
                 for (n, parsed) in &read {
                     assert_eq!(parsed.is_err(), *n == 41 + 1234, "line {n}");
                 }
