@@ -17,6 +17,7 @@
 //! - What neither path takes apart (a cycle of `parentUuid`s, a breakpoint path of another
 //!   shape, blocks no build writes) is compiled whole, for that request only.
 
+mod cache_control;
 mod history;
 mod lines;
 mod records;

@@ -8,6 +8,7 @@
 //! against an earlier request's history holds as long as the history messages it used are
 //! unchanged, else the records from there on are resolved again.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -20,8 +21,8 @@ use super::super::replay::message_hash;
 use super::super::thread::Role;
 use super::history::{Builder, HASH};
 use super::lines::{content, first_prompt};
-use super::replayed::{Blob, ContentKind, head_blocks, role_name, sent_message, ttl};
-use super::{BlockData, Cursor, Source};
+use super::replayed::{Blob, ContentKind, head_blocks, role_name, sent_message};
+use super::{BlockData, Cursor, Source, cache_control};
 use crate::core::hash::{Hash, hash, hex};
 use crate::core::shared::{ListId, SharedLists};
 use crate::providers::anthropic::Block;
@@ -132,6 +133,13 @@ pub(crate) struct Records {
     shapes_parsed: HashMap<usize, Value>,
 }
 
+fn same_shape(a: &LineKind, b: &LineKind) -> bool {
+    matches!((a, b), (
+        LineKind::ApiRequestShape { shape: a, .. },
+        LineKind::ApiRequestShape { shape: b, .. },
+    ) if a == b)
+}
+
 fn record(t: &Transcript, line: usize) -> &ApiRequest {
     match &t.lines[line].kind {
         LineKind::ApiRequest(r) => r,
@@ -177,8 +185,17 @@ impl Records {
                 LineKind::ApiRequestShape { hash, .. } => (&mut self.shapes, hash, true),
                 _ => continue,
             };
+            self.stale |= self.stamp > 0 && self.awaited.contains(key);
+            // A shape written again as it was keeps its first line: its head is read once.
+            if same_again
+                && map
+                    .get(key)
+                    .is_some_and(|&first| same_shape(&t.lines[first].kind, &line.kind))
+            {
+                continue;
+            }
             let again = map.insert(key.clone(), i).is_some() && !same_again;
-            self.stale |= self.stamp > 0 && (again || self.awaited.contains(key));
+            self.stale |= self.stamp > 0 && again;
         }
         self.read = t.lines.len();
     }
@@ -247,38 +264,19 @@ impl Records {
             self.missing(shape);
             return Err(NoReplay::ByRule);
         };
-        let cache_control: Value =
-            serde_json::from_str(&r.cache_control).map_err(|_| NoReplay::ByRule)?;
         // Breakpoints on message blocks; the entries on system blocks and tools make the head.
-        let mut marks: Vec<(usize, i64)> = Vec::new();
-        let mut head_entries: Vec<&Value> = Vec::new();
-        for entry in cache_control.as_array().into_iter().flatten() {
-            let (Some(path), Some(value)) = (entry.get("path"), entry.get("value")) else {
-                return Err(NoReplay::ByRule);
-            };
-            let path = path.as_array().map(Vec::as_slice).unwrap_or_default();
-            match path.first().and_then(Value::as_str) {
-                Some("system" | "tools") => head_entries.push(entry),
-                Some("messages") => {
-                    let position = self.message_block(&list, path)?;
-                    marks.push((position, ttl(value)));
-                }
-                _ => return Err(NoReplay::ByRule),
-            }
-        }
+        let cache_control::CacheControl { marks, head } =
+            cache_control::read(&r.cache_control, |i, content, j| {
+                self.message_block(&list, i, content, j)
+            })?;
         let key = (
             shape_line,
             hash(
                 "claude-record-head",
-                format!(
-                    "{}\n{}",
-                    serde_json::to_string(&head_entries).unwrap_or_default(),
-                    hex(&params.0)
-                )
-                .as_bytes(),
+                format!("[{}]\n{}", head.join(","), hex(&params.0)).as_bytes(),
             ),
         );
-        let head = self.head(t, key, &head_entries, &params.1)?;
+        let head = self.head(t, key, &head, &params.1)?;
         let head = self.billed(t, &list, head, key);
         let mut breakpoints: Vec<(usize, i64)> = head
             .iter()
@@ -542,19 +540,13 @@ impl Records {
 
     /// The position among the list's blocks of the block a `cacheControl` path names
     /// (`["messages", i, "content", j]`), as `replay` finds it.
-    fn message_block(&self, list: &RecordList, path: &[Value]) -> Result<usize, NoReplay> {
-        let [
-            _,
-            Value::Number(i),
-            Value::String(content),
-            Value::Number(j),
-        ] = path
-        else {
-            return Err(NoReplay::Compile);
-        };
-        let (Some(i), Some(j)) = (i.as_u64(), j.as_u64()) else {
-            return Err(NoReplay::ByRule);
-        };
+    fn message_block(
+        &self,
+        list: &RecordList,
+        i: u64,
+        content: &str,
+        j: u64,
+    ) -> Result<usize, NoReplay> {
         let (i, j) = (i as usize, j as usize);
         if content != "content" || i >= list.message_len {
             return Err(if content == "content" {
@@ -584,7 +576,7 @@ impl Records {
         &mut self,
         t: &Transcript,
         key: (usize, Hash),
-        entries: &[&Value],
+        entries: &[Cow<'_, str>],
         params: &Value,
     ) -> Result<Arc<[Block]>, NoReplay> {
         if let Some(head) = self.heads.get(&key) {
@@ -597,7 +589,12 @@ impl Records {
             };
             serde_json::from_str(shape).unwrap_or(Value::Null)
         });
-        let head = head_blocks(shape, entries, params);
+        let entries: Vec<Value> = entries
+            .iter()
+            .map(|e| serde_json::from_str(e))
+            .collect::<Result<_, _>>()
+            .map_err(|_| NoReplay::ByRule)?;
+        let head = head_blocks(shape, &entries.iter().collect::<Vec<_>>(), params);
         self.heads.insert(key, head.clone());
         head.ok_or(NoReplay::ByRule)
     }

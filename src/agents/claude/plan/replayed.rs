@@ -46,7 +46,12 @@ impl Blob {
 
 /// A breakpoint's TTL in seconds.
 pub(super) fn ttl(value: &Value) -> i64 {
-    match value.get("ttl").and_then(Value::as_str) {
+    ttl_named(value.get("ttl").and_then(Value::as_str))
+}
+
+/// The TTL of a `value` whose `ttl` is this string.
+pub(super) fn ttl_named(ttl: Option<&str>) -> i64 {
+    match ttl {
         Some("1h") => 3600,
         _ => 300,
     }
