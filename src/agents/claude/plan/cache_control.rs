@@ -1,8 +1,8 @@
 //! A replay record's `cacheControl`: the breakpoints it puts on message blocks, and its entries
-//! on system blocks and tools, which make the head. The entry every record writes,
-//! `{"path": ["messages", i, "content", j], "value": {...}}`, is read without building a JSON
-//! value (one per entry of every record was a fifth of planning a 2.1.3xx transcript); any
-//! other entry is read as a value, by the same rules.
+//! on system blocks and tools, which make the head. An entry as every build writes it (a path
+//! of plain strings and whole numbers, a value) is read as written: a JSON value built for
+//! each entry of every record was a quarter of replaying a 2.1.3xx record. Any other entry is
+//! read as a value, by the same rules.
 
 use std::borrow::Cow;
 
@@ -47,12 +47,8 @@ pub(super) fn read<'a>(
         };
     };
     for entry in entries {
-        if let Ok(mark) = serde_json::from_str::<MessageMark<'_>>(entry.get())
-            && mark.path.0 == "messages"
-        {
-            let (_, i, content, j) = &mark.path;
-            let position = block_at(*i, content, *j)?;
-            read.marks.push((position, mark.ttl()));
+        if let Some(read_plain) = read.plain(entry, &block_at) {
+            read_plain?;
             continue;
         }
         let value: Value = serde_json::from_str(entry.get()).map_err(|_| NoReplay::ByRule)?;
@@ -61,30 +57,62 @@ pub(super) fn read<'a>(
     Ok(read)
 }
 
-/// An entry whose path is four members: two strings and two whole numbers.
+/// An entry as every build writes it: its path's members as written.
 #[derive(Deserialize)]
-struct MessageMark<'a> {
+struct Plain<'a> {
     #[serde(borrow)]
-    path: (Cow<'a, str>, u64, Cow<'a, str>, u64),
+    path: Vec<&'a RawValue>,
     #[serde(borrow)]
     value: &'a RawValue,
 }
 
-impl MessageMark<'_> {
-    fn ttl(&self) -> i64 {
-        #[derive(Deserialize)]
-        struct Ttl<'a> {
-            #[serde(borrow)]
-            ttl: Option<Cow<'a, str>>,
-        }
-        match serde_json::from_str::<Ttl<'_>>(self.value.get()) {
-            Ok(value) => ttl_named(value.ttl.as_deref()),
-            Err(_) => ttl(&serde_json::from_str(self.value.get()).unwrap_or(Value::Null)),
-        }
+/// The TTL of a `value` as written.
+fn value_ttl(value: &RawValue) -> i64 {
+    #[derive(Deserialize)]
+    struct Ttl<'a> {
+        #[serde(borrow)]
+        ttl: Option<Cow<'a, str>>,
+    }
+    match serde_json::from_str::<Ttl<'_>>(value.get()) {
+        Ok(value) => ttl_named(value.ttl.as_deref()),
+        Err(_) => ttl(&serde_json::from_str(value.get()).unwrap_or(Value::Null)),
     }
 }
 
+/// A JSON string without escapes, as written: its text.
+fn plain_string(raw: &RawValue) -> Option<&str> {
+    let text = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+    (!text.contains('\\')).then_some(text)
+}
+
 impl<'a> CacheControl<'a> {
+    /// An entry of the usual form (its path's first member a plain string, a message block's
+    /// path of whole numbers and a plain string), read as written; `None` for any other,
+    /// which is read as a value.
+    fn plain(
+        &mut self,
+        entry: &'a RawValue,
+        block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>,
+    ) -> Option<Result<(), NoReplay>> {
+        let plain: Plain<'_> = serde_json::from_str(entry.get()).ok()?;
+        match plain_string(plain.path.first()?)? {
+            "system" | "tools" => self.head.push(Cow::Borrowed(entry.get())),
+            "messages" => {
+                let [_, i, content, j] = plain.path[..] else {
+                    return None;
+                };
+                let (i, j) = (i.get().parse().ok()?, j.get().parse().ok()?);
+                let position = match block_at(i, plain_string(content)?, j) {
+                    Ok(position) => position,
+                    Err(why) => return Some(Err(why)),
+                };
+                self.marks.push((position, value_ttl(plain.value)));
+            }
+            _ => return None,
+        }
+        Some(Ok(()))
+    }
+
     /// One entry read as a value (`text`: its JSON).
     fn entry(
         &mut self,
@@ -127,10 +155,7 @@ mod tests {
 
     /// The rules as they read a whole `cacheControl` value (before entries were read one by
     /// one): breakpoints, and the head entries as values.
-    fn as_value(
-        text: &str,
-        block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>,
-    ) -> Read {
+    fn as_value(text: &str, block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>) -> Read {
         let value: Value = serde_json::from_str(text).map_err(|_| NoReplay::ByRule)?;
         let mut read = CacheControl {
             marks: Vec::new(),
@@ -171,6 +196,13 @@ mod tests {
             r#"[{"path":["messages",1,"content",5],"value":{}}]"#.into(),
             r#"[{"path":["messages",3,"content",0],"value":{}}]"#.into(),
             r#"[{"path":["messages",1],"value":{}}]"#.into(),
+            r#"[{"path":["mess\u0061ges",1,"cont\u0065nt",1],"value":{"ttl":"1\u0068"}}]"#.into(),
+            r#"[{"path":["messages",1,"cont\u0065nt",1],"value":{}}]"#.into(),
+            r#"[{"path":["sys\u0074em",0],"value":{}},{"path":["tools"],"value":null}]"#.into(),
+            r#"[{"path":["messages","1","content",0],"value":{}}]"#.into(),
+            r#"[{"path":["messages",1e0,"content",0],"value":{}}]"#.into(),
+            r#"[{"path":["messages",18446744073709551616,"content",0],"value":{}}]"#.into(),
+            r#"[{"path":[],"value":{}}]"#.into(),
             r#"[{"path":["messages",1,"content",0,"text"],"value":{}}]"#.into(),
             r#"[{"path":["metadata"],"value":{}}]"#.into(),
             r#"[{"path":"messages","value":{}}]"#.into(),
