@@ -251,18 +251,22 @@ fn line_of<'a, M: MessageField<'a>>(
     lean: bool,
     repeated: &mut Repeated,
 ) -> Result<Line, LineError> {
-    let keep_content = !lean
-        || e.version
-            .as_ref()
-            .is_some_and(|v| Build::of(&v.0) >= Build::V2_1_332);
+    // Builds that write replay records name their messages by sha256 of the content.
+    let replayed = e
+        .version
+        .as_ref()
+        .is_some_and(|v| Build::of(&v.0) >= Build::V2_1_332);
+    let keep_content = !lean || replayed;
     let type_name = e
         .type_
         .as_ref()
         .map(|t| t.0.as_ref())
         .ok_or_else(|| LineError::new("a JSON object without a `type`"))?;
     let kind = match type_name {
-        "user" => LineKind::User(user(&e, keep_content)?),
-        "assistant" => LineKind::Assistant(Box::new(assistant(&e, keep_content, repeated)?)),
+        "user" => LineKind::User(user(&e, keep_content, replayed)?),
+        "assistant" => {
+            LineKind::Assistant(Box::new(assistant(&e, keep_content, replayed, repeated)?))
+        }
         "system" => LineKind::System(System {
             subtype: boxed(e.subtype),
             compact_trigger: e
@@ -374,9 +378,18 @@ fn kept(content: &RawValue, keep: bool) -> Box<str> {
     }
 }
 
+/// The sha256 replay records name a message of this line alone by.
+fn message_sha256(replayed: bool, role: &str, content: &RawValue) -> Option<Arc<str>> {
+    if !replayed {
+        return None;
+    }
+    super::super::content::message_sha256(role, std::iter::once(content.get())).map(Arc::from)
+}
+
 fn user<'a, M: MessageField<'a>>(
     e: &Envelope<'a, M>,
     keep_content: bool,
+    replayed: bool,
 ) -> Result<User, LineError> {
     let m = message(e, "user")?;
     let content = m
@@ -393,12 +406,14 @@ fn user<'a, M: MessageField<'a>>(
         meta: e.is_meta.unwrap_or(false),
         compact_summary: e.is_compact_summary.unwrap_or(false),
         transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
+        message_sha256: message_sha256(replayed, "user", content),
     })
 }
 
 fn assistant<'a, M: MessageField<'a>>(
     e: &Envelope<'a, M>,
     keep_content: bool,
+    replayed: bool,
     repeated: &mut Repeated,
 ) -> Result<Assistant, LineError> {
     let m = message(e, "assistant")?;
@@ -441,5 +456,6 @@ fn assistant<'a, M: MessageField<'a>>(
         api_error: e.is_api_error_message.unwrap_or(false),
         request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
         unreadable_usage,
+        message_sha256: message_sha256(replayed, "assistant", content),
     })
 }

@@ -120,8 +120,8 @@ pub(crate) struct Records {
     blob_content: HashMap<usize, Blob>,
     /// The sha256 of each history message (as `replay` names them), and the first message of
     /// each hash.
-    history_hashes: Vec<Box<str>>,
-    first_of_hash: HashMap<Box<str>, usize>,
+    history_hashes: Vec<Arc<str>>,
+    first_of_hash: HashMap<Arc<str>, usize>,
     changes: Changes,
     stamp: usize,
     /// Each `params` text met: its `thinking` and `tool_choice` (`None`: not an object).
@@ -312,14 +312,24 @@ impl Records {
         }
         for m in self.history_hashes.len()..history.messages.len() {
             let (role, lines) = (history.messages[m].role, history.message_lines(m));
-            let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
-                LineKind::User(u) => Some(&*u.content),
-                LineKind::Assistant(a) => Some(&*a.content),
+            let h = match (role, lines) {
+                (Role::User, &[i]) | (Role::Assistant, &[i]) => match &t.lines[i].kind {
+                    LineKind::User(u) if role == Role::User => u.message_sha256.clone(),
+                    LineKind::Assistant(a) if role == Role::Assistant => a.message_sha256.clone(),
+                    _ => None,
+                },
                 _ => None,
+            };
+            let h = h.unwrap_or_else(|| {
+                let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
+                    LineKind::User(u) => Some(&*u.content),
+                    LineKind::Assistant(a) => Some(&*a.content),
+                    _ => None,
+                });
+                message_sha256(role_name(role), contents)
+                    .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
+                    .into()
             });
-            let h: Box<str> = message_sha256(role_name(role), contents)
-                .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
-                .into();
             self.first_of_hash.entry(h.clone()).or_insert(m);
             self.history_hashes.push(h);
         }
@@ -448,7 +458,7 @@ impl Records {
             }
             let source = if let Some(blob) = blob {
                 MessageSource::Blob(blob)
-            } else if let Some(&m) = self.first_of_hash.get(h) {
+            } else if let Some(&m) = self.first_of_hash.get(&**h) {
                 used = used.max(Some(m));
                 MessageSource::History(history.messages[m].role, history.message_lines(m).into())
             } else {
