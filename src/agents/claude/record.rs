@@ -122,8 +122,8 @@ pub struct User {
     pub compact_summary: bool,
     /// `isVisibleInTranscriptOnly`: shown to the user, never sent.
     pub transcript_only: bool,
-    /// 2.1.3xx: the sha256 its replay records name its message by when the message is this
-    /// line alone (see [`Assistant::message_sha256`]).
+    /// Builds that write replay records (2.1.332 on): the sha256 the records name its message
+    /// by when the message is this line alone (see [`Assistant::message_sha256`]).
     pub message_sha256: Option<Arc<str>>,
 }
 
@@ -153,10 +153,10 @@ pub struct Assistant {
     pub request_ref: Option<Box<str>>,
     /// `usage` was written but is not Anthropic's shape: counted as none, with a note.
     pub unreadable_usage: bool,
-    /// 2.1.3xx: the sha256 its replay records name its message by when the message is this
-    /// line alone (most are): taken as the line is read, on the loader's threads, not while
-    /// the requests are planned. `None` for other builds, and where the content is not in
-    /// serde's form (the planner takes the value's way).
+    /// Builds that write replay records (2.1.332 on): the sha256 the records name its message
+    /// by when the message is this line alone (most are), taken as the line is read, on the
+    /// loader's threads, not while the requests are planned. `None` for other builds, and where
+    /// the content is not in serde's form (the planner takes the value's way).
     pub message_sha256: Option<Arc<str>>,
 }
 

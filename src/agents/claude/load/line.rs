@@ -379,10 +379,7 @@ fn kept(content: &RawValue, keep: bool) -> Box<str> {
 }
 
 /// The sha256 replay records name a message of this line alone by.
-fn message_sha256(replayed: bool, role: &str, content: &RawValue) -> Option<Arc<str>> {
-    if !replayed {
-        return None;
-    }
+fn one_line_sha256(role: &str, content: &RawValue) -> Option<Arc<str>> {
     super::super::content::message_sha256(role, std::iter::once(content.get())).map(Arc::from)
 }
 
@@ -406,7 +403,7 @@ fn user<'a, M: MessageField<'a>>(
         meta: e.is_meta.unwrap_or(false),
         compact_summary: e.is_compact_summary.unwrap_or(false),
         transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
-        message_sha256: message_sha256(replayed, "user", content),
+        message_sha256: replayed.then(|| one_line_sha256("user", content)).flatten(),
     })
 }
 
@@ -456,6 +453,8 @@ fn assistant<'a, M: MessageField<'a>>(
         api_error: e.is_api_error_message.unwrap_or(false),
         request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
         unreadable_usage,
-        message_sha256: message_sha256(replayed, "assistant", content),
+        message_sha256: replayed
+            .then(|| one_line_sha256("assistant", content))
+            .flatten(),
     })
 }

@@ -1,8 +1,10 @@
 //! A replay record's `cacheControl`: the breakpoints it puts on message blocks, and its entries
-//! on system blocks and tools, which make the head. An entry as every build writes it (a path
-//! of plain strings and whole numbers, a value) is read as written: a JSON value built for
-//! each entry of every record was a quarter of replaying a 2.1.3xx record. Any other entry is
-//! read as a value, by the same rules.
+//! on system blocks and tools, which make the head. A `cacheControl` whose every entry is as
+//! the builds write it (an object of a `path` of plain strings and whole numbers and a `value`
+//! of a plain `type` and `ttl`, nothing else) is read as written: a JSON value built for each
+//! entry of every record was a quarter of replaying a 2.1.3xx record. Any other is read whole
+//! as a value, as before, so that what serde would refuse (a lone surrogate, nesting past its
+//! limit), an entry or value written as an array, or a repeated key gives what it gave.
 
 use std::borrow::Cow;
 
@@ -34,90 +36,117 @@ pub(super) fn read<'a>(
         marks: Vec::new(),
         head: Vec::new(),
     };
-    let Ok(entries) = serde_json::from_str::<Vec<&RawValue>>(text) else {
-        return match serde_json::from_str::<Value>(text) {
-            Ok(Value::Array(entries)) => {
-                for entry in &entries {
-                    read.entry(entry, Cow::Owned(entry.to_string()), &block_at)?;
+    if let Some(entries) = plain_entries(text) {
+        for entry in entries {
+            match entry.path.first() {
+                Some(Member::Text("system" | "tools")) => read.head.push(Cow::Borrowed(entry.text)),
+                Some(Member::Text("messages")) => {
+                    let &[_, Member::Whole(i), Member::Text(content), Member::Whole(j)] =
+                        &entry.path[..]
+                    else {
+                        return Err(NoReplay::Compile);
+                    };
+                    let (Ok(i), Ok(j)) = (i.parse(), j.parse()) else {
+                        return Err(NoReplay::ByRule);
+                    };
+                    read.marks
+                        .push((block_at(i, content, j)?, ttl_named(entry.ttl)));
                 }
-                Ok(read)
+                _ => return Err(NoReplay::ByRule),
             }
-            Ok(_) => Ok(read),
-            Err(_) => Err(NoReplay::ByRule),
-        };
-    };
-    for entry in entries {
-        if let Some(read_plain) = read.plain(entry, &block_at) {
-            read_plain?;
-            continue;
         }
-        let value: Value = serde_json::from_str(entry.get()).map_err(|_| NoReplay::ByRule)?;
-        read.entry(&value, Cow::Borrowed(entry.get()), &block_at)?;
+        return Ok(read);
+    }
+    let entries = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(entries)) => entries,
+        Ok(_) => return Ok(read),
+        Err(_) => return Err(NoReplay::ByRule),
+    };
+    for entry in &entries {
+        read.entry(entry, &block_at)?;
     }
     Ok(read)
 }
 
-/// An entry as every build writes it: its path's members as written.
-#[derive(Deserialize)]
+/// An entry as the builds write it.
 struct Plain<'a> {
-    #[serde(borrow)]
-    path: Vec<&'a RawValue>,
-    #[serde(borrow)]
-    value: &'a RawValue,
+    /// Its JSON as written.
+    text: &'a str,
+    path: Vec<Member<'a>>,
+    ttl: Option<&'a str>,
 }
 
-/// The TTL of a `value` as written.
-fn value_ttl(value: &RawValue) -> i64 {
+/// A member of a plain entry's path.
+#[derive(Clone, Copy)]
+enum Member<'a> {
+    /// A string without escapes: its text.
+    Text(&'a str),
+    /// A whole number (`-` and digits) as written.
+    Whole(&'a str),
+}
+
+/// Every entry of `text`, when each is plain; `None` when one is not (or `text` is not an
+/// array of them). Nothing in a plain entry is skipped unread, so what serde would refuse in
+/// a value cannot hide in one.
+fn plain_entries(text: &str) -> Option<Vec<Plain<'_>>> {
     #[derive(Deserialize)]
-    struct Ttl<'a> {
+    #[serde(deny_unknown_fields)]
+    struct Entry<'a> {
         #[serde(borrow)]
-        ttl: Option<Cow<'a, str>>,
+        path: Vec<&'a RawValue>,
+        #[serde(borrow)]
+        value: &'a RawValue,
     }
-    match serde_json::from_str::<Ttl<'_>>(value.get()) {
-        Ok(value) => ttl_named(value.ttl.as_deref()),
-        Err(_) => ttl(&serde_json::from_str(value.get()).unwrap_or(Value::Null)),
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct TtlValue<'a> {
+        #[serde(borrow, rename = "type")]
+        _type: Option<&'a str>,
+        #[serde(borrow)]
+        ttl: Option<&'a str>,
     }
+    // serde fills a struct from an array too: only objects are plain.
+    let object = |raw: &RawValue| raw.get().starts_with('{');
+    let entries: Vec<&RawValue> = serde_json::from_str(text).ok()?;
+    entries
+        .into_iter()
+        .map(|raw| {
+            let entry: Entry<'_> = serde_json::from_str(raw.get())
+                .ok()
+                .filter(|_| object(raw))?;
+            let value: TtlValue<'_> =
+                object(entry.value).then(|| serde_json::from_str(entry.value.get()).ok())??;
+            let path = entry
+                .path
+                .iter()
+                .map(|m| member(m))
+                .collect::<Option<_>>()?;
+            Some(Plain {
+                text: raw.get(),
+                path,
+                ttl: value.ttl,
+            })
+        })
+        .collect()
 }
 
-/// A JSON string without escapes, as written: its text.
-fn plain_string(raw: &RawValue) -> Option<&str> {
-    let text = raw.get().strip_prefix('"')?.strip_suffix('"')?;
-    (!text.contains('\\')).then_some(text)
+/// A path member that is a string without escapes or a whole number.
+fn member(raw: &RawValue) -> Option<Member<'_>> {
+    let text = raw.get();
+    if let Some(inner) = text.strip_prefix('"') {
+        let inner = inner.strip_suffix('"')?;
+        return (!inner.contains('\\')).then_some(Member::Text(inner));
+    }
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    (!digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()))
+        .then_some(Member::Whole(text))
 }
 
-impl<'a> CacheControl<'a> {
-    /// An entry of the usual form (its path's first member a plain string, a message block's
-    /// path of whole numbers and a plain string), read as written; `None` for any other,
-    /// which is read as a value.
-    fn plain(
-        &mut self,
-        entry: &'a RawValue,
-        block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>,
-    ) -> Option<Result<(), NoReplay>> {
-        let plain: Plain<'_> = serde_json::from_str(entry.get()).ok()?;
-        match plain_string(plain.path.first()?)? {
-            "system" | "tools" => self.head.push(Cow::Borrowed(entry.get())),
-            "messages" => {
-                let [_, i, content, j] = plain.path[..] else {
-                    return None;
-                };
-                let (i, j) = (i.get().parse().ok()?, j.get().parse().ok()?);
-                let position = match block_at(i, plain_string(content)?, j) {
-                    Ok(position) => position,
-                    Err(why) => return Some(Err(why)),
-                };
-                self.marks.push((position, value_ttl(plain.value)));
-            }
-            _ => return None,
-        }
-        Some(Ok(()))
-    }
-
-    /// One entry read as a value (`text`: its JSON).
+impl CacheControl<'_> {
+    /// One entry read as a value.
     fn entry(
         &mut self,
         entry: &Value,
-        text: Cow<'a, str>,
         block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>,
     ) -> Result<(), NoReplay> {
         let (Some(path), Some(value)) = (entry.get("path"), entry.get("value")) else {
@@ -125,7 +154,7 @@ impl<'a> CacheControl<'a> {
         };
         let path = path.as_array().map(Vec::as_slice).unwrap_or_default();
         match path.first().and_then(Value::as_str) {
-            Some("system" | "tools") => self.head.push(text),
+            Some("system" | "tools") => self.head.push(Cow::Owned(entry.to_string())),
             Some("messages") => {
                 let [
                     _,
@@ -153,19 +182,42 @@ mod tests {
 
     type Read = Result<(Vec<(usize, i64)>, Vec<Value>), NoReplay>;
 
-    /// The rules as they read a whole `cacheControl` value (before entries were read one by
-    /// one): breakpoints, and the head entries as values.
+    /// The rules as `Records::prompt` applied them before this module (`dfbe85b`), written out
+    /// again: the whole text read as a value, then each entry; the head entries as values.
     fn as_value(text: &str, block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>) -> Read {
-        let value: Value = serde_json::from_str(text).map_err(|_| NoReplay::ByRule)?;
-        let mut read = CacheControl {
-            marks: Vec::new(),
-            head: Vec::new(),
-        };
-        for entry in value.as_array().into_iter().flatten() {
-            read.entry(entry, Cow::Owned(entry.to_string()), block_at)?;
+        let cache_control: Value = serde_json::from_str(text).map_err(|_| NoReplay::ByRule)?;
+        let mut marks = Vec::new();
+        let mut head = Vec::new();
+        for entry in cache_control.as_array().into_iter().flatten() {
+            let (Some(path), Some(value)) = (entry.get("path"), entry.get("value")) else {
+                return Err(NoReplay::ByRule);
+            };
+            let path = path.as_array().map(Vec::as_slice).unwrap_or_default();
+            match path.first().and_then(Value::as_str) {
+                Some("system" | "tools") => head.push(entry.clone()),
+                Some("messages") => {
+                    let [
+                        _,
+                        Value::Number(i),
+                        Value::String(content),
+                        Value::Number(j),
+                    ] = path
+                    else {
+                        return Err(NoReplay::Compile);
+                    };
+                    let (Some(i), Some(j)) = (i.as_u64(), j.as_u64()) else {
+                        return Err(NoReplay::ByRule);
+                    };
+                    let ttl = match value.get("ttl").and_then(Value::as_str) {
+                        Some("1h") => 3600,
+                        _ => 300,
+                    };
+                    marks.push((block_at(i, content, j)?, ttl));
+                }
+                _ => return Err(NoReplay::ByRule),
+            }
         }
-        let head = read.head.iter().map(|h| serde_json::from_str(h).unwrap());
-        Ok((read.marks, head.collect()))
+        Ok((marks, head))
     }
 
     #[test]
@@ -203,6 +255,30 @@ mod tests {
             r#"[{"path":["messages",1e0,"content",0],"value":{}}]"#.into(),
             r#"[{"path":["messages",18446744073709551616,"content",0],"value":{}}]"#.into(),
             r#"[{"path":[],"value":{}}]"#.into(),
+            // serde fills a struct from an array as well: neither is an entry to the old rules.
+            r#"[[["messages",1,"content",0],{}]]"#.into(),
+            r#"[[["system",0],{"type":"ephemeral"}]]"#.into(),
+            r#"[{"path":["messages",1,"content",0],"value":["1h"]}]"#.into(),
+            // serde skips a lone surrogate or deep nesting unread, but no value holds them.
+            r#"[{"path":["messages",1,"content",0],"value":{"note":"\ud800"}}]"#.into(),
+            r#"[{"path":["messages",1,"content",0],"value":{},"x":"\udc00"}]"#.into(),
+            r#"[{"path":["messages",1,"content",0],"value":{"type":"\ud800"}}]"#.into(),
+            r#"[{"path":["messages",1,"content",5],"value":{}},{"path":["metadata"],"value":"\udc00"}]"#.into(),
+            format!(
+                r#"[{{"path":["messages",1,"content",0],"value":{{}},"x":{}{}}}]"#,
+                "[".repeat(130),
+                "]".repeat(130)
+            ),
+            format!(
+                r#"[{{"path":["system",{}0{}],"value":{{}}}}]"#,
+                "[".repeat(130),
+                "]".repeat(130)
+            ),
+            // An error, then an entry the old rules refuse: the first error counts.
+            r#"[{"path":["messages",1,"content",5],"value":{}},{"path":["system",0]}]"#.into(),
+            r#"[{"path":["messages",-0,"content",0],"value":{}}]"#.into(),
+            r#"[{"path":["tools",0],"value":{"type":"ephemeral","ttl":null}}]"#.into(),
+            r#"[{ "path" : [ "messages" , 1 , "content" , 1 ] , "value" : { "ttl" : "1h" } }]"#.into(),
             r#"[{"path":["messages",1,"content",0,"text"],"value":{}}]"#.into(),
             r#"[{"path":["metadata"],"value":{}}]"#.into(),
             r#"[{"path":"messages","value":{}}]"#.into(),
@@ -213,10 +289,16 @@ mod tests {
             r#"[{"path":["messages",1,"content",0],"value":{}}"#.into(),
         ];
         for case in &cases {
+            // A head entry's text that does not read back is a value the old rules never had.
             let read = read(case, block_at).map(|r| {
-                let head = r.head.iter().map(|h| serde_json::from_str(h).unwrap());
-                (r.marks, head.collect::<Vec<Value>>())
+                let head = r.head.iter().map(|h| serde_json::from_str(h));
+                (
+                    r.marks,
+                    head.collect::<Result<Vec<Value>, _>>()
+                        .map_err(|e| e.to_string()),
+                )
             });
+            let read = read.map(|(marks, head)| (marks, head.expect("head entries read back")));
             assert_eq!(read, as_value(case, &block_at), "{case}");
         }
     }

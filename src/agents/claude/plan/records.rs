@@ -105,7 +105,8 @@ impl Changes {
 
 /// The replay records of a transcript.
 pub(crate) struct Records {
-    /// Record id, blob hash, shape hash → its line (the last of a repeated one, as `replay`).
+    /// Record id, blob hash, shape hash → its line (the last of a repeated record or blob, as
+    /// `replay`; a shape's line of the text last written under its hash).
     by_id: HashMap<Box<str>, usize>,
     blobs: HashMap<Box<str>, usize>,
     shapes: HashMap<Box<str>, usize>,
@@ -171,9 +172,9 @@ impl Records {
         }
     }
 
-    /// Read the record lines of `t` appended since the last call. A record, blob or shape
-    /// read twice (`replay` takes the last), or one a request looked for before it was read,
-    /// makes what was planned [`stale`](Records::stale).
+    /// Read the record lines of `t` appended since the last call. A record or blob read twice
+    /// (`replay` takes the last), or a record, blob or shape a request looked for before it was
+    /// read, makes what was planned [`stale`](Records::stale).
     pub fn read(&mut self, t: &Transcript) {
         for (i, line) in t.lines.iter().enumerate().skip(self.read) {
             // A shape is named by the hash of its content: another line of it is the same head
@@ -186,7 +187,8 @@ impl Records {
                 _ => continue,
             };
             self.stale |= self.stamp > 0 && self.awaited.contains(key);
-            // A shape written again as it was keeps its first line: its head is read once.
+            // A shape written again as it was keeps the line noted for it: its head (by line) is
+            // made once.
             if same_again
                 && map
                     .get(key)
@@ -312,15 +314,16 @@ impl Records {
         }
         for m in self.history_hashes.len()..history.messages.len() {
             let (role, lines) = (history.messages[m].role, history.message_lines(m));
-            let h = match (role, lines) {
-                (Role::User, &[i]) | (Role::Assistant, &[i]) => match &t.lines[i].kind {
-                    LineKind::User(u) if role == Role::User => u.message_sha256.clone(),
-                    LineKind::Assistant(a) if role == Role::Assistant => a.message_sha256.clone(),
+            // A message of one line: the hash its line was read with.
+            let read_with_line = match *lines {
+                [i] => match (role, &t.lines[i].kind) {
+                    (Role::User, LineKind::User(u)) => u.message_sha256.clone(),
+                    (Role::Assistant, LineKind::Assistant(a)) => a.message_sha256.clone(),
                     _ => None,
                 },
                 _ => None,
             };
-            let h = h.unwrap_or_else(|| {
+            let h = read_with_line.unwrap_or_else(|| {
                 let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
                     LineKind::User(u) => Some(&*u.content),
                     LineKind::Assistant(a) => Some(&*a.content),
