@@ -117,6 +117,8 @@ pub(crate) struct Records {
     stale: bool,
     chains: HashMap<usize, Chain>,
     lists: HashMap<usize, RecordList>,
+    /// A record whose list could not be made → the message hash it did not find.
+    failed: HashMap<usize, Box<str>>,
     messages: SharedLists<Entry>,
     blob_content: HashMap<usize, Blob>,
     /// The sha256 of each history message (as `replay` names them), and the first message of
@@ -159,6 +161,7 @@ impl Records {
             stale: false,
             chains: HashMap::new(),
             lists: HashMap::new(),
+            failed: HashMap::new(),
             messages: SharedLists::new(),
             blob_content: HashMap::new(),
             history_hashes: Vec::new(),
@@ -393,6 +396,19 @@ impl Records {
             {
                 break Some(*list);
             }
+            // A record that could not find a message cannot while the message is still
+            // nowhere, nor can the records after it: without this, each request of a chain
+            // that fails would walk the whole chain again.
+            if let Some(h) = self.failed.get(&r) {
+                if !self.blobs.contains_key(h) && !self.first_of_hash.contains_key(&**h) {
+                    let h = h.clone();
+                    for r in stale {
+                        self.failed.insert(r, h.clone());
+                    }
+                    return Err(NoReplay::ByRule);
+                }
+                self.failed.remove(&r);
+            }
             stale.push(r);
             match record(t, r).base.as_deref() {
                 None => break None,
@@ -465,6 +481,7 @@ impl Records {
                 used = used.max(Some(m));
                 MessageSource::History(history.messages[m].role, history.message_lines(m).into())
             } else {
+                self.failed.insert(line, h.clone());
                 return Err(NoReplay::ByRule);
             };
             let odd_before = match list.message_len.checked_sub(1) {

@@ -323,6 +323,23 @@ fn replay_records_of_every_odd_shape_plan_as_compiled() {
     mutated("record elsewhere", &|ls| {
         ls[records[0]]["id"] = json!("elsewhere")
     });
+    // A record that cannot find a message, and every record after it: each of their
+    // requests planned by the build's rules, as compiled.
+    mutated("a message other than the one its record names", &|ls| {
+        let first_user = ls.iter().position(|l| l["type"] == "user").unwrap();
+        ls[first_user]["message"]["content"] = json!("not the prompt that was sent");
+    });
+    // A record naming a message its request's history does not have yet but the next one's
+    // has: the record is followed again once the message is there.
+    mutated("a record's message found only later", &|ls| {
+        let later = ls[records[1]]["tail"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        ls[records[0]]["tail"][0] = later;
+    });
     mutated("params not an object", &|ls| {
         ls[records[1]]["params"] = json!([1])
     });
