@@ -38,22 +38,8 @@ pub(super) fn read<'a>(
     };
     if let Some(entries) = plain_entries(text) {
         for entry in entries {
-            match entry.path.first() {
-                Some(Member::Text("system" | "tools")) => read.head.push(Cow::Borrowed(entry.text)),
-                Some(Member::Text("messages")) => {
-                    let &[_, Member::Whole(i), Member::Text(content), Member::Whole(j)] =
-                        &entry.path[..]
-                    else {
-                        return Err(NoReplay::Compile);
-                    };
-                    let (Ok(i), Ok(j)) = (i.parse(), j.parse()) else {
-                        return Err(NoReplay::ByRule);
-                    };
-                    read.marks
-                        .push((block_at(i, content, j)?, ttl_named(entry.ttl)));
-                }
-                _ => return Err(NoReplay::ByRule),
-            }
+            let ttl = ttl_named(entry.ttl);
+            read.entry(&entry.path, || Cow::Borrowed(entry.text), ttl, &block_at)?;
         }
         return Ok(read);
     }
@@ -63,7 +49,17 @@ pub(super) fn read<'a>(
         Err(_) => return Err(NoReplay::ByRule),
     };
     for entry in &entries {
-        read.entry(entry, &block_at)?;
+        let (Some(path), Some(value)) = (entry.get("path"), entry.get("value")) else {
+            return Err(NoReplay::ByRule);
+        };
+        let path = path.as_array().map(Vec::as_slice).unwrap_or_default();
+        let path: Vec<Member<'_>> = path.iter().map(Member::of_value).collect();
+        read.entry(
+            &path,
+            || Cow::Owned(entry.to_string()),
+            ttl(value),
+            &block_at,
+        )?;
     }
     Ok(read)
 }
@@ -76,13 +72,23 @@ struct Plain<'a> {
     ttl: Option<&'a str>,
 }
 
-/// A member of a plain entry's path.
+/// A member of an entry's path, as the rules tell them apart.
 #[derive(Clone, Copy)]
 enum Member<'a> {
-    /// A string without escapes: its text.
     Text(&'a str),
-    /// A whole number (`-` and digits) as written.
-    Whole(&'a str),
+    /// A number: its value when it is a whole number that fits 64 bits.
+    Number(Option<u64>),
+    Other,
+}
+
+impl<'a> Member<'a> {
+    fn of_value(value: &'a Value) -> Member<'a> {
+        match value {
+            Value::String(text) => Member::Text(text),
+            Value::Number(n) => Member::Number(n.as_u64()),
+            _ => Member::Other,
+        }
+    }
 }
 
 /// Every entry of `text`, when each is plain; `None` when one is not (or `text` is not an
@@ -130,7 +136,8 @@ fn plain_entries(text: &str) -> Option<Vec<Plain<'_>>> {
         .collect()
 }
 
-/// A path member that is a string without escapes or a whole number.
+/// A path member of a plain entry: a string without escapes, or a whole number (`-` and
+/// digits, its value as serde reads it: none when negative or past 64 bits).
 fn member(raw: &RawValue) -> Option<Member<'_>> {
     let text = raw.get();
     if let Some(inner) = text.strip_prefix('"') {
@@ -139,36 +146,34 @@ fn member(raw: &RawValue) -> Option<Member<'_>> {
     }
     let digits = text.strip_prefix('-').unwrap_or(text);
     (!digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()))
-        .then_some(Member::Whole(text))
+        .then(|| Member::Number(text.parse().ok()))
 }
 
-impl CacheControl<'_> {
-    /// One entry read as a value.
+impl<'a> CacheControl<'a> {
+    /// One entry, by its path: a head entry (`text`: its JSON) or a breakpoint of `ttl`.
     fn entry(
         &mut self,
-        entry: &Value,
+        path: &[Member<'_>],
+        text: impl FnOnce() -> Cow<'a, str>,
+        ttl: i64,
         block_at: &impl Fn(u64, &str, u64) -> Result<usize, NoReplay>,
     ) -> Result<(), NoReplay> {
-        let (Some(path), Some(value)) = (entry.get("path"), entry.get("value")) else {
-            return Err(NoReplay::ByRule);
-        };
-        let path = path.as_array().map(Vec::as_slice).unwrap_or_default();
-        match path.first().and_then(Value::as_str) {
-            Some("system" | "tools") => self.head.push(Cow::Owned(entry.to_string())),
-            Some("messages") => {
-                let [
+        match path.first() {
+            Some(Member::Text("system" | "tools")) => self.head.push(text()),
+            Some(Member::Text("messages")) => {
+                let &[
                     _,
-                    Value::Number(i),
-                    Value::String(content),
-                    Value::Number(j),
+                    Member::Number(i),
+                    Member::Text(content),
+                    Member::Number(j),
                 ] = path
                 else {
                     return Err(NoReplay::Compile);
                 };
-                let (Some(i), Some(j)) = (i.as_u64(), j.as_u64()) else {
+                let (Some(i), Some(j)) = (i, j) else {
                     return Err(NoReplay::ByRule);
                 };
-                self.marks.push((block_at(i, content, j)?, ttl(value)));
+                self.marks.push((block_at(i, content, j)?, ttl));
             }
             _ => return Err(NoReplay::ByRule),
         }

@@ -136,6 +136,7 @@ pub(crate) struct Records {
     shapes_parsed: HashMap<usize, Value>,
 }
 
+/// Two shape lines of the same text.
 fn same_shape(a: &LineKind, b: &LineKind) -> bool {
     matches!((a, b), (
         LineKind::ApiRequestShape { shape: a, .. },
