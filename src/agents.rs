@@ -227,12 +227,9 @@ pub trait AgentSession: Sync {
 
     /// A step's prompt as a cache keyed on breakpoints sees it, when the session's provider
     /// has such a cache and the step sent a prompt the log records (not a compaction's own
-    /// request).
-    fn prompt<'a>(
-        &'a self,
-        _plan: &'a Plan,
-        _step: usize,
-    ) -> Option<Box<dyn crate::providers::PromptView + 'a>> {
+    /// request). The session's own, made as it grew: no plan is needed, so a cache can be
+    /// simulated while the plan is made ([`crate::cache::plan_and_analyze`]).
+    fn prompt(&self, _step: usize) -> Option<Box<dyn crate::providers::PromptView + '_>> {
         None
     }
 

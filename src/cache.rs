@@ -301,17 +301,29 @@ impl Analysis {
         unchanged: usize,
         upto: usize,
     ) {
-        // Blocks of steps: one step is less work than taking a task. Unit tests use short
-        // blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
-        const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
         let upto = upto.min(session.steps().len());
         let simulated = self.simulation.as_ref().map_or(0, |s| s.simulated.len());
         if self.simulation.is_none() || unchanged < simulated {
             self.simulation = Simulation::new(session);
         }
         if let Some(simulation) = &mut self.simulation {
-            simulation.run(session, plan, upto);
+            simulation.run(session, upto);
         }
+        self.analyze_rows(session, plan, unchanged, upto);
+    }
+
+    /// The rows of steps `unchanged..upto` made again, once the simulation (if any) is through
+    /// `upto`.
+    fn analyze_rows<S: AgentSession>(
+        &mut self,
+        session: &S,
+        plan: &Plan,
+        unchanged: usize,
+        upto: usize,
+    ) {
+        // Blocks of steps: one step is less work than taking a task. Unit tests use short
+        // blocks, so that their small sessions span several; tests/cli/fuzz_bodies.rs runs 512.
+        const BLOCK: usize = if cfg!(test) { 4 } else { 512 };
         self.rows.truncate(unchanged.min(upto));
         let from = self.rows.len();
         let simulated = self.simulation.as_ref().map(|s| &s.simulated[..]);
@@ -332,6 +344,43 @@ pub fn analyze<S: AgentSession>(session: &S, plan: &Plan) -> Vec<StepCache> {
     let mut analysis = Analysis::default();
     analysis.update(session, plan, 0, session.steps().len());
     analysis.rows
+}
+
+/// The plan `make_plan` makes and [`analyze`] of every step against it. A breakpoint cache's
+/// simulation, which needs the session's prompts but not the plan, runs on another of
+/// `threads` while the plan is made: both are done in step order, each on one thread.
+pub fn plan_and_analyze<S: AgentSession + Sync, E>(
+    session: &S,
+    threads: crate::core::parallel::Threads,
+    make_plan: impl FnOnce() -> Result<Plan, E>,
+) -> Result<(Plan, Vec<StepCache>), E> {
+    let len = session.steps().len();
+    let simulate = || {
+        let mut simulation = Simulation::new(session);
+        if let Some(simulation) = &mut simulation {
+            simulation.run(session, len);
+        }
+        simulation
+    };
+    let (plan, simulation) = if threads.count > 1 && session.cache_model().keyed_on_breakpoints() {
+        std::thread::scope(|scope| {
+            let simulation = scope.spawn(simulate);
+            let plan = make_plan();
+            match simulation.join() {
+                Ok(simulation) => (plan, simulation),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    } else {
+        (make_plan(), simulate())
+    };
+    let plan = plan?;
+    let mut analysis = Analysis {
+        rows: Vec::new(),
+        simulation,
+    };
+    analysis.analyze_rows(session, &plan, 0, len);
+    Ok((plan, analysis.rows))
 }
 
 /// Step `k` against the one before it.

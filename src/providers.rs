@@ -41,7 +41,7 @@ pub trait CacheModel: Sync {
 }
 
 /// A provider's cache as a session's requests fill it, request after request.
-pub trait BreakpointCache {
+pub trait BreakpointCache: Send {
     /// Look `prompt` up at `now` (Unix seconds), then write the entries of its breakpoints;
     /// `prompt_tokens`, the whole prompt's size where the provider reported it, says whether it
     /// was long enough to be cached at all.
@@ -52,6 +52,10 @@ pub trait BreakpointCache {
         now: i64,
         prompt_tokens: Option<u64>,
     ) -> Lookup;
+
+    /// Room for the entries of `requests` more requests (one or two each, mostly), so that a
+    /// long session's entries are not moved again and again as they grow.
+    fn reserve(&mut self, requests: usize);
 }
 
 /// What the cache held for one request.

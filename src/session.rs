@@ -133,8 +133,8 @@ impl AgentSession for Session {
     fn tools<'a>(&'a self, plan: &'a Plan, step: usize) -> Option<&'a [String]> {
         each!(self, s => s.tools(plan, step))
     }
-    fn prompt<'a>(&'a self, plan: &'a Plan, step: usize) -> Option<Box<dyn PromptView + 'a>> {
-        each!(self, s => s.prompt(plan, step))
+    fn prompt(&self, step: usize) -> Option<Box<dyn PromptView + '_>> {
+        each!(self, s => s.prompt(step))
     }
     fn copied(&self, step: usize) -> bool {
         each!(self, s => s.copied(step))

@@ -47,12 +47,15 @@ impl Simulation {
     }
 
     /// Every step with a prompt up to step `upto`, in order, after those simulated.
-    pub(super) fn run<S: AgentSession>(&mut self, session: &S, plan: &Plan, upto: usize) {
+    pub(super) fn run<S: AgentSession>(&mut self, session: &S, upto: usize) {
         let from = self.simulated.len();
+        let more = upto.saturating_sub(from);
+        self.simulated.reserve(more);
+        self.cache.reserve(more);
         for (k, step) in session.steps().iter().enumerate().take(upto).skip(from) {
             let now = step.unix_seconds.unwrap_or(self.last_time);
             self.last_time = now;
-            let Some(prompt) = session.prompt(plan, k) else {
+            let Some(prompt) = session.prompt(k) else {
                 self.simulated.push(None);
                 continue;
             };
@@ -127,12 +130,8 @@ pub(super) fn breakpoint_step<S: AgentSession>(
         return;
     };
     let before = simulated[p].expect("a previous request has a prompt");
-    let prompt = session
-        .prompt(plan, k)
-        .expect("a simulated step has a prompt");
-    let prev_prompt = session
-        .prompt(plan, p)
-        .expect("a simulated step has a prompt");
+    let prompt = session.prompt(k).expect("a simulated step has a prompt");
+    let prev_prompt = session.prompt(p).expect("a simulated step has a prompt");
     let prev_usage = steps[p].usage.as_ref().map(|o| &o.usage);
     let lookup = this.lookup;
     // The blocks the two prompts share: the head block by block, the messages by their chains.

@@ -416,6 +416,30 @@ fn a_prompt_below_the_minimum_writes_nothing() {
     }
 }
 
+/// The minimum is the model's of each request, however the model changes from one request to
+/// the next (the cache keeps the last model's minimum).
+#[test]
+fn the_minimum_follows_each_requests_model() {
+    let mut cache = Simulation::default();
+    let mut read = |model: &str, now: i64| {
+        cache
+            .request_view(model, &prompt(5), now, Some(2000))
+            .read_block
+            .is_some()
+    };
+    let (opus, sonnet) = ("claude-opus-4-6", "claude-sonnet-4-6");
+    // 2 000 tokens: below Opus 4.6's minimum, above Sonnet's.
+    let reads = [
+        read(opus, 0),
+        read(opus, 10),
+        read(sonnet, 20),
+        read(opus, 30),
+        read(opus, 40),
+        read(sonnet, 50),
+    ];
+    assert_eq!(reads, [false, false, false, false, false, true]);
+}
+
 /// `fixtures/claude/tool_call_2.1.100.jsonl` (5-minute writes) with the second request 400 s
 /// after the first and reading nothing: the entries expired, which is named before the provider
 /// is blamed, with the gap and the TTL; what the first request left is the loss.

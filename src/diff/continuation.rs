@@ -188,7 +188,7 @@ fn unrecorded_change<S: AgentSession>(a: Side<'_, S>, b: Side<'_, S>) -> Option<
     if read >= left {
         return None;
     }
-    let prompt = a.session.prompt(a.plan, a.step)?;
+    let prompt = a.session.prompt(a.step)?;
     // Idle past the TTL of every entry A's last request wrote: nothing was left to read, as
     // expected.
     let ttl = prompt.breakpoints().iter().map(|&(_, t)| t).max()?;

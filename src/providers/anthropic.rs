@@ -215,7 +215,8 @@ pub struct Simulation {
     entries: foldhash::HashMap<Hash, i64>,
     /// The chain over the last request's model and head blocks, and those blocks' hashes.
     head: Vec<(Hash, Hash)>,
-    model: String,
+    /// The last request's model and its [`min_cacheable`].
+    model: Option<(String, u64)>,
 }
 
 impl Simulation {
@@ -236,10 +237,15 @@ impl Simulation {
     ) -> Lookup {
         let head = prompt.head();
         // The head's chain is taken on from the last request's where they share blocks.
-        if model != self.model {
-            self.head.clear();
-            self.model = model.to_string();
-        }
+        let minimum = match &self.model {
+            Some((last, minimum)) if last == model => *minimum,
+            _ => {
+                self.head.clear();
+                let minimum = min_cacheable(model) as u64;
+                self.model = Some((model.to_string(), minimum));
+                minimum
+            }
+        };
         let shared = self
             .head
             .iter()
@@ -261,13 +267,17 @@ impl Simulation {
             Some(k) => prefix_next(&link, &prompt.message_chain(k)),
         };
         let breakpoints = prompt.breakpoints();
-        let mut read_block = None;
+        // The block read and its entry's key.
+        let mut read: Option<(usize, Hash)> = None;
         let mut expired = false;
         for &(bp, _) in breakpoints {
             for p in (bp.saturating_sub(LOOKBACK_BLOCKS)..=bp).rev() {
-                match self.entries.get(&key(p)) {
+                let key = key(p);
+                match self.entries.get(&key) {
                     Some(&expiry) if expiry > now => {
-                        read_block = read_block.max(Some(p));
+                        if read.is_none_or(|(r, _)| p > r) {
+                            read = Some((p, key));
+                        }
                         break;
                     }
                     Some(_) => expired = true,
@@ -276,12 +286,13 @@ impl Simulation {
             }
         }
         // The hit refreshes the entry it read (by the default TTL, as the mock does).
-        if let Some(p) = read_block
-            && let Some(expiry) = self.entries.get_mut(&key(p))
+        if let Some((_, key)) = read
+            && let Some(expiry) = self.entries.get_mut(&key)
         {
             *expiry = (*expiry).max(now + DEFAULT_TTL_SECONDS);
         }
-        let below_minimum = prompt_tokens.is_some_and(|t| t < min_cacheable(model) as u64);
+        let read_block = read.map(|(p, _)| p);
+        let below_minimum = prompt_tokens.is_some_and(|t| t < minimum);
         for &(bp, ttl) in breakpoints {
             if below_minimum {
                 break;
@@ -312,6 +323,10 @@ impl BreakpointCache for Simulation {
         prompt_tokens: Option<u64>,
     ) -> Lookup {
         self.request_view(model, prompt, now, prompt_tokens)
+    }
+
+    fn reserve(&mut self, requests: usize) {
+        self.entries.reserve(requests);
     }
 }
 

@@ -344,7 +344,7 @@ impl AgentSession for Session {
         }
     }
 
-    fn prompt<'a>(&'a self, _plan: &'a Plan, step: usize) -> Option<Box<dyn PromptView + 'a>> {
+    fn prompt(&self, step: usize) -> Option<Box<dyn PromptView + '_>> {
         if self.claude_steps[step].kind == RequestKind::Compaction {
             return None;
         }

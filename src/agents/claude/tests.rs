@@ -1343,6 +1343,38 @@ fn steps_show_a_rewritten_files_copied_requests_as_copies() {
     }
 }
 
+/// The plan and the rows `plan_and_analyze` makes (the cache simulated while the plan is made)
+/// are those of a plan made first and analysed after, on every sample and recording, on one
+/// thread or two.
+#[test]
+fn rows_of_a_cache_simulated_while_planning_are_those_after_it() {
+    let mut inputs = claude_sample_bytes();
+    for (case, meta) in recorded_cases() {
+        inputs.extend(transcripts(&case, &meta));
+    }
+    let mut judged = 0;
+    for (name, bytes) in &inputs {
+        let session = Session::load(name, bytes).unwrap();
+        let make_plan = || super::session::plan(&session, Default::default(), Threads::new(2));
+        let plan = make_plan();
+        let rows = crate::cache::analyze(&session, &plan);
+        judged += rows
+            .iter()
+            .filter(|r| r.read_block.is_some() || r.breakpoints > 0)
+            .count();
+        for threads in [1, 2] {
+            let (again, rows_again) =
+                crate::cache::plan_and_analyze(&session, Threads::new(threads), || {
+                    Ok::<_, std::convert::Infallible>(make_plan())
+                })
+                .unwrap();
+            assert_eq!(again.fingerprints, plan.fingerprints, "{name}");
+            assert_eq!(rows_again, rows, "{name}: {threads} threads");
+        }
+    }
+    assert!(judged > 1000, "{judged} rows of a simulated cache");
+}
+
 /// `steps` on a lean load (messages' contents left out but for 2.1.3xx's) is `steps` on the
 /// whole one, on every sample and recording; a load that cannot be lean says so.
 #[test]

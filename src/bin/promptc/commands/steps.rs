@@ -1,7 +1,7 @@
 //! `promptc steps`.
 
 use crate::cli::{Format, StepsArgs};
-use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, threads, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::render::steps::write_steps;
 
@@ -12,8 +12,9 @@ pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         Items::Tokens
     };
     let session = load(&args.input, context, items)?;
-    let plan = plan(&session, &args.rows.plan, !args.rows.no_tokens)?;
-    let rows = promptc::cache::analyze(&session, &plan);
+    let (plan, rows) = promptc::cache::plan_and_analyze(&session, threads(), || {
+        plan(&session, &args.rows.plan, !args.rows.no_tokens)
+    })?;
     let json = args.rows.format.format() == Format::Json;
     with_stdout(|out| write_steps(out, &session, &plan, &rows, json, &context.stdout))?;
     keep_until_exit((session, plan, rows));
