@@ -360,30 +360,26 @@ pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
         .as_ref()
         .map(|v| part_hash("claude-tools", v));
     let mut text = String::new();
+    // Most steps share their head with the step before (one `Arc`) and their model: its
+    // parts' hashes are taken on, not made again (they were most of a step's plan).
+    let mut last: Option<LastHead> = None;
     for s in &session.claude_steps[from..] {
         let (list, len) = s.prompt.as_ref().map_or((0, 0), |p| (p.list, p.len));
         plan.views.push((list, len));
-        let head: &[Block] = s.prompt.as_ref().map_or(&[], |p| &p.head);
-        let recorded = |wanted: fn(Part) -> bool, tag: &str| -> Option<Hash> {
-            let hashes: Vec<u8> = head
-                .iter()
-                .filter(|b| wanted(b.part) && b.known)
-                .flat_map(|b| b.hash)
-                .collect();
-            (!hashes.is_empty()).then(|| hash(tag, &hashes))
+        let model = s.model.as_deref();
+        let parts = match (s.prompt.as_ref().map(|p| &p.head), &last) {
+            (Some(head), Some(last)) if Arc::ptr_eq(head, last.head) && last.model == model => {
+                last.parts
+            }
+            (head, _) => {
+                let parts = HeadParts::of(head.map_or(&[], |h| h), model);
+                last = head.map(|head| LastHead { head, model, parts });
+                parts
+            }
         };
-        let instructions = given_system.or_else(|| recorded(Part::is_system, "claude-system"));
-        let tools = given_tools
-            .or_else(|| recorded(|p| matches!(p, Part::Tool(_) | Part::Tools), "claude-tools"));
-        let params_block = head
-            .iter()
-            .find(|b| b.part == Part::Params)
-            .map_or([0; 16], |b| b.hash);
-        let model = s.model.as_deref().unwrap_or("");
-        let mut params_bytes = model.as_bytes().to_vec();
-        params_bytes.push(0);
-        params_bytes.extend_from_slice(&params_block);
-        let params = hash("claude-params", &params_bytes);
+        let instructions = given_system.or(parts.instructions);
+        let tools = given_tools.or(parts.tools);
+        let params = parts.params;
         let input = match len.checked_sub(1) {
             Some(last) => plan.data.get(list, last).chain,
             None => message_chain_start(),
@@ -420,6 +416,47 @@ pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
     let claude = plan.agent_mut::<ClaudePlan>();
     claude.system.resize_with(steps, OnceLock::new);
     claude.tools.resize_with(steps, OnceLock::new);
+}
+
+/// The hashes a step's fingerprint takes of its head: the system blocks and the tools the
+/// transcript records, and the params (with the model).
+#[derive(Clone, Copy)]
+struct HeadParts {
+    instructions: Option<Hash>,
+    tools: Option<Hash>,
+    params: Hash,
+}
+
+/// The head and model of the last step whose parts were hashed, and those hashes.
+struct LastHead<'a> {
+    head: &'a Arc<[Block]>,
+    model: Option<&'a str>,
+    parts: HeadParts,
+}
+
+impl HeadParts {
+    fn of(head: &[Block], model: Option<&str>) -> HeadParts {
+        let recorded = |wanted: fn(Part) -> bool, tag: &str| -> Option<Hash> {
+            let hashes: Vec<u8> = head
+                .iter()
+                .filter(|b| wanted(b.part) && b.known)
+                .flat_map(|b| b.hash)
+                .collect();
+            (!hashes.is_empty()).then(|| hash(tag, &hashes))
+        };
+        let params_block = head
+            .iter()
+            .find(|b| b.part == Part::Params)
+            .map_or([0; 16], |b| b.hash);
+        let mut params_bytes = model.unwrap_or("").as_bytes().to_vec();
+        params_bytes.push(0);
+        params_bytes.extend_from_slice(&params_block);
+        HeadParts {
+            instructions: recorded(Part::is_system, "claude-system"),
+            tools: recorded(|p| matches!(p, Part::Tool(_) | Part::Tools), "claude-tools"),
+            params: hash("claude-params", &params_bytes),
+        }
+    }
 }
 
 /// A part given whole (`--system`, `--tools`): the hash of each of its blocks, as the head's
