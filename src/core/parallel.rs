@@ -68,7 +68,7 @@ pub fn map_blocks<T: Send>(
 }
 
 /// `task(0)`, …, `task(len - 1)` in one list, run in blocks of `block` indices as
-/// [`map_blocks`] runs them.
+/// [`map_each_onto`] runs them.
 pub fn map_each<T: Send>(
     len: usize,
     block: usize,
@@ -80,8 +80,12 @@ pub fn map_each<T: Send>(
     all
 }
 
-/// [`map_each`] added at the end of `list` (no list of the results on the side: with large
-/// results, a copy of them all in new memory costs about as much as making them).
+/// `task(0)`, …, `task(len - 1)` added at the end of `list`, in blocks of `block` indices on up
+/// to `threads.count` threads. The calling thread takes blocks from the front and makes them in
+/// `list` itself; the others take them from the back into lists of their own, appended once
+/// all are made. So a thread left without work takes the next block, and the calling thread's
+/// part is never copied (with large results, a copy in new memory costs about as much as
+/// making them).
 pub fn map_each_onto<T: Send>(
     list: &mut Vec<T>,
     len: usize,
@@ -89,12 +93,50 @@ pub fn map_each_onto<T: Send>(
     threads: Threads,
     task: impl Fn(usize) -> T + Sync,
 ) {
-    let blocks = map_blocks(len, block, threads, |range| {
-        range.map(&task).collect::<Vec<_>>()
-    });
+    let block = block.max(1);
+    let blocks = len.div_ceil(block);
+    let helpers = threads.count.clamp(1, blocks.max(1)) - 1;
     list.reserve(len);
-    for block in blocks {
-        list.extend(block);
+    if helpers == 0 {
+        list.extend((0..len).map(task));
+        return;
+    }
+    let range = |k: usize| k * block..((k + 1) * block).min(len);
+    let left = std::sync::Mutex::new(0..blocks);
+    let take = |from_back: bool| {
+        let mut left = left
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if from_back {
+            left.next_back()
+        } else {
+            left.next()
+        }
+    };
+    let from_back = || {
+        let mut done = Vec::new();
+        while let Some(k) = take(true) {
+            done.push((k, range(k).map(&task).collect::<Vec<_>>()));
+        }
+        done
+    };
+    let mut theirs = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (0..helpers).map(|_| scope.spawn(from_back)).collect();
+        while let Some(k) = take(false) {
+            list.extend(range(k).map(&task));
+        }
+        let mut theirs = Vec::new();
+        for helper in helpers {
+            match helper.join() {
+                Ok(done) => theirs.extend(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        theirs
+    });
+    theirs.sort_unstable_by_key(|(k, _)| *k);
+    for (_, made) in theirs {
+        list.extend(made);
     }
 }
 
@@ -121,7 +163,7 @@ mod tests {
     #[test]
     fn blocks_cover_the_range_in_order_whatever_the_thread_count() {
         for threads in [1, 2, 5] {
-            for (len, block) in [(0, 4), (1, 4), (8, 4), (9, 4), (10, 3), (5, 0)] {
+            for (len, block) in [(0, 4), (1, 4), (8, 4), (9, 4), (10, 3), (5, 0), (200, 3)] {
                 let blocks = super::map_blocks(len, block, Threads::new(threads), |range| range);
                 assert_eq!(
                     blocks.iter().cloned().flatten().collect::<Vec<_>>(),
@@ -136,6 +178,16 @@ mod tests {
                 );
                 let each = super::map_each(len, block, Threads::new(threads), |i| 3 * i + 1);
                 assert_eq!(each, (0..len).map(|i| 3 * i + 1).collect::<Vec<_>>());
+                // After what the list holds, whichever thread made which block, slow ones too.
+                let mut onto = vec![7, 8];
+                super::map_each_onto(&mut onto, len, block, Threads::new(threads), |i| {
+                    if i % 3 == 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(100));
+                    }
+                    3 * i + 1
+                });
+                let expected: Vec<usize> = [7, 8].into_iter().chain(each).collect();
+                assert_eq!(onto, expected, "{len} by {block}, {threads} threads");
             }
         }
     }
