@@ -205,7 +205,8 @@ pub trait AgentSession: Sync {
     /// Every request, in order (a turn's are its `steps`).
     fn steps(&self) -> &[Step];
 
-    /// What started a new history between step `previous` and step `step`, if anything did.
+    /// What started a new history between step `previous` and a later step `step`, if anything
+    /// did.
     fn reset_between(&self, previous: usize, step: usize) -> Option<Reset>;
 
     /// The line of the compaction whose checkpoint a step's history starts from, if any.

@@ -313,12 +313,16 @@ pub fn diff<S: AgentSession>(
         .rev()
         .find(|&&(x, y)| a.session.judged(x) && b.session.judged(y));
     let first_b_only = b_only.iter().find(|&&k| b.session.judged(k));
-    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (first_b_only, last_pair) {
+    // Only a step of B's past the last pair continues A (one before it is B's own history, as
+    // where B holds steps A never had and the two meet again after them).
+    if let (Some(&first_b_only), Some(&(last_a, last_b))) = (first_b_only, last_pair)
+        && first_b_only > last_b
+    {
         let (last_a, last_b, first_b_only) = (a.at(last_a), b.at(last_b), b.at(first_b_only));
         // B continues A: its first step past the shared ones may start from a reset.
         if let Some(d) = continuation::reset(last_a, last_b, first_b_only) {
             drifts.push(d);
-        } else if a_only.is_empty() && first_b_only.step > last_b.step {
+        } else if a_only.is_empty() {
             // B resumes A: its first request after A's end should extend A's last request.
             drifts.extend(continuation::resumed(last_a, first_b_only));
         }

@@ -1343,6 +1343,74 @@ fn steps_show_a_rewritten_files_copied_requests_as_copies() {
     }
 }
 
+/// `diff` of any two transcripts one build wrote, in either order, runs to its end: every step
+/// of A paired once or A's own, every step of B paired once or B's own. (The first step B holds
+/// that A does not came before the last pair of a compaction's and a `--continue`'s sessions:
+/// asking for a reset between them indexed backwards and panicked.)
+#[test]
+fn diff_of_any_two_transcripts_of_a_build_accounts_for_every_step() {
+    use crate::AgentSession as _;
+    let mut by_version: std::collections::BTreeMap<
+        String,
+        Vec<(Session, crate::fingerprint::Plan)>,
+    > = Default::default();
+    for (case, meta) in recorded_cases() {
+        let version = case.parent().unwrap().display().to_string();
+        for (name, bytes) in transcripts(&case, &meta) {
+            let Ok(session) = Session::load(&name, &bytes) else {
+                continue;
+            };
+            if session.steps().is_empty() {
+                continue;
+            }
+            let plan = super::session::plan(&session, Default::default(), Default::default());
+            by_version
+                .entry(version.clone())
+                .or_default()
+                .push((session, plan));
+        }
+    }
+    let mut diffs = 0;
+    for (version, sessions) in &by_version {
+        for (sa, pa) in sessions {
+            for (sb, pb) in sessions {
+                let d = crate::diff::diff(sa, pa, sb, pb, None);
+                let mut a: Vec<usize> = d
+                    .pairs
+                    .iter()
+                    .map(|&(x, _)| x)
+                    .chain(d.a_only.clone())
+                    .collect();
+                let mut b: Vec<usize> = d
+                    .pairs
+                    .iter()
+                    .map(|&(_, y)| y)
+                    .chain(d.b_only.clone())
+                    .collect();
+                a.sort_unstable();
+                b.sort_unstable();
+                let (na, nb) = (sa.steps().len(), sb.steps().len());
+                assert_eq!(
+                    a,
+                    (0..na).collect::<Vec<_>>(),
+                    "{version}: {} against {}",
+                    sa.name(),
+                    sb.name()
+                );
+                assert_eq!(
+                    b,
+                    (0..nb).collect::<Vec<_>>(),
+                    "{version}: {} against {}",
+                    sa.name(),
+                    sb.name()
+                );
+                diffs += 1;
+            }
+        }
+    }
+    assert!(diffs > 1000, "{diffs} diffs");
+}
+
 /// The plan and the rows `plan_and_analyze` makes (the cache simulated while the plan is made)
 /// are those of a plan made first and analysed after, on every sample and recording, on one
 /// thread or two.
