@@ -349,7 +349,7 @@ pub fn analyze<S: AgentSession>(session: &S, plan: &Plan) -> Vec<StepCache> {
 /// The plan `make_plan` makes and [`analyze`] of every step against it. A breakpoint cache's
 /// simulation, which needs the session's prompts but not the plan, runs on another of
 /// `threads` while the plan is made: both are done in step order, each on one thread.
-pub fn plan_and_analyze<S: AgentSession + Sync, E>(
+pub fn plan_and_analyze<S: AgentSession, E>(
     session: &S,
     threads: crate::core::parallel::Threads,
     make_plan: impl FnOnce() -> Result<Plan, E>,
@@ -372,7 +372,10 @@ pub fn plan_and_analyze<S: AgentSession + Sync, E>(
             }
         })
     } else {
-        (make_plan(), simulate())
+        // A plan that fails is not waited for by a simulation.
+        let plan = make_plan();
+        let simulation = plan.is_ok().then(simulate).flatten();
+        (plan, simulation)
     };
     let plan = plan?;
     let mut analysis = Analysis {

@@ -53,9 +53,10 @@ pub trait BreakpointCache: Send {
         prompt_tokens: Option<u64>,
     ) -> Lookup;
 
-    /// Room for the entries of `requests` more requests (one or two each, mostly), so that a
-    /// long session's entries are not moved again and again as they grow.
-    fn reserve(&mut self, requests: usize);
+    /// Room for an entry per request of `requests` more (a request's other breakpoints mostly
+    /// write the entries of the requests before it again), so that a long session's entries are
+    /// not moved again and again as they grow.
+    fn reserve(&mut self, _requests: usize) {}
 }
 
 /// What the cache held for one request.

@@ -36,7 +36,8 @@ fn encoding_matches_an_independent_xxh3() {
 fn tag_and_bytes_hash_as_one_input() {
     let bytes: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect();
     for len in [
-        0, 1, 10, 11, 122, 123, 234, 235, 1018, 1019, 1024, 2043, 4091, 65_531, 70_000,
+        0, 1, 10, 11, 115, 116, 122, 123, 124, 234, 235, 1018, 1019, 1024, 2043, 4091, 65_531,
+        70_000,
     ] {
         for tag in ["item", "instructions", &"t".repeat(3000)] {
             let mut whole = tag.as_bytes().to_vec();

@@ -1440,7 +1440,8 @@ fn rows_of_a_cache_simulated_while_planning_are_those_after_it() {
             assert_eq!(rows_again, rows, "{name}: {threads} threads");
         }
     }
-    assert!(judged > 1000, "{judged} rows of a simulated cache");
+    // The recordings alone hold 284 (the real samples, when present, thousands more).
+    assert!(judged > 200, "{judged} rows of a simulated cache");
 }
 
 /// `steps` on a lean load (messages' contents left out but for 2.1.3xx's) is `steps` on the
