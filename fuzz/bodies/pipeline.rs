@@ -7,7 +7,8 @@
 //!
 //! Invariants checked (a failure is a crash):
 //! - rendering into a `Vec<u8>` never returns an error;
-//! - every JSON output parses as JSON;
+//! - every JSON output is well-formed JSON (its grammar: a number as recorded may be past an
+//!   `f64`);
 //! - every text output is UTF-8 and, with colour off, contains no raw ESC (0x1b) byte;
 //! - `diff(A, A)` is identical, and so is its rendering's verdict; with no 0xFF, the diff of two
 //!   loads of the same bytes is identical too (loading and planning are deterministic);
@@ -99,8 +100,11 @@ fn text(outputs: &mut Outputs, what: &'static str, bytes: Vec<u8>) {
     outputs.push((what, bytes));
 }
 
+/// Well-formed JSON (RFC 8259's grammar), not JSON a `serde_json::Value` can hold: an item is
+/// shown as recorded, and a recorded number may be past an `f64` (`1e400`), which Python's and
+/// jq's readers take and `Value` refuses.
 fn json(outputs: &mut Outputs, what: &'static str, bytes: Vec<u8>) {
-    if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+    if let Err(e) = serde_json::from_slice::<Box<serde_json::value::RawValue>>(&bytes) {
         panic!(
             "{what}: JSON output does not parse: {e}\n{}",
             String::from_utf8_lossy(&bytes)

@@ -102,3 +102,25 @@ fn load_steps(bytes: &[u8]) -> usize {
         .steps
         .len()
 }
+
+/// A number past an `f64` in a recorded item (found by fuzzing: `1e400` in a `function_call`'s
+/// payload) is shown as recorded: `view --format json` holds it as written, and its output is
+/// well-formed JSON whatever reads it.
+#[test]
+fn a_number_past_an_f64_is_shown_as_recorded() {
+    let fixture = String::from_utf8(read("fixtures/rollouts/era_b_steps.jsonl")).expect("UTF-8");
+    let marked = "\"type\":\"function_call\"";
+    assert!(fixture.contains(marked), "a function call to mark");
+    let text = fixture.replacen(marked, "\"type\":\"function_call\",\"n\":1e400", 1);
+    let outputs = pipeline::run(text.as_bytes(), 1);
+    let view = outputs
+        .iter()
+        .find(|(what, _)| *what == "view json")
+        .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+        .expect("a view in JSON");
+    assert!(view.contains("\"n\":1e400"), "the number as written");
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&view).is_err(),
+        "past an f64"
+    );
+}
