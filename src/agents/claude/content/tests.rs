@@ -152,7 +152,8 @@ fn every_recorded_content_reads_as_its_value() {
             fast_lines += usize::from(fast(role, text.as_bytes()).is_some());
         }
     }
-    assert!(lines > 5_000, "{lines} lines");
+    // The recordings alone hold 641 (the real samples, when present, thousands more).
+    assert!(lines > 500, "{lines} lines");
     // Claude Code writes what serde writes back: almost every line takes the one-scan way.
     assert!(fast_lines * 100 > lines * 95, "{fast_lines} of {lines}");
 }

@@ -286,8 +286,9 @@ fn item_digests_hash_what_is_sent() {
             rewritten += usize::from(item.wire.is_some());
         }
     }
+    // The fixtures and recordings alone hold 739 (the real samples, when present, more).
     assert!(
-        items > 1_000 && rewritten > 0,
+        items > 600 && rewritten > 0,
         "{items} items, {rewritten} rewritten"
     );
 }
