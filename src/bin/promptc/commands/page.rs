@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use promptc::render::page::{self, Page};
 
 use crate::cli::{DiffArgs, InputArgs, ViewArgs};
-use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{Context, Items, keep_until_exit, load, plan, threads, with_stdout};
 use crate::exit::ExitStatus;
 use promptc::AgentSession;
 
@@ -48,8 +48,9 @@ fn session_page(
     plan_args: Option<&crate::cli::PlanArgs>,
 ) -> anyhow::Result<(promptc::Session, promptc::fingerprint::Plan, Page)> {
     let session = load(input, context, Items::Json)?;
-    let p = plan(&session, plan_args.unwrap_or(&Default::default()), true)?;
-    let rows = promptc::cache::analyze(&session, &p);
+    let (p, rows) = promptc::cache::plan_and_analyze(&session, threads(), || {
+        plan(&session, plan_args.unwrap_or(&Default::default()), true)
+    })?;
     let page = page::page(&session, &p, &rows);
     Ok((session, p, page))
 }
