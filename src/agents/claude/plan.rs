@@ -19,6 +19,7 @@
 
 mod cache_control;
 mod history;
+mod history_hashes;
 mod lines;
 mod records;
 mod replayed;

@@ -15,13 +15,12 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::super::content::billing;
-use super::super::content::message_sha256;
 use super::super::load::{ApiRequest, LineKind, Transcript};
-use super::super::replay::message_hash;
 use super::super::thread::Role;
-use super::history::{Builder, HASH};
+use super::history::Builder;
+use super::history_hashes::HistoryHashes;
 use super::lines::{content, first_prompt};
-use super::replayed::{Blob, ContentKind, head_blocks, role_name, sent_message};
+use super::replayed::{Blob, ContentKind, head_blocks};
 use super::{BlockData, Cursor, Source, cache_control};
 use crate::core::hash::{Hash, hash, hex};
 use crate::core::shared::{ListId, SharedLists};
@@ -81,28 +80,6 @@ enum Chain {
     Loops,
 }
 
-/// The first history message each replayed request changed, as suffix minima (see
-/// [`Changes::after`]).
-#[derive(Debug, Default)]
-struct Changes {
-    minima: Vec<(usize, usize)>,
-}
-
-impl Changes {
-    fn push(&mut self, stamp: usize, position: usize) {
-        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
-            self.minima.pop();
-        }
-        self.minima.push((stamp, position));
-    }
-
-    /// The first history message changed by a request after `stamp`.
-    fn after(&self, stamp: usize) -> usize {
-        let i = self.minima.partition_point(|&(s, _)| s <= stamp);
-        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
-    }
-}
-
 /// The replay records of a transcript.
 pub(crate) struct Records {
     /// Record id, blob hash, shape hash → its line (the last of a repeated record or blob, as
@@ -121,12 +98,7 @@ pub(crate) struct Records {
     failed: HashMap<usize, Box<str>>,
     messages: SharedLists<Entry>,
     blob_content: HashMap<usize, Blob>,
-    /// The sha256 of each history message (as `replay` names them), and the first message of
-    /// each hash.
-    history_hashes: Vec<Arc<str>>,
-    first_of_hash: HashMap<Arc<str>, usize>,
-    changes: Changes,
-    stamp: usize,
+    history: HistoryHashes,
     /// Each `params` text met: its `thinking` and `tool_choice` (`None`: not an object).
     params: HashMap<Box<str>, Option<(Hash, Value)>>,
     /// Heads by shape line and what of the record they depend on, before and after the billing
@@ -165,10 +137,7 @@ impl Records {
             failed: HashMap::new(),
             messages: SharedLists::new(),
             blob_content: HashMap::new(),
-            history_hashes: Vec::new(),
-            first_of_hash: HashMap::new(),
-            changes: Changes::default(),
-            stamp: 0,
+            history: HistoryHashes::default(),
             params: HashMap::new(),
             heads: HashMap::new(),
             billed_heads: HashMap::new(),
@@ -190,7 +159,7 @@ impl Records {
                 LineKind::ApiRequestShape { hash, .. } => (&mut self.shapes, hash, true),
                 _ => continue,
             };
-            self.stale |= self.stamp > 0 && self.awaited.contains(key);
+            self.stale |= self.history.stamp() > 0 && self.awaited.contains(key);
             // A shape written again as it was keeps the line noted for it: its head (by line) is
             // made once.
             if same_again
@@ -201,7 +170,7 @@ impl Records {
                 continue;
             }
             let again = map.insert(key.clone(), i).is_some() && !same_again;
-            self.stale |= self.stamp > 0 && again;
+            self.stale |= self.history.stamp() > 0 && again;
         }
         self.read = t.lines.len();
     }
@@ -229,7 +198,7 @@ impl Records {
         blocks: &mut SharedLists<BlockData>,
         reference: &str,
     ) -> Result<(Arc<[Block]>, ListId, usize, Vec<(usize, i64)>), NoReplay> {
-        self.update_history_hashes(t, history);
+        self.history.update(t, history);
         let Some(&line) = self.by_id.get(reference) else {
             self.missing(reference);
             return Err(NoReplay::RecordElsewhere);
@@ -302,46 +271,6 @@ impl Records {
         Ok((head, list.blocks, list.block_len, breakpoints))
     }
 
-    /// The hashes of the history's messages, from the first that changed since the last
-    /// replayed request.
-    fn update_history_hashes(&mut self, t: &Transcript, history: &mut Builder) {
-        let changed = history.take_dirty(HASH);
-        self.stamp += 1;
-        self.changes.push(self.stamp, changed);
-        while self.history_hashes.len() > changed {
-            let position = self.history_hashes.len() - 1;
-            if let Some(h) = self.history_hashes.pop()
-                && self.first_of_hash.get(&h) == Some(&position)
-            {
-                self.first_of_hash.remove(&h);
-            }
-        }
-        for m in self.history_hashes.len()..history.messages.len() {
-            let (role, lines) = (history.messages[m].role, history.message_lines(m));
-            // A message of one line: the hash its line was read with.
-            let read_with_line = match *lines {
-                [i] => match (role, &t.lines[i].kind) {
-                    (Role::User, LineKind::User(u)) => u.message_sha256.clone(),
-                    (Role::Assistant, LineKind::Assistant(a)) => a.message_sha256.clone(),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let h = read_with_line.unwrap_or_else(|| {
-                let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
-                    LineKind::User(u) => Some(&*u.content),
-                    LineKind::Assistant(a) => Some(&*a.content),
-                    _ => None,
-                });
-                message_sha256(role_name(role), contents)
-                    .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
-                    .into()
-            });
-            self.first_of_hash.entry(h.clone()).or_insert(m);
-            self.history_hashes.push(h);
-        }
-    }
-
     /// Whether the `base` links of record `line` end within the file.
     fn chain(&mut self, t: &Transcript, line: usize) -> Chain {
         let mut path: Vec<usize> = Vec::new();
@@ -377,7 +306,7 @@ impl Records {
     /// A list made at `stamp` that relied on history messages up to `used` still holds.
     fn holds(&self, list: &RecordList) -> bool {
         list.history_used
-            .is_none_or(|used| self.changes.after(list.stamp) > used)
+            .is_none_or(|used| self.history.changed_after(list.stamp) > used)
     }
 
     /// The messages of record `line` (whose chain is whole), resolved again from the first
@@ -401,7 +330,7 @@ impl Records {
             // nowhere, nor can the records after it: without this, each request of a chain
             // that fails would walk the whole chain again.
             if let Some(h) = self.failed.get(&r) {
-                if !self.blobs.contains_key(h) && !self.first_of_hash.contains_key(&**h) {
+                if !self.blobs.contains_key(h) && self.history.first(h).is_none() {
                     let h = h.clone();
                     for r in stale {
                         self.failed.insert(r, h.clone());
@@ -466,7 +395,7 @@ impl Records {
             message_len,
             blocks: block_cursor.list,
             block_len: block_cursor.pos,
-            stamp: self.stamp,
+            stamp: self.history.stamp(),
             history_used: None,
         };
         let mut cursor = block_cursor;
@@ -478,7 +407,7 @@ impl Records {
             }
             let source = if let Some(blob) = blob {
                 MessageSource::Blob(blob)
-            } else if let Some(&m) = self.first_of_hash.get(&**h) {
+            } else if let Some(m) = self.history.first(h) {
                 used = used.max(Some(m));
                 MessageSource::History(history.messages[m].role, history.message_lines(m).into())
             } else {

@@ -1,0 +1,104 @@
+//! The sha256 each history message is named by in 2.1.3xx's replay records (as `replay` names
+//! them), kept as the history grows, and which messages each replayed request changed: a
+//! record's list resolved against an earlier history holds while the messages it used did not.
+
+use std::sync::Arc;
+
+use foldhash::HashMap;
+
+use super::super::content::message_sha256;
+use super::super::load::{LineKind, Transcript};
+use super::super::replay::message_hash;
+use super::super::thread::Role;
+use super::history::{Builder, HASH};
+use super::replayed::{role_name, sent_message};
+
+/// The history's message hashes as of the last replayed request.
+#[derive(Debug, Default)]
+pub(super) struct HistoryHashes {
+    /// The hash of each history message, and the first message of each hash.
+    hashes: Vec<Arc<str>>,
+    first_of_hash: HashMap<Arc<str>, usize>,
+    changes: Changes,
+    /// Replayed requests so far.
+    stamp: usize,
+}
+
+impl HistoryHashes {
+    /// Replayed requests so far: what a list resolved now is stamped with.
+    pub fn stamp(&self) -> usize {
+        self.stamp
+    }
+
+    /// The first history message named `hash`.
+    pub fn first(&self, hash: &str) -> Option<usize> {
+        self.first_of_hash.get(hash).copied()
+    }
+
+    /// The first history message changed by a request after `stamp`.
+    pub fn changed_after(&self, stamp: usize) -> usize {
+        self.changes.after(stamp)
+    }
+
+    /// The hashes of the history's messages, from the first that changed since the last
+    /// replayed request (a new stamp).
+    pub fn update(&mut self, t: &Transcript, history: &mut Builder) {
+        let changed = history.take_dirty(HASH);
+        self.stamp += 1;
+        self.changes.push(self.stamp, changed);
+        while self.hashes.len() > changed {
+            let position = self.hashes.len() - 1;
+            if let Some(h) = self.hashes.pop()
+                && self.first_of_hash.get(&h) == Some(&position)
+            {
+                self.first_of_hash.remove(&h);
+            }
+        }
+        for m in self.hashes.len()..history.messages.len() {
+            let (role, lines) = (history.messages[m].role, history.message_lines(m));
+            // A message of one line: the hash its line was read with.
+            let read_with_line = match *lines {
+                [i] => match (role, &t.lines[i].kind) {
+                    (Role::User, LineKind::User(u)) => u.message_sha256.clone(),
+                    (Role::Assistant, LineKind::Assistant(a)) => a.message_sha256.clone(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let h = read_with_line.unwrap_or_else(|| {
+                let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
+                    LineKind::User(u) => Some(&*u.content),
+                    LineKind::Assistant(a) => Some(&*a.content),
+                    _ => None,
+                });
+                message_sha256(role_name(role), contents)
+                    .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
+                    .into()
+            });
+            self.first_of_hash.entry(h.clone()).or_insert(m);
+            self.hashes.push(h);
+        }
+    }
+}
+
+/// The first history message each replayed request changed, as suffix minima (see
+/// [`Changes::after`]).
+#[derive(Debug, Default)]
+struct Changes {
+    minima: Vec<(usize, usize)>,
+}
+
+impl Changes {
+    fn push(&mut self, stamp: usize, position: usize) {
+        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
+            self.minima.pop();
+        }
+        self.minima.push((stamp, position));
+    }
+
+    /// The first history message changed by a request after `stamp`.
+    fn after(&self, stamp: usize) -> usize {
+        let i = self.minima.partition_point(|&(s, _)| s <= stamp);
+        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
+    }
+}
