@@ -40,16 +40,23 @@ pub fn map<T: Send>(count: usize, threads: Threads, task: impl Fn(usize) -> T + 
     let mut done = std::thread::scope(|scope| {
         let helpers: Vec<_> = (0..helpers).map(|_| scope.spawn(work)).collect();
         let mut done = work();
-        for helper in helpers {
-            match helper.join() {
-                Ok(theirs) => done.extend(theirs),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
+        done.extend(joined(helpers));
         done
     });
     done.sort_unstable_by_key(|(index, _)| *index);
     done.into_iter().map(|(_, result)| result).collect()
+}
+
+/// What the helper threads made, each by its task's index; a helper's panic is resumed here.
+fn joined<T>(helpers: Vec<std::thread::ScopedJoinHandle<'_, Vec<(usize, T)>>>) -> Vec<(usize, T)> {
+    let mut done = Vec::new();
+    for helper in helpers {
+        match helper.join() {
+            Ok(theirs) => done.extend(theirs),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+    done
 }
 
 /// [`map`] over blocks of `0..len`: `task(0..block)`, `task(block..2 * block)`, …, the last
@@ -125,14 +132,7 @@ pub fn map_each_onto<T: Send>(
         while let Some(k) = take(false) {
             list.extend(range(k).map(&task));
         }
-        let mut theirs = Vec::new();
-        for helper in helpers {
-            match helper.join() {
-                Ok(done) => theirs.extend(done),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        theirs
+        joined(helpers)
     });
     theirs.sort_unstable_by_key(|(k, _)| *k);
     for (_, made) in theirs {

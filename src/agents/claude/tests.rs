@@ -1378,20 +1378,18 @@ fn diff_of_any_two_transcripts_of_a_build_accounts_for_every_step() {
         for (sa, pa) in sessions {
             for (sb, pb) in sessions {
                 let d = crate::diff::diff(sa, pa, sb, pb, None);
-                let mut a: Vec<usize> = d
-                    .pairs
-                    .iter()
-                    .map(|&(x, _)| x)
-                    .chain(d.a_only.clone())
-                    .collect();
-                let mut b: Vec<usize> = d
-                    .pairs
-                    .iter()
-                    .map(|&(_, y)| y)
-                    .chain(d.b_only.clone())
-                    .collect();
-                a.sort_unstable();
-                b.sort_unstable();
+                // One side's steps: those paired, then its own, in order.
+                let steps = |paired: fn(&(usize, usize)) -> usize, own: &[usize]| {
+                    let mut all: Vec<usize> = d
+                        .pairs
+                        .iter()
+                        .map(paired)
+                        .chain(own.iter().copied())
+                        .collect();
+                    all.sort_unstable();
+                    all
+                };
+                let (a, b) = (steps(|p| p.0, &d.a_only), steps(|p| p.1, &d.b_only));
                 let (na, nb) = (sa.steps().len(), sb.steps().len());
                 assert_eq!(
                     a,
