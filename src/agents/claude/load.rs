@@ -21,7 +21,7 @@ mod pieces;
 use line::{Str, read_line};
 
 pub use super::record::{
-    ApiRequest, Assistant, Attachment, Line, LineKind, System, Transcript, Usage, User,
+    ApiRequest, Assistant, Attachment, Line, LineId, LineKind, System, Transcript, Usage, User,
 };
 
 /// Line types that carry nothing promptc reads: accounted for, never a note.
@@ -176,7 +176,7 @@ fn replayed_after_dropped(t: &Transcript) -> bool {
             if dropped {
                 return true;
             }
-            at = t.lines[l].parent.as_deref().and_then(|p| t.uuids.get(p));
+            at = t.lines[l].parent.as_ref().and_then(|p| t.uuids.get(p));
         }
     }
     false
@@ -198,7 +198,7 @@ fn parent_cycle(t: &Transcript) -> bool {
             }
             state[i] = 1;
             path.push(i);
-            at = t.lines[i].parent.as_deref().and_then(|p| t.uuids.get(p));
+            at = t.lines[i].parent.as_ref().and_then(|p| t.uuids.get(p));
         }
         for l in path.drain(..) {
             state[l] = 2;
@@ -329,7 +329,7 @@ impl Recorder {
                     let index = t.lines.len();
                     lean.parent_not_before |= line
                         .parent
-                        .as_deref()
+                        .as_ref()
                         .is_some_and(|p| t.uuids.get(p).is_none_or(|at| at >= index));
                 }
                 t.lines.push(line);

@@ -31,7 +31,7 @@ mod home_tests;
 #[cfg(test)]
 mod tests;
 
-pub use load::{Line, LineKind, Transcript, Usage, is_transcript, load};
+pub use load::{Line, LineId, LineKind, Transcript, Usage, is_transcript, load};
 pub use thread::{
     Conversation, History, Request, RequestKind, Response, Role, SentMessage, ThreadKey,
     conversation,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::content::Content;
+pub use super::uuids::LineId;
 use crate::core::lines::SkippedLine;
 
 /// A transcript as its lines say it.
@@ -32,10 +33,10 @@ pub struct Line {
     /// 1-based line number in the file.
     pub number: usize,
     pub kind: LineKind,
-    pub uuid: Option<Box<str>>,
-    pub parent: Option<Box<str>>,
+    pub uuid: Option<LineId>,
+    pub parent: Option<LineId>,
     /// A compaction boundary's link to the history it replaced (`logicalParentUuid`).
-    pub logical_parent: Option<Box<str>>,
+    pub logical_parent: Option<LineId>,
     /// Shared with the lines before it that carry the same text (as the next four).
     pub session_id: Option<Arc<str>>,
     /// A subagent's id (`agentId`, 2.0.x+); lines of a sidechain carry `isSidechain`.

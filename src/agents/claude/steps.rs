@@ -371,7 +371,10 @@ impl Session {
             ttl: None,
             key: match response {
                 Some(r) => r.message_id.clone(),
-                None => line.uuid.as_deref().map(std::sync::Arc::from),
+                None => line
+                    .uuid
+                    .as_ref()
+                    .map(|u| std::sync::Arc::from(u.text().as_ref())),
             },
             prompt,
             copied: false,

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::load::{LineKind, LoadError, Loader};
+use super::load::{LineId, LineKind, LoadError, Loader};
 use super::session::Session;
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
@@ -1127,14 +1127,14 @@ fn results_pair_with_the_copy_of_their_call_the_walk_went_through() {
     let t = load("rewrite.jsonl", text.as_bytes()).unwrap();
     let c = conversation(&t);
     let last = c.requests.last().unwrap();
-    assert_eq!(t.lines[last.at].uuid.as_deref(), Some("a3"));
+    assert_eq!(t.lines[last.at].uuid, Some(LineId::new("a3")));
     let history = c.history(&t, last);
-    let results: Vec<&str> = history
+    let results: Vec<String> = history
         .messages
         .iter()
         .flat_map(|m| &m.lines)
         .filter(|&&i| matches!(&t.lines[i].kind, LineKind::User(u) if !u.tool_results.is_empty()))
-        .map(|&i| t.lines[i].uuid.as_deref().unwrap())
+        .map(|&i| t.lines[i].uuid.as_ref().unwrap().to_string())
         .collect();
     assert_eq!(results, ["r1b"]);
     // The same on the real 2.0.31 sample that does it (lines 13-23 copy lines 1-10).
@@ -1224,7 +1224,7 @@ fn each_inline_sidechain_is_a_thread_of_its_own() {
         let last = &c.requests[s.claude_steps[1].request];
         let history = c.history(&t, last);
         let first = history.messages[0].lines[0];
-        assert_eq!(t.lines[first].uuid.as_deref(), Some(root));
+        assert_eq!(t.lines[first].uuid, Some(LineId::new(root)));
     }
     // A real 1.0.108 session with two subagents, one after the other (lines 16 and 26 start them).
     let samples = claude_sample_bytes();

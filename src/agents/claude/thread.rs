@@ -11,7 +11,7 @@
 use foldhash::{HashMap, HashSet, HashSetExt};
 use std::sync::Arc;
 
-use super::load::{LineKind, Transcript, Usage, User};
+use super::load::{LineId, LineKind, Transcript, Usage, User};
 
 mod extend;
 
@@ -57,7 +57,8 @@ impl Conversation {
             (None, true) => {
                 let root = self.sidechain_root.get(i).copied().unwrap_or(u32::MAX);
                 let root = t.lines.get(root as usize).unwrap_or(line);
-                ThreadKey::Sidechain(root.uuid.as_deref().unwrap_or_default().into())
+                let root = root.uuid.as_ref().map(|u| u.text()).unwrap_or_default();
+                ThreadKey::Sidechain(root.as_ref().into())
             }
             _ => ThreadKey::Main,
         }
@@ -98,7 +99,7 @@ pub struct Request {
     /// (an index into [`Transcript::lines`]).
     pub at: usize,
     /// The line its history ends at (the parent of `at`, or the boundary's logical parent).
-    pub leaf: Option<Box<str>>,
+    pub leaf: Option<LineId>,
 }
 
 /// The history a request was sent with ([`Conversation::history`]).
@@ -118,7 +119,7 @@ pub struct Conversation {
     /// Every request, in file order, of every thread.
     pub requests: Vec<Request>,
     /// Each line's parent line, where the file has it; `Err` names a parent it does not have.
-    parent: Vec<Option<Result<usize, Box<str>>>>,
+    parent: Vec<Option<Result<usize, LineId>>>,
     /// The response of each assistant line.
     response_of: Vec<u32>,
     /// The root line of each inline sidechain line (`u32::MAX` for others).
@@ -136,7 +137,7 @@ pub struct Conversation {
     /// Requests per thread, in the order the threads first made one.
     thread_requests: Vec<(ThreadKey, usize)>,
     /// Parents (and a boundary's logical parent) named by lines read before the file had them.
-    awaited: HashSet<Box<str>>,
+    awaited: HashSet<LineId>,
 }
 
 /// What reading the lines appended changed ([`Conversation::extend`]).
@@ -190,12 +191,12 @@ impl Conversation {
         &'a self,
         t: &Transcript,
         request: &'a Request,
-    ) -> Option<Result<usize, &'a str>> {
+    ) -> Option<Result<usize, &'a LineId>> {
         match request.kind {
             // The parent of its response's first line: already found.
             RequestKind::Sampling => self.parent_of(request.at),
             RequestKind::Compaction => {
-                let uuid = request.leaf.as_deref()?;
+                let uuid = request.leaf.as_ref()?;
                 Some(t.uuids.get(uuid).ok_or(uuid))
             }
         }
@@ -243,7 +244,7 @@ impl Conversation {
             None => None,
             Some(Ok(i)) => Some(i),
             Some(Err(uuid)) => {
-                missing_parent = Some(uuid.into());
+                missing_parent = Some(uuid.to_string().into());
                 None
             }
         };
@@ -263,7 +264,7 @@ impl Conversation {
                 None => None,
                 Some(Ok(p)) => Some(*p),
                 Some(Err(uuid)) => {
-                    missing_parent = Some(uuid.clone());
+                    missing_parent = Some(uuid.to_string().into());
                     None
                 }
             };
@@ -333,10 +334,8 @@ impl Conversation {
     }
 
     /// Line `i`'s parent line, where the file has it; `Err` names a parent it does not have.
-    pub(crate) fn parent_of(&self, i: usize) -> Option<Result<usize, &str>> {
-        self.parent[i]
-            .as_ref()
-            .map(|p| p.as_ref().copied().map_err(|u| &**u))
+    pub(crate) fn parent_of(&self, i: usize) -> Option<Result<usize, &LineId>> {
+        self.parent[i].as_ref().map(|p| p.as_ref().copied())
     }
 
     /// The response of assistant line `i`.

@@ -1,7 +1,76 @@
-//! Lines by their `uuid`, without a copy of each: the canonical lowercase UUIDs Claude Code
-//! writes are kept as 128-bit keys, anything else by its text.
+//! A line's `uuid` without a copy of its text, and lines by their `uuid`: the canonical
+//! lowercase UUIDs Claude Code writes are kept as their 128 bits, anything else as its text.
+
+use std::fmt;
 
 use foldhash::HashMap;
+
+/// A line's `uuid`, `parentUuid` or `logicalParentUuid`, read as written. Claude Code's
+/// canonical lowercase UUIDs are kept as their bits (packed on the loader's threads, as the
+/// line is read): no allocation a field, and a key for [`LinesByUuid`] without packing again.
+/// Any other text is kept as it is, so that two texts are one id only when they are the same.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum LineId {
+    /// Two 64-bit halves, not a `u128`: an id is then 24 bytes, not 32.
+    Packed([u64; 2]),
+    Text(Box<str>),
+}
+
+impl LineId {
+    pub fn new(text: &str) -> LineId {
+        match pack(text) {
+            Some(bits) => LineId::Packed(halves(bits)),
+            None => LineId::Text(text.into()),
+        }
+    }
+
+    /// The id as written.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            LineId::Text(text) => std::borrow::Cow::Borrowed(text),
+            LineId::Packed(_) => std::borrow::Cow::Owned(self.to_string()),
+        }
+    }
+}
+
+fn halves(bits: u128) -> [u64; 2] {
+    [(bits >> 64) as u64, bits as u64]
+}
+
+fn bits([high, low]: [u64; 2]) -> u128 {
+    u128::from(high) << 64 | u128::from(low)
+}
+
+impl fmt::Display for LineId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineId::Text(text) => f.write_str(text),
+            LineId::Packed(halves) => {
+                let hex = format!("{:032x}", bits(*halves));
+                let (a, rest) = hex.split_at(8);
+                let (b, rest) = rest.split_at(4);
+                let (c, rest) = rest.split_at(4);
+                let (d, e) = rest.split_at(4);
+                write!(f, "{a}-{b}-{c}-{d}-{e}")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for LineId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.text(), f)
+    }
+}
+
+impl PartialEq<str> for LineId {
+    fn eq(&self, other: &str) -> bool {
+        match self {
+            LineId::Text(text) => **text == *other,
+            LineId::Packed(halves) => pack(other) == Some(bits(*halves)),
+        }
+    }
+}
 
 /// Lines by `uuid`.
 #[derive(Debug, Clone, Default)]
@@ -11,21 +80,21 @@ pub(crate) struct LinesByUuid {
 }
 
 impl LinesByUuid {
-    pub fn get(&self, uuid: &str) -> Option<usize> {
-        match pack(uuid) {
-            Some(key) => self.packed.get(&key).copied(),
-            None => self.other.get(uuid).copied(),
+    pub fn get(&self, id: &LineId) -> Option<usize> {
+        match id {
+            LineId::Packed(halves) => self.packed.get(&bits(*halves)).copied(),
+            LineId::Text(text) => self.other.get(text).copied(),
         }
     }
 
-    /// Note `line` for `uuid` unless one is noted: the line noted first.
-    pub fn first(&mut self, uuid: &str, line: usize) -> Option<usize> {
-        match pack(uuid) {
-            Some(key) => self.packed.try_insert_first(key, line),
-            None => match self.other.get(uuid) {
+    /// Note `line` for `id` unless one is noted: the line noted first.
+    pub fn first(&mut self, id: &LineId, line: usize) -> Option<usize> {
+        match id {
+            LineId::Packed(halves) => self.packed.try_insert_first(bits(*halves), line),
+            LineId::Text(text) => match self.other.get(text) {
                 Some(&first) => Some(first),
                 None => {
-                    self.other.insert(uuid.into(), line);
+                    self.other.insert(text.clone(), line);
                     None
                 }
             },
@@ -90,22 +159,58 @@ fn pack(uuid: &str) -> Option<u128> {
 
 #[cfg(test)]
 mod tests {
-    use super::LinesByUuid;
+    use super::{LineId, LinesByUuid};
 
     #[test]
     fn a_uuid_is_found_by_its_text_whatever_its_form() {
         let mut lines = LinesByUuid::default();
+        let first =
+            |lines: &mut LinesByUuid, text: &str, line| lines.first(&LineId::new(text), line);
+        let get = |lines: &LinesByUuid, text: &str| lines.get(&LineId::new(text));
         let canonical = "4e50eb77-540d-4192-a1ab-ce05d61101c2";
-        assert_eq!(lines.first(canonical, 1), None);
-        assert_eq!(lines.first(canonical, 2), Some(1));
+        assert_eq!(first(&mut lines, canonical, 1), None);
+        assert_eq!(first(&mut lines, canonical, 2), Some(1));
         // The same digits in capitals, or without hyphens, are other texts.
-        assert_eq!(lines.get(&canonical.to_uppercase()), None);
-        assert_eq!(lines.get(&canonical.replace('-', "")), None);
-        assert_eq!(lines.first("4E50EB77-540D-4192-A1AB-CE05D61101C2", 3), None);
-        assert_eq!(lines.first("not-a-uuid", 4), None);
-        assert_eq!(lines.get("not-a-uuid"), Some(4));
-        assert_eq!(lines.get(canonical), Some(1));
-        assert_eq!(lines.get("4E50EB77-540D-4192-A1AB-CE05D61101C2"), Some(3));
-        assert_eq!(lines.get("4e50eb77-540d-4192-a1ab-ce05d61101c3"), None);
+        assert_eq!(get(&lines, &canonical.to_uppercase()), None);
+        assert_eq!(get(&lines, &canonical.replace('-', "")), None);
+        assert_eq!(
+            first(&mut lines, "4E50EB77-540D-4192-A1AB-CE05D61101C2", 3),
+            None
+        );
+        assert_eq!(first(&mut lines, "not-a-uuid", 4), None);
+        assert_eq!(get(&lines, "not-a-uuid"), Some(4));
+        assert_eq!(get(&lines, canonical), Some(1));
+        assert_eq!(get(&lines, "4E50EB77-540D-4192-A1AB-CE05D61101C2"), Some(3));
+        assert_eq!(get(&lines, "4e50eb77-540d-4192-a1ab-ce05d61101c3"), None);
+    }
+
+    /// An id is shown, compared and keyed as the text written, however it is kept.
+    #[test]
+    fn an_id_is_its_text() {
+        let texts = [
+            "00000000-0000-0000-0000-000000000000",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            "4e50eb77-540d-4192-a1ab-ce05d61101c2",
+            "0a0b0c0d-0e0f-1011-1213-141516171819",
+            "4E50EB77-540D-4192-A1AB-CE05D61101C2",
+            "4e50eb77540d4192a1abce05d61101c2",
+            "4e50eb77-540d-4192-a1ab-ce05d61101c",
+            "4e50eb77-540d-4192-a1ab-ce05d61101cg",
+            "u1",
+            "",
+        ];
+        for (k, text) in texts.iter().enumerate() {
+            let id = LineId::new(text);
+            assert_eq!(id.to_string(), *text);
+            assert_eq!(id.text(), *text);
+            assert_eq!(format!("{id:?}"), format!("{text:?}"));
+            assert!(id == **text, "{text}");
+            assert_eq!(matches!(id, LineId::Packed(_)), k < 4, "{text}");
+            for (j, other) in texts.iter().enumerate() {
+                assert_eq!(id == LineId::new(other), j == k, "{text} {other}");
+                assert_eq!(id == **other, j == k, "{text} {other}");
+            }
+        }
+        assert_eq!(std::mem::size_of::<Option<LineId>>(), 24);
     }
 }

@@ -45,6 +45,10 @@ fn boxed(s: Option<Str<'_>>) -> Option<Box<str>> {
     s.map(|s| s.0.into())
 }
 
+fn line_id(s: Option<Str<'_>>) -> Option<super::LineId> {
+    s.map(|s| super::LineId::new(&s.0))
+}
+
 /// The texts most lines repeat (session, subagent, version, working directory, model), shared
 /// with the line before that carried the same: one copy for a run of lines, not one a line.
 #[derive(Debug, Default)]
@@ -346,9 +350,9 @@ fn line_of<'a, M: MessageField<'a>>(
     Ok(Line {
         number,
         kind,
-        uuid: boxed(e.uuid),
-        parent: boxed(e.parent_uuid),
-        logical_parent: boxed(e.logical_parent_uuid),
+        uuid: line_id(e.uuid),
+        parent: line_id(e.parent_uuid),
+        logical_parent: line_id(e.logical_parent_uuid),
         session_id: repeated.share(Repeated::SESSION, e.session_id),
         agent_id: repeated.share(Repeated::AGENT, e.agent_id),
         sidechain: e.is_sidechain.unwrap_or(false),

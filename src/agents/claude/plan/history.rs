@@ -162,7 +162,7 @@ impl Builder {
             None => None,
             Some(Ok(i)) => Some(i),
             Some(Err(uuid)) => {
-                missing = Some(uuid.into());
+                missing = Some(uuid.to_string().into());
                 None
             }
         };
@@ -185,7 +185,7 @@ impl Builder {
                 None => None,
                 Some(Ok(p)) => Some(p),
                 Some(Err(uuid)) => {
-                    missing = Some(uuid.into());
+                    missing = Some(uuid.to_string().into());
                     None
                 }
             };
