@@ -147,7 +147,6 @@ pub struct Assistant {
     /// A `thinking` or `redacted_thinking` block is among its blocks.
     pub thinking: bool,
     pub usage: Option<Usage>,
-    pub stop_reason: Option<Box<str>>,
     /// `isApiErrorMessage`: an error Claude Code wrote itself (model `<synthetic>`).
     pub api_error: bool,
     /// 2.1.3xx: the `api-request` record of the request this answered (`requestRef`).

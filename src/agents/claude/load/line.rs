@@ -166,8 +166,6 @@ struct Message<'a> {
     content: Option<&'a RawValue>,
     #[serde(borrow)]
     usage: Option<&'a RawValue>,
-    #[serde(borrow)]
-    stop_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -453,7 +451,6 @@ fn assistant<'a, M: MessageField<'a>>(
         unread_blocks: heads.unread.into(),
         thinking: heads.thinking,
         usage,
-        stop_reason: boxed(m.stop_reason),
         api_error: e.is_api_error_message.unwrap_or(false),
         request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
         unreadable_usage,
