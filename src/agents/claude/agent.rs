@@ -112,7 +112,7 @@ impl AgentSession for Session {
         self.transcript
             .lines
             .iter()
-            .find_map(|l| l.session_id.as_deref())
+            .find_map(|l| l.context.session_id.as_deref())
     }
 
     /// A fork's file records no link to its parent session (its lines are copies).
@@ -190,7 +190,7 @@ impl AgentSession for Session {
         let (t, c) = (&self.transcript, &self.conversation);
         let mut lines = vec![("file", format!("{} (Claude Code transcript)", t.name))];
         let mut versions: Vec<&str> = Vec::new();
-        for v in t.lines.iter().filter_map(|l| l.version.as_deref()) {
+        for v in t.lines.iter().filter_map(|l| l.context.version.as_deref()) {
             if !versions.contains(&v) {
                 versions.push(v);
             }

@@ -277,7 +277,7 @@ fn read(path: &str, t: Transcript, verdicts: bool) -> FileKind {
         FileRole::SiblingAgent { .. } => t
             .lines
             .iter()
-            .find_map(|l| l.session_id.as_deref().map(str::to_string)),
+            .find_map(|l| l.context.session_id.as_deref().map(str::to_string)),
     };
     let Some(session) = session else {
         return FileKind::Ignored(path.to_string());
@@ -294,9 +294,9 @@ fn read(path: &str, t: Transcript, verdicts: bool) -> FileKind {
     let main = matches!(role, FileRole::Main { .. });
     let cwd = lines
         .clone()
-        .find_map(|l| l.cwd.as_deref().map(str::to_string));
+        .find_map(|l| l.context.cwd.as_deref().map(str::to_string));
     let versions = lines
-        .filter_map(|l| l.version.as_deref().map(str::to_string))
+        .filter_map(|l| l.context.version.as_deref().map(str::to_string))
         .collect();
     let first_prompt = if main { first_prompt(&t) } else { None };
     let progress_lines = t

@@ -21,7 +21,8 @@ mod pieces;
 use line::{Str, read_line};
 
 pub use super::record::{
-    ApiRequest, Assistant, Attachment, Line, LineId, LineKind, System, Transcript, Usage, User,
+    ApiRequest, Assistant, Attachment, Line, LineContext, LineId, LineKind, System, Transcript,
+    Usage, User,
 };
 
 /// Line types that carry nothing promptc reads: accounted for, never a note.
@@ -115,7 +116,7 @@ struct Lean {
 
 impl Lean {
     fn see(&mut self, line: &Line) {
-        let session = || line.session_id.clone().unwrap_or_default();
+        let session = || line.context.session_id.clone().unwrap_or_default();
         // A lone text block of another shape matters in a user message only (an assistant's is
         // sent as written).
         let (content, blocks, user) = match &line.kind {
@@ -132,7 +133,7 @@ impl Lean {
             self.dropped = true;
             if !self
                 .dropped_sessions
-                .contains(line.session_id.as_deref().unwrap_or(""))
+                .contains(line.context.session_id.as_deref().unwrap_or(""))
             {
                 self.dropped_sessions.insert(session());
             }

@@ -190,6 +190,7 @@ impl Planner {
         }
         let version = request_line(c, request);
         let build = t.lines[version]
+            .context
             .version
             .as_deref()
             .map_or(Build::V1_0_30, Build::of);

@@ -35,20 +35,25 @@ pub struct Line {
     pub kind: LineKind,
     pub uuid: Option<LineId>,
     pub parent: Option<LineId>,
-    /// A compaction boundary's link to the history it replaced (`logicalParentUuid`).
-    pub logical_parent: Option<LineId>,
-    /// Shared with the lines before it that carry the same text (as the next four).
-    pub session_id: Option<Arc<str>>,
-    /// A subagent's id (`agentId`, 2.0.x+); lines of a sidechain carry `isSidechain`.
-    pub agent_id: Option<Arc<str>>,
+    /// Its session, subagent, build and working directory: one copy for the lines in a row
+    /// that carry the same.
+    pub context: Arc<LineContext>,
     pub sidechain: bool,
     pub timestamp: Option<Box<str>>,
-    /// The Claude Code build that wrote the line.
-    pub version: Option<Arc<str>>,
-    pub cwd: Option<Arc<str>>,
     /// An earlier line of this file has the same `uuid` (a resume's copy, a rewritten line):
     /// the index of that line in [`Transcript::lines`]. The first one counts.
     pub duplicate_of: Option<usize>,
+}
+
+/// What a line says of where it was written, as most lines in a row repeat it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineContext {
+    pub session_id: Option<Arc<str>>,
+    /// A subagent's id (`agentId`, 2.0.x+); lines of a sidechain carry `isSidechain`.
+    pub agent_id: Option<Arc<str>>,
+    /// The Claude Code build that wrote the line.
+    pub version: Option<Arc<str>>,
+    pub cwd: Option<Arc<str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -199,6 +204,8 @@ pub struct System {
     pub compact_trigger: Option<Box<str>>,
     /// `compactMetadata.preTokens`.
     pub compact_pre_tokens: Option<u64>,
+    /// A compaction boundary's link to the history it replaced (`logicalParentUuid`).
+    pub logical_parent: Option<LineId>,
 }
 
 impl System {

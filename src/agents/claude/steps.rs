@@ -321,7 +321,7 @@ impl Session {
             Some(r) => c.responses[r].lines[0],
             None => request.at,
         };
-        let version = t.lines[version_line].version.clone();
+        let version = t.lines[version_line].context.version.clone();
         let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
         let compaction = request.kind == RequestKind::Compaction;
         // A copy of an earlier response is planned too (whether it is one can change as its

@@ -1585,3 +1585,46 @@ fn a_copy_with_the_final_output_count_is_the_same_response() {
         "the final output count, whichever is counted"
     );
 }
+
+/// Each line's session, subagent, build and working directory are its own; lines in a row that
+/// write the same share one copy, and a line that changes one of them shares the others.
+#[test]
+fn lines_in_a_row_share_what_they_repeat() {
+    use serde_json::json;
+    let line = |uuid: &str, parent: Option<&str>, cwd: &str, agent: Option<&str>| {
+        json!({"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
+               "version": "2.1.100", "cwd": cwd, "agentId": agent,
+               "message": {"role": "user", "content": "hi"}})
+    };
+    let text = transcript_of(&[
+        line("u1", None, "/a", None),
+        line("u2", Some("u1"), "/a", None),
+        line("u3", Some("u2"), "/b", None),
+        line("u4", Some("u3"), "/b", Some("x")),
+        json!({"type": "user", "uuid": "u5", "parentUuid": "u4",
+               "message": {"role": "user", "content": "hi"}}),
+    ]);
+    let t = load("context.jsonl", text.as_bytes()).unwrap();
+    let context = |k: usize| &t.lines[k].context;
+    let texts = |k: usize| {
+        let c = context(k);
+        [&c.session_id, &c.agent_id, &c.version, &c.cwd].map(|f| f.as_deref().map(str::to_string))
+    };
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(texts(0), [some("s1"), None, some("2.1.100"), some("/a")]);
+    assert_eq!(texts(1), texts(0));
+    assert_eq!(texts(2), [some("s1"), None, some("2.1.100"), some("/b")]);
+    assert_eq!(
+        texts(3),
+        [some("s1"), some("x"), some("2.1.100"), some("/b")]
+    );
+    assert_eq!(texts(4), [None, None, None, None]);
+    assert!(std::sync::Arc::ptr_eq(context(0), context(1)));
+    assert!(!std::sync::Arc::ptr_eq(context(1), context(2)));
+    let shared = |a: &Option<std::sync::Arc<str>>, b: &Option<std::sync::Arc<str>>| {
+        std::sync::Arc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap())
+    };
+    assert!(shared(&context(1).session_id, &context(2).session_id));
+    assert!(shared(&context(1).version, &context(3).version));
+    assert!(shared(&context(2).cwd, &context(3).cwd));
+}

@@ -52,7 +52,7 @@ impl Conversation {
     /// The thread of line `i`.
     pub fn thread_of(&self, t: &Transcript, i: usize) -> ThreadKey {
         let line = &t.lines[i];
-        match (&line.agent_id, line.sidechain) {
+        match (&line.context.agent_id, line.sidechain) {
             (Some(agent), true) => ThreadKey::Subagent(agent.clone()),
             (None, true) => {
                 let root = self.sidechain_root.get(i).copied().unwrap_or(u32::MAX);

@@ -172,7 +172,7 @@ fn request_version(t: &Transcript, c: &Conversation, request: &Request) -> Optio
         Some(r) => c.responses[r].lines[0],
         None => request.at,
     };
-    t.lines[line].version.as_deref().map(str::to_string)
+    t.lines[line].context.version.as_deref().map(str::to_string)
 }
 
 fn by_rule(

@@ -11,7 +11,8 @@ use crate::core::lines::json_kind;
 
 use super::super::wire::Build;
 use super::{
-    ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineKind, System, Usage, User,
+    ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineContext, LineKind, System,
+    Usage, User,
 };
 
 pub(crate) struct LineError {
@@ -53,22 +54,44 @@ fn line_id(s: Option<Str<'_>>) -> Option<super::LineId> {
 /// with the line before that carried the same: one copy for a run of lines, not one a line.
 #[derive(Debug, Default)]
 pub(crate) struct Repeated {
-    last: [Option<Arc<str>>; 5],
+    context: Arc<LineContext>,
+    model: Option<Arc<str>>,
 }
 
 impl Repeated {
-    const SESSION: usize = 0;
-    const AGENT: usize = 1;
-    const VERSION: usize = 2;
-    const CWD: usize = 3;
-    const MODEL: usize = 4;
+    /// The context of a line: the last line's when it says the same.
+    fn context(&mut self, e: &Envelope<'_, impl Sized>) -> Arc<LineContext> {
+        let same = |shared: &Option<Arc<str>>, text: &Option<Str<'_>>| {
+            shared.as_deref() == text.as_ref().map(|t| t.0.as_ref())
+        };
+        let last = &self.context;
+        if !(same(&last.session_id, &e.session_id)
+            && same(&last.agent_id, &e.agent_id)
+            && same(&last.version, &e.version)
+            && same(&last.cwd, &e.cwd))
+        {
+            let share = |shared: &Option<Arc<str>>, text: &Option<Str<'_>>| {
+                if same(shared, text) {
+                    shared.clone()
+                } else {
+                    text.as_ref().map(|t| Arc::from(t.0.as_ref()))
+                }
+            };
+            self.context = Arc::new(LineContext {
+                session_id: share(&last.session_id, &e.session_id),
+                agent_id: share(&last.agent_id, &e.agent_id),
+                version: share(&last.version, &e.version),
+                cwd: share(&last.cwd, &e.cwd),
+            });
+        }
+        self.context.clone()
+    }
 
-    fn share(&mut self, slot: usize, text: Option<Str<'_>>) -> Option<Arc<str>> {
+    fn model(&mut self, text: Option<Str<'_>>) -> Option<Arc<str>> {
         let text = text?;
-        let last = &mut self.last[slot];
-        match last {
+        match &self.model {
             Some(shared) if **shared == *text.0 => Some(shared.clone()),
-            _ => Some(last.insert(Arc::from(text.0.as_ref())).clone()),
+            _ => Some(self.model.insert(Arc::from(text.0.as_ref())).clone()),
         }
     }
 }
@@ -259,6 +282,7 @@ fn line_of<'a, M: MessageField<'a>>(
         .as_ref()
         .is_some_and(|v| Build::of(&v.0) >= Build::V2_1_332);
     let keep_content = !lean || replayed;
+    let context = repeated.context(&e);
     let type_name = e
         .type_
         .as_ref()
@@ -276,6 +300,7 @@ fn line_of<'a, M: MessageField<'a>>(
                 .as_ref()
                 .and_then(|m| m.trigger.as_ref().map(|t| Box::<str>::from(t.0.as_ref()))),
             compact_pre_tokens: e.compact_metadata.as_ref().and_then(|m| m.pre_tokens),
+            logical_parent: line_id(e.logical_parent_uuid),
         }),
         "summary" => LineKind::Summary {
             summary: e.summary.map(|s| s.0.into()).unwrap_or_default(),
@@ -350,13 +375,9 @@ fn line_of<'a, M: MessageField<'a>>(
         kind,
         uuid: line_id(e.uuid),
         parent: line_id(e.parent_uuid),
-        logical_parent: line_id(e.logical_parent_uuid),
-        session_id: repeated.share(Repeated::SESSION, e.session_id),
-        agent_id: repeated.share(Repeated::AGENT, e.agent_id),
+        context,
         sidechain: e.is_sidechain.unwrap_or(false),
         timestamp: boxed(e.timestamp),
-        version: repeated.share(Repeated::VERSION, e.version),
-        cwd: repeated.share(Repeated::CWD, e.cwd),
         duplicate_of: None,
     })
 }
@@ -444,7 +465,7 @@ fn assistant<'a, M: MessageField<'a>>(
     Ok(Assistant {
         message_id: m.id.map(|s| s.0.into()),
         request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
-        model: repeated.share(Repeated::MODEL, m.model),
+        model: repeated.model(m.model),
         content: kept(content, keep_content),
         tool_uses: heads.tool_uses,
         blocks,

@@ -77,7 +77,8 @@ impl Conversation {
                 })
             });
             self.parent.push(parent);
-            if let (LineKind::System(s), Some(p)) = (&line.kind, &line.logical_parent)
+            if let LineKind::System(s) = &line.kind
+                && let Some(p) = &s.logical_parent
                 && s.is_compact_boundary()
                 && t.uuids.get(p).is_none()
             {
@@ -128,7 +129,7 @@ impl Conversation {
                         thread: self.thread_of(t, i),
                         response: None,
                         at: i,
-                        leaf: line.logical_parent.clone(),
+                        leaf: s.logical_parent.clone(),
                     });
                 }
                 _ => self.response_of.push(u32::MAX),
@@ -178,7 +179,7 @@ impl Conversation {
         const NONE: u32 = u32::MAX;
         // On the path being walked.
         const WALKING: u32 = u32::MAX - 1;
-        let inline = |i: usize| t.lines[i].sidechain && t.lines[i].agent_id.is_none();
+        let inline = |i: usize| t.lines[i].sidechain && t.lines[i].context.agent_id.is_none();
         let root = &mut self.sidechain_root;
         root.resize(t.lines.len(), NONE);
         let mut path = Vec::new();
