@@ -221,9 +221,10 @@ impl Conversation {
                     message_id: a.message_id.clone(),
                     request_id: a.request_id.clone(),
                     model: a.model.clone(),
-                    lines: Vec::new(),
+                    // Most responses are one line: room for it alone.
+                    lines: Vec::with_capacity(1),
                     usage: None,
-                    tool_uses: Vec::new(),
+                    tool_uses: Vec::with_capacity(a.tool_uses.len()),
                     synthetic: true,
                     thread,
                     reused_id: existing.is_some(),
