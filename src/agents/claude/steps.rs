@@ -147,7 +147,11 @@ impl Copies {
                     }
                 }
             }
-            let group = self.by_key.entry(copy_key(id, counts)).or_default();
+            // Most groups are one response (no copy): room for it alone.
+            let group = self
+                .by_key
+                .entry(copy_key(id, counts))
+                .or_insert_with(|| Vec::with_capacity(1));
             let at = group.partition_point(|&g| g < member);
             group.insert(at, member);
             if at == 0
