@@ -189,11 +189,7 @@ impl Planner {
             return Planned::Compaction;
         }
         let version = request_line(c, request);
-        let build = t.lines[version]
-            .context
-            .version
-            .as_deref()
-            .map_or(Build::V1_0_30, Build::of);
+        let build = t.lines[version].context.build;
         self.records.read(t);
         if let Err(Cycle) = self.history.advance(t, c, request) {
             return self.compiled(t, c, request);

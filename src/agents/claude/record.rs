@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::content::Content;
 pub use super::uuids::LineId;
+use super::wire::Build;
 use crate::core::lines::SkippedLine;
 
 /// A transcript as its lines say it.
@@ -54,6 +55,8 @@ pub struct LineContext {
     /// The Claude Code build that wrote the line.
     pub version: Option<Arc<str>>,
     pub cwd: Option<Arc<str>>,
+    /// The request rules of that build (1.0.30's where no version is written).
+    pub build: Build,
 }
 
 #[derive(Debug, Clone)]

@@ -325,8 +325,8 @@ impl Session {
             Some(r) => c.responses[r].lines[0],
             None => request.at,
         };
-        let version = t.lines[version_line].context.version.clone();
-        let build = version.as_deref().map_or(Build::V1_0_30, Build::of);
+        let context = &t.lines[version_line].context;
+        let (version, build) = (context.version.clone(), context.build);
         let compaction = request.kind == RequestKind::Compaction;
         // A copy of an earlier response is planned too (whether it is one can change as its
         // lines arrive), and shown without its prompt while it is one.

@@ -1619,6 +1619,10 @@ fn lines_in_a_row_share_what_they_repeat() {
         [some("s1"), some("x"), some("2.1.100"), some("/b")]
     );
     assert_eq!(texts(4), [None, None, None, None]);
+    use super::wire::Build;
+    assert_eq!(context(3).build, Build::V2_1_100);
+    // A line without a version is read by the oldest rules, as the planner reads it.
+    assert_eq!(context(4).build, Build::V1_0_30);
     assert!(std::sync::Arc::ptr_eq(context(0), context(1)));
     assert!(!std::sync::Arc::ptr_eq(context(1), context(2)));
     let shared = |a: &Option<std::sync::Arc<str>>, b: &Option<std::sync::Arc<str>>| {

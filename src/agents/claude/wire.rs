@@ -11,10 +11,12 @@ use super::thread::{Conversation, Request, RequestKind, Role};
 
 /// The recorded builds whose request rules promptc knows; a build between two is sent in the
 /// nearest older one's shape (said in `rules`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Build {
     /// 1.0.30: breakpoints on the last two messages; under `claude -p` the last call and its
-    /// result repeated after a tool turn (not in interactive sessions: named, not sent).
+    /// result repeated after a tool turn (not in interactive sessions: named, not sent). Also
+    /// the rules of a line that names no version.
+    #[default]
     V1_0_30,
     /// 1.0.128: breakpoints on the last two messages.
     V1_0_128,

@@ -77,10 +77,12 @@ impl Repeated {
                     text.as_ref().map(|t| Arc::from(t.0.as_ref()))
                 }
             };
+            let version = share(&last.version, &e.version);
             self.context = Arc::new(LineContext {
                 session_id: share(&last.session_id, &e.session_id),
                 agent_id: share(&last.agent_id, &e.agent_id),
-                version: share(&last.version, &e.version),
+                build: version.as_deref().map_or(Build::default(), Build::of),
+                version,
                 cwd: share(&last.cwd, &e.cwd),
             });
         }
@@ -276,13 +278,10 @@ fn line_of<'a, M: MessageField<'a>>(
     lean: bool,
     repeated: &mut Repeated,
 ) -> Result<Line, LineError> {
-    // Builds that write replay records name their messages by sha256 of the content.
-    let replayed = e
-        .version
-        .as_ref()
-        .is_some_and(|v| Build::of(&v.0) >= Build::V2_1_332);
-    let keep_content = !lean || replayed;
     let context = repeated.context(&e);
+    // Builds that write replay records name their messages by sha256 of the content.
+    let replayed = context.build >= Build::V2_1_332;
+    let keep_content = !lean || replayed;
     let type_name = e
         .type_
         .as_ref()
