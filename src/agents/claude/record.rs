@@ -47,7 +47,7 @@ pub struct Line {
 }
 
 /// What a line says of where it was written, as most lines in a row repeat it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct LineContext {
     pub session_id: Option<Arc<str>>,
     /// A subagent's id (`agentId`, 2.0.x+); lines of a sidechain carry `isSidechain`.

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::load::{LineId, LineKind, LoadError, Loader};
+use super::load::{LineContext, LineId, LineKind, LoadError, Loader};
 use super::session::Session;
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
@@ -1587,7 +1587,8 @@ fn a_copy_with_the_final_output_count_is_the_same_response() {
 }
 
 /// Each line's session, subagent, build and working directory are its own; lines in a row that
-/// write the same share one copy, and a line that changes one of them shares the others.
+/// write the same share one copy, a line that changes one of them shares the others, and a
+/// line that writes none of them does not make the next copy them again.
 #[test]
 fn lines_in_a_row_share_what_they_repeat() {
     use serde_json::json;
@@ -1603,6 +1604,7 @@ fn lines_in_a_row_share_what_they_repeat() {
         line("u4", Some("u3"), "/b", Some("x")),
         json!({"type": "user", "uuid": "u5", "parentUuid": "u4",
                "message": {"role": "user", "content": "hi"}}),
+        line("u6", Some("u5"), "/b", Some("x")),
     ]);
     let t = load("context.jsonl", text.as_bytes()).unwrap();
     let context = |k: usize| &t.lines[k].context;
@@ -1631,4 +1633,28 @@ fn lines_in_a_row_share_what_they_repeat() {
     assert!(shared(&context(1).session_id, &context(2).session_id));
     assert!(shared(&context(1).version, &context(3).version));
     assert!(shared(&context(2).cwd, &context(3).cwd));
+    assert_eq!(texts(5), texts(3));
+    let fields =
+        |c: &LineContext| [&c.session_id, &c.agent_id, &c.version, &c.cwd].map(Clone::clone);
+    for (three, five) in fields(context(3)).iter().zip(&fields(context(5))) {
+        assert!(shared(three, five));
+    }
+}
+
+/// A message's `stop_reason` is not read: a line is not refused for it, whatever it holds.
+#[test]
+fn a_stop_reason_of_any_shape_is_read() {
+    use serde_json::json;
+    let text = transcript_of(&[
+        json!({"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi",
+               "stop_reason": {}}}),
+        json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
+               "message": {"id": "m1", "model": "m", "role": "assistant", "stop_reason": 5,
+                           "content": [{"type": "text", "text": "ok"}],
+                           "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+    ]);
+    let t = load("stop_reason.jsonl", text.as_bytes()).unwrap();
+    assert!(t.skipped.is_empty(), "{:?}", t.skipped);
+    assert_eq!(t.lines.len(), 2);
+    assert_eq!(conversation(&t).requests.len(), 1);
 }

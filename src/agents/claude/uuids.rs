@@ -8,9 +8,13 @@ use foldhash::HashMap;
 /// A line's `uuid`, `parentUuid` or `logicalParentUuid`, read as written. Claude Code's
 /// canonical lowercase UUIDs are kept as their bits (packed on the loader's threads, as the
 /// line is read): no allocation a field, and a key for [`LinesByUuid`] without packing again.
-/// Any other text is kept as it is, so that two texts are one id only when they are the same.
+/// Any other text is kept as it is, so that two texts are one id only when they are the same
+/// (made only by [`LineId::new`], which keeps it so).
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub enum LineId {
+pub struct LineId(Kept);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Kept {
     /// Two 64-bit halves, not a `u128`: an id is then 24 bytes, not 32.
     Packed([u64; 2]),
     Text(Box<str>),
@@ -18,17 +22,17 @@ pub enum LineId {
 
 impl LineId {
     pub fn new(text: &str) -> LineId {
-        match pack(text) {
-            Some(bits) => LineId::Packed(halves(bits)),
-            None => LineId::Text(text.into()),
-        }
+        LineId(match pack(text) {
+            Some(bits) => Kept::Packed(halves(bits)),
+            None => Kept::Text(text.into()),
+        })
     }
 
     /// The id as written.
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        match self {
-            LineId::Text(text) => std::borrow::Cow::Borrowed(text),
-            LineId::Packed(_) => std::borrow::Cow::Owned(self.to_string()),
+        match &self.0 {
+            Kept::Text(text) => std::borrow::Cow::Borrowed(text),
+            Kept::Packed(_) => std::borrow::Cow::Owned(self.to_string()),
         }
     }
 }
@@ -43,9 +47,9 @@ fn bits([high, low]: [u64; 2]) -> u128 {
 
 impl fmt::Display for LineId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LineId::Text(text) => f.write_str(text),
-            LineId::Packed(halves) => {
+        match &self.0 {
+            Kept::Text(text) => f.write_str(text),
+            Kept::Packed(halves) => {
                 let hex = format!("{:032x}", bits(*halves));
                 let (a, rest) = hex.split_at(8);
                 let (b, rest) = rest.split_at(4);
@@ -63,15 +67,6 @@ impl fmt::Debug for LineId {
     }
 }
 
-impl PartialEq<str> for LineId {
-    fn eq(&self, other: &str) -> bool {
-        match self {
-            LineId::Text(text) => **text == *other,
-            LineId::Packed(halves) => pack(other) == Some(bits(*halves)),
-        }
-    }
-}
-
 /// Lines by `uuid`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LinesByUuid {
@@ -81,17 +76,17 @@ pub(crate) struct LinesByUuid {
 
 impl LinesByUuid {
     pub fn get(&self, id: &LineId) -> Option<usize> {
-        match id {
-            LineId::Packed(halves) => self.packed.get(&bits(*halves)).copied(),
-            LineId::Text(text) => self.other.get(text).copied(),
+        match &id.0 {
+            Kept::Packed(halves) => self.packed.get(&bits(*halves)).copied(),
+            Kept::Text(text) => self.other.get(text).copied(),
         }
     }
 
     /// Note `line` for `id` unless one is noted: the line noted first.
     pub fn first(&mut self, id: &LineId, line: usize) -> Option<usize> {
-        match id {
-            LineId::Packed(halves) => self.packed.try_insert_first(bits(*halves), line),
-            LineId::Text(text) => match self.other.get(text) {
+        match &id.0 {
+            Kept::Packed(halves) => self.packed.try_insert_first(bits(*halves), line),
+            Kept::Text(text) => match self.other.get(text) {
                 Some(&first) => Some(first),
                 None => {
                     self.other.insert(text.clone(), line);
@@ -159,7 +154,7 @@ fn pack(uuid: &str) -> Option<u128> {
 
 #[cfg(test)]
 mod tests {
-    use super::{LineId, LinesByUuid};
+    use super::{Kept, LineId, LinesByUuid};
 
     #[test]
     fn a_uuid_is_found_by_its_text_whatever_its_form() {
@@ -204,11 +199,9 @@ mod tests {
             assert_eq!(id.to_string(), *text);
             assert_eq!(id.text(), *text);
             assert_eq!(format!("{id:?}"), format!("{text:?}"));
-            assert!(id == **text, "{text}");
-            assert_eq!(matches!(id, LineId::Packed(_)), k < 4, "{text}");
+            assert_eq!(matches!(id.0, Kept::Packed(_)), k < 4, "{text}");
             for (j, other) in texts.iter().enumerate() {
                 assert_eq!(id == LineId::new(other), j == k, "{text} {other}");
-                assert_eq!(id == **other, j == k, "{text} {other}");
             }
         }
         assert_eq!(std::mem::size_of::<Option<LineId>>(), 24);

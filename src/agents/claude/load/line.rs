@@ -55,37 +55,42 @@ fn line_id(s: Option<Str<'_>>) -> Option<super::LineId> {
 #[derive(Debug, Default)]
 pub(crate) struct Repeated {
     context: Arc<LineContext>,
+    /// The last text of each of a context's fields (a line that writes none of it, as some
+    /// bookkeeping lines, does not make the next line copy it again).
+    texts: [Option<Arc<str>>; 4],
     model: Option<Arc<str>>,
 }
 
 impl Repeated {
     /// The context of a line: the last line's when it says the same.
     fn context(&mut self, e: &Envelope<'_, impl Sized>) -> Arc<LineContext> {
+        let written = [&e.session_id, &e.agent_id, &e.version, &e.cwd];
+        let last = &self.context;
         let same = |shared: &Option<Arc<str>>, text: &Option<Str<'_>>| {
             shared.as_deref() == text.as_ref().map(|t| t.0.as_ref())
         };
-        let last = &self.context;
-        if !(same(&last.session_id, &e.session_id)
-            && same(&last.agent_id, &e.agent_id)
-            && same(&last.version, &e.version)
-            && same(&last.cwd, &e.cwd))
+        if [&last.session_id, &last.agent_id, &last.version, &last.cwd]
+            .into_iter()
+            .zip(written)
+            .all(|(shared, text)| same(shared, text))
         {
-            let share = |shared: &Option<Arc<str>>, text: &Option<Str<'_>>| {
-                if same(shared, text) {
-                    shared.clone()
-                } else {
-                    text.as_ref().map(|t| Arc::from(t.0.as_ref()))
-                }
-            };
-            let version = share(&last.version, &e.version);
-            self.context = Arc::new(LineContext {
-                session_id: share(&last.session_id, &e.session_id),
-                agent_id: share(&last.agent_id, &e.agent_id),
-                build: version.as_deref().map_or(Build::default(), Build::of),
-                version,
-                cwd: share(&last.cwd, &e.cwd),
-            });
+            return last.clone();
         }
+        let [session_id, agent_id, version, cwd] = std::array::from_fn(|field| {
+            let text = written[field].as_ref()?;
+            let kept = &mut self.texts[field];
+            Some(match kept {
+                Some(shared) if **shared == *text.0 => shared.clone(),
+                _ => kept.insert(Arc::from(text.0.as_ref())).clone(),
+            })
+        });
+        self.context = Arc::new(LineContext {
+            session_id,
+            agent_id,
+            build: version.as_deref().map_or(Build::default(), Build::of),
+            version,
+            cwd,
+        });
         self.context.clone()
     }
 
