@@ -12,6 +12,7 @@ use super::super::replay::message_hash;
 use super::super::thread::Role;
 use super::history::{Builder, HASH};
 use super::replayed::{role_name, sent_message};
+use crate::core::changes::ChangeLog;
 
 /// The history's message hashes as of the last replayed request.
 #[derive(Debug, Default)]
@@ -19,7 +20,8 @@ pub(super) struct HistoryHashes {
     /// The hash of each history message, and the first message of each hash.
     hashes: Vec<Arc<str>>,
     first_of_hash: HashMap<Arc<str>, usize>,
-    changes: Changes,
+    /// The first history message each replayed request changed.
+    changes: ChangeLog,
     /// Replayed requests so far.
     stamp: usize,
 }
@@ -78,27 +80,5 @@ impl HistoryHashes {
             self.first_of_hash.entry(h.clone()).or_insert(m);
             self.hashes.push(h);
         }
-    }
-}
-
-/// The first history message each replayed request changed, as suffix minima (see
-/// [`Changes::after`]).
-#[derive(Debug, Default)]
-struct Changes {
-    minima: Vec<(usize, usize)>,
-}
-
-impl Changes {
-    fn push(&mut self, stamp: usize, position: usize) {
-        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
-            self.minima.pop();
-        }
-        self.minima.push((stamp, position));
-    }
-
-    /// The first history message changed by a request after `stamp`.
-    fn after(&self, stamp: usize) -> usize {
-        let i = self.minima.partition_point(|&(s, _)| s <= stamp);
-        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
     }
 }

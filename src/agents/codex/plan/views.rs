@@ -21,6 +21,7 @@ use crate::agents::codex::model::{ItemId, ItemKind};
 use crate::agents::codex::normalize::{Origin, ViewEntry, ViewItem, synthetic_output};
 use crate::agents::codex::replay::MADE;
 use crate::agents::codex::session::Session;
+use crate::core::changes::ChangeLog;
 use crate::core::hash::{Hash, hash};
 use crate::core::shared::ListId;
 use crate::core::shared::SharedLists;
@@ -132,29 +133,6 @@ struct Alt {
 
 /// At most this many renderings are remembered per raw entry (forgetting one only costs reuse).
 const MAX_ALTS: usize = 4;
-
-/// The first raw position each step changed, as a stack of suffix minima: `after(t)` is the
-/// smallest change of the steps after `t`, so an [`Alt`] recorded at `t` still agrees with the
-/// live path below it.
-#[derive(Debug, Default)]
-struct ChangeLog {
-    /// `(step, position)`, steps and positions increasing.
-    minima: Vec<(usize, usize)>,
-}
-
-impl ChangeLog {
-    fn push(&mut self, step: usize, position: usize) {
-        while self.minima.last().is_some_and(|&(_, p)| p >= position) {
-            self.minima.pop();
-        }
-        self.minima.push((step, position));
-    }
-
-    fn after(&self, step: usize) -> usize {
-        let i = self.minima.partition_point(|&(s, _)| s <= step);
-        self.minima.get(i).map_or(usize::MAX, |&(_, p)| p)
-    }
-}
 
 /// The raw path the plan materialized last (a prefix of `epoch`) and its view: steps extend it,
 /// rollbacks and compactions cut it back. Each raw entry is pushed once and popped at most once.
@@ -269,6 +247,8 @@ pub(super) struct ViewBuilder {
     /// The views' lists: the plan's, lent for the steps (see [`super::Planner::extend`]).
     pub arrays: ViewLists,
     live: Live,
+    /// The first raw position each step changed: an [`Alt`] recorded at a step still agrees
+    /// with the live path below the smallest change of the steps after it.
     changes: ChangeLog,
     /// The raw entries before the cut whose status changes at this step.
     flips: Vec<usize>,
