@@ -78,9 +78,9 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                     hashes.push(finish(h));
                     let is_text = block.type_ == Some(b"text".as_slice());
                     match block.type_ {
-                        Some(b"tool_use") => heads.tool_uses.extend(block.id.map(shared)),
+                        Some(b"tool_use") => push_kept(&mut heads.tool_uses, block.id.map(shared)),
                         Some(b"tool_result") => {
-                            heads.tool_results.extend(block.tool_use_id.map(boxed))
+                            push_kept(&mut heads.tool_results, block.tool_use_id.map(boxed))
                         }
                         Some(b"thinking" | b"redacted_thinking") => heads.thinking = true,
                         _ => {}
@@ -156,6 +156,17 @@ fn decoded(raw: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
         serde_json::from_slice::<String>(raw).ok().map(Into::into)
     } else {
         std::str::from_utf8(inner).ok().map(Into::into)
+    }
+}
+
+/// Add `item` to a list the line keeps: room for one at first (most messages have one call or
+/// one result; a list grown by `push` starts with room for four).
+fn push_kept<T>(list: &mut Vec<T>, item: Option<T>) {
+    if let Some(item) = item {
+        if list.capacity() == 0 {
+            list.reserve_exact(1);
+        }
+        list.push(item);
     }
 }
 
