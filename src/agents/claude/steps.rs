@@ -81,12 +81,52 @@ struct Copies {
     copied: Vec<bool>,
     /// Such responses by message id and input counts, in request order (request, response):
     /// each but the first is a copy.
-    by_key: HashMap<CopyKey, Vec<(usize, usize)>>,
+    by_key: HashMap<CopyKey, Members>,
+}
+
+/// The (request, response) members of a copy group, in order. Most groups are one response (no
+/// copy): that one is kept without a list of its own.
+#[derive(Debug)]
+enum Members {
+    One((usize, usize)),
+    Many(Vec<(usize, usize)>),
+}
+
+impl Members {
+    fn as_slice(&self) -> &[(usize, usize)] {
+        match self {
+            Members::One(member) => std::slice::from_ref(member),
+            Members::Many(members) => members,
+        }
+    }
+
+    fn insert(&mut self, at: usize, member: (usize, usize)) {
+        match self {
+            Members::One(one) => {
+                let mut members = vec![*one];
+                members.insert(at, member);
+                *self = Members::Many(members);
+            }
+            Members::Many(members) => members.insert(at, member),
+        }
+    }
+
+    /// Remove member `at`: whether none is left.
+    fn remove(&mut self, at: usize) -> bool {
+        match self {
+            Members::One(_) => true,
+            Members::Many(members) => {
+                members.remove(at);
+                members.is_empty()
+            }
+        }
+    }
 }
 
 /// A response's `message.id` and input counts, what its copies repeat: a 128-bit hash of them
-/// (as `thread::extend` keys open responses), not a copy of each id.
-type CopyKey = u128;
+/// (as `thread::extend` keys open responses), not a copy of each id; in two halves, as a `u128`
+/// would align each entry to 16 bytes.
+type CopyKey = [u64; 2];
 
 fn copy_key(id: &str, counts: [u64; 4]) -> CopyKey {
     let mut h = xxhash_rust::xxh3::Xxh3Default::new();
@@ -94,7 +134,8 @@ fn copy_key(id: &str, counts: [u64; 4]) -> CopyKey {
         h.update(&count.to_le_bytes());
     }
     h.update(id.as_bytes());
-    h.digest128()
+    let bits = h.digest128();
+    [(bits >> 64) as u64, bits as u64]
 }
 
 impl Copies {
@@ -132,33 +173,34 @@ impl Copies {
             let member = (request as usize - 1, r);
             if let Some(was) = was {
                 let key = copy_key(id, was);
-                if let Some(group) = self.by_key.get_mut(&key) {
-                    if let Ok(at) = group.binary_search(&member) {
-                        group.remove(at);
-                        // The next one of the group is the first now.
-                        if at == 0
-                            && let Some(&(_, first)) = group.first()
-                        {
-                            set(&mut self.copied, first, false);
-                        }
-                    }
-                    if group.is_empty() {
+                if let Some(group) = self.by_key.get_mut(&key)
+                    && let Ok(at) = group.as_slice().binary_search(&member)
+                {
+                    if group.remove(at) {
                         self.by_key.remove(&key);
+                    } else if at == 0 {
+                        // The next one of the group is the first now.
+                        let (_, first) = group.as_slice()[0];
+                        set(&mut self.copied, first, false);
                     }
                 }
             }
-            // Most groups are one response (no copy): room for it alone.
-            let group = self
-                .by_key
-                .entry(copy_key(id, counts))
-                .or_insert_with(|| Vec::with_capacity(1));
-            let at = group.partition_point(|&g| g < member);
-            group.insert(at, member);
-            if at == 0
-                && let Some(&(_, first)) = group.get(1)
-            {
-                set(&mut self.copied, first, true);
-            }
+            let at = match self.by_key.entry(copy_key(id, counts)) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(Members::One(member));
+                    0
+                }
+                std::collections::hash_map::Entry::Occupied(mut slot) => {
+                    let group = slot.get_mut();
+                    let at = group.as_slice().partition_point(|&g| g < member);
+                    group.insert(at, member);
+                    if at == 0 {
+                        let (_, first) = group.as_slice()[1];
+                        set(&mut self.copied, first, true);
+                    }
+                    at
+                }
+            };
             set(&mut self.copied, r, at > 0);
         }
         changed
@@ -453,5 +495,26 @@ impl Session {
                     && self.conversation.thread_of(&self.transcript, from + i) == self.thread
             })
             .map(|(_, line)| line.number)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Members;
+
+    /// A group kept without a list while it has one member reads, grows and shrinks as a sorted
+    /// list would, and says when its last member goes.
+    #[test]
+    fn a_copy_group_is_a_sorted_list_of_its_members() {
+        let mut group = Members::One((5, 50));
+        assert_eq!(group.as_slice(), [(5, 50)]);
+        group.insert(0, (2, 20));
+        group.insert(2, (9, 90));
+        assert_eq!(group.as_slice(), [(2, 20), (5, 50), (9, 90)]);
+        assert!(!group.remove(1));
+        assert_eq!(group.as_slice(), [(2, 20), (9, 90)]);
+        assert!(!group.remove(0));
+        assert!(group.remove(0));
+        assert!(Members::One((1, 1)).remove(0));
     }
 }

@@ -70,14 +70,16 @@ impl fmt::Debug for LineId {
 /// Lines by `uuid`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LinesByUuid {
-    packed: HashMap<u128, usize>,
+    /// Keyed by the two halves: a `u128` is 16-byte aligned, which makes an entry 32 bytes, not
+    /// 24.
+    packed: HashMap<[u64; 2], usize>,
     other: HashMap<Box<str>, usize>,
 }
 
 impl LinesByUuid {
     pub fn get(&self, id: &LineId) -> Option<usize> {
         match &id.0 {
-            Kept::Packed(halves) => self.packed.get(&bits(*halves)).copied(),
+            Kept::Packed(halves) => self.packed.get(halves).copied(),
             Kept::Text(text) => self.other.get(text).copied(),
         }
     }
@@ -85,7 +87,7 @@ impl LinesByUuid {
     /// Note `line` for `id` unless one is noted: the line noted first.
     pub fn first(&mut self, id: &LineId, line: usize) -> Option<usize> {
         match &id.0 {
-            Kept::Packed(halves) => self.packed.try_insert_first(bits(*halves), line),
+            Kept::Packed(halves) => self.packed.try_insert_first(*halves, line),
             Kept::Text(text) => match self.other.get(text) {
                 Some(&first) => Some(first),
                 None => {
@@ -98,11 +100,11 @@ impl LinesByUuid {
 }
 
 trait InsertFirst {
-    fn try_insert_first(&mut self, key: u128, line: usize) -> Option<usize>;
+    fn try_insert_first(&mut self, key: [u64; 2], line: usize) -> Option<usize>;
 }
 
-impl InsertFirst for HashMap<u128, usize> {
-    fn try_insert_first(&mut self, key: u128, line: usize) -> Option<usize> {
+impl InsertFirst for HashMap<[u64; 2], usize> {
+    fn try_insert_first(&mut self, key: [u64; 2], line: usize) -> Option<usize> {
         match self.entry(key) {
             std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
             std::collections::hash_map::Entry::Vacant(slot) => {

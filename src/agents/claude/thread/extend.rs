@@ -252,7 +252,7 @@ impl Conversation {
 
 /// The key of a response's (thread, message id, request id): a hash of them, each
 /// length-prefixed.
-fn open_key(thread: &ThreadKey, message_id: &str, request_id: Option<&str>) -> u128 {
+fn open_key(thread: &ThreadKey, message_id: &str, request_id: Option<&str>) -> [u64; 2] {
     let mut h = xxhash_rust::xxh3::Xxh3Default::new();
     let mut part = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -277,5 +277,6 @@ fn open_key(thread: &ThreadKey, message_id: &str, request_id: Option<&str>) -> u
         }
         None => part(b"none"),
     }
-    h.digest128()
+    let bits = h.digest128();
+    [(bits >> 64) as u64, bits as u64]
 }
