@@ -32,6 +32,34 @@ pub fn hash(tag: &str, bytes: &[u8]) -> Hash {
     hasher.digest128().to_be_bytes()
 }
 
+/// A 128-bit key of `parts`, each prefixed by its length (two lists of parts share a key only by
+/// a collision), in two halves: what a map keys records by instead of a copy of their texts (a
+/// `u128` would align each entry to 16 bytes). Not a fingerprint: never shown, nor kept.
+pub fn key(parts: &[&[u8]]) -> [u64; 2] {
+    // As in `hash`: a short key at once from the stack. Setting up the streaming hasher was
+    // most of the cost of a response's keys (4.5 ms of the 100 MB 2.1.100 transcript's steps).
+    const SHORT: usize = 256;
+    let whole: usize = parts.iter().map(|p| 8 + p.len()).sum();
+    let bits = if whole <= SHORT {
+        let mut buffer = [0u8; SHORT];
+        let mut at = 0;
+        for part in parts {
+            buffer[at..at + 8].copy_from_slice(&(part.len() as u64).to_le_bytes());
+            buffer[at + 8..at + 8 + part.len()].copy_from_slice(part);
+            at += 8 + part.len();
+        }
+        xxh3_128(&buffer[..whole])
+    } else {
+        let mut hasher = Xxh3Default::new();
+        for part in parts {
+            hasher.update(&(part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+        hasher.digest128()
+    };
+    [(bits >> 64) as u64, bits as u64]
+}
+
 /// The printed form: 32 hex digits (128 bits).
 pub fn hex(hash: &Hash) -> String {
     let mut out = String::with_capacity(32);
@@ -45,5 +73,37 @@ pub fn push_hex(out: &mut String, hash: &Hash) {
     for byte in hash {
         out.push(DIGITS[usize::from(byte >> 4)] as char);
         out.push(DIGITS[usize::from(byte & 0xf)] as char);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key;
+
+    /// A key is the XXH3-128 of its parts, each after its length, whether hashed at once (short)
+    /// or streamed (long); moving a byte from one part to the next makes another key.
+    #[test]
+    fn a_key_is_the_hash_of_its_length_prefixed_parts() {
+        let streamed = |parts: &[&[u8]]| {
+            let mut bytes = Vec::new();
+            for part in parts {
+                bytes.extend((part.len() as u64).to_le_bytes());
+                bytes.extend(*part);
+            }
+            let bits = xxhash_rust::xxh3::xxh3_128(&bytes);
+            [(bits >> 64) as u64, bits as u64]
+        };
+        let long = vec![b'x'; 300];
+        for parts in [
+            &[b"main".as_slice(), b"msg_01"][..],
+            &[b"mai", b"nmsg_01"],
+            &[b"", b""],
+            &[],
+            &[b"subagent", &long, b"msg_02"],
+        ] {
+            assert_eq!(key(parts), streamed(parts), "{parts:?}");
+        }
+        assert_ne!(key(&[b"main", b"msg_01"]), key(&[b"mai", b"nmsg_01"]));
+        assert_ne!(key(&[b"", b""]), key(&[]));
     }
 }

@@ -129,13 +129,11 @@ impl Members {
 type CopyKey = [u64; 2];
 
 fn copy_key(id: &str, counts: [u64; 4]) -> CopyKey {
-    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
-    for count in counts {
-        h.update(&count.to_le_bytes());
+    let mut numbers = [0u8; 32];
+    for (bytes, count) in numbers.chunks_exact_mut(8).zip(counts) {
+        bytes.copy_from_slice(&count.to_le_bytes());
     }
-    h.update(id.as_bytes());
-    let bits = h.digest128();
-    [(bits >> 64) as u64, bits as u64]
+    crate::core::hash::key(&[&numbers, id.as_bytes()])
 }
 
 impl Copies {

@@ -253,30 +253,20 @@ impl Conversation {
 /// The key of a response's (thread, message id, request id): a hash of them, each
 /// length-prefixed.
 fn open_key(thread: &ThreadKey, message_id: &str, request_id: Option<&str>) -> [u64; 2] {
-    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
-    let mut part = |bytes: &[u8]| {
-        h.update(&(bytes.len() as u64).to_le_bytes());
-        h.update(bytes);
+    let (kind, name): (&[u8], &str) = match thread {
+        ThreadKey::Main => (b"main", ""),
+        ThreadKey::Subagent(agent) => (b"subagent", agent),
+        ThreadKey::Sidechain(root) => (b"sidechain", root),
     };
-    match thread {
-        ThreadKey::Main => part(b"main"),
-        ThreadKey::Subagent(agent) => {
-            part(b"subagent");
-            part(agent.as_bytes());
-        }
-        ThreadKey::Sidechain(root) => {
-            part(b"sidechain");
-            part(root.as_bytes());
-        }
-    }
-    part(message_id.as_bytes());
-    match request_id {
-        Some(id) => {
-            part(b"request");
-            part(id.as_bytes());
-        }
-        None => part(b"none"),
-    }
-    let bits = h.digest128();
-    [(bits >> 64) as u64, bits as u64]
+    let (request, id): (&[u8], &str) = match request_id {
+        Some(id) => (b"request", id),
+        None => (b"none", ""),
+    };
+    crate::core::hash::key(&[
+        kind,
+        name.as_bytes(),
+        message_id.as_bytes(),
+        request,
+        id.as_bytes(),
+    ])
 }
