@@ -84,7 +84,7 @@ mod tests {
     /// or streamed (long); moving a byte from one part to the next makes another key.
     #[test]
     fn a_key_is_the_hash_of_its_length_prefixed_parts() {
-        let streamed = |parts: &[&[u8]]| {
+        let expected = |parts: &[&[u8]]| {
             let mut bytes = Vec::new();
             for part in parts {
                 bytes.extend((part.len() as u64).to_le_bytes());
@@ -94,14 +94,18 @@ mod tests {
             [(bits >> 64) as u64, bits as u64]
         };
         let long = vec![b'x'; 300];
+        // 8 + 232 + 8 + 8: the stack's 256 bytes exactly; one more byte is streamed.
+        let (at_most, past) = (vec![b'y'; 232], vec![b'y'; 233]);
         for parts in [
             &[b"main".as_slice(), b"msg_01"][..],
             &[b"mai", b"nmsg_01"],
             &[b"", b""],
             &[],
             &[b"subagent", &long, b"msg_02"],
+            &[&at_most, b"12345678"],
+            &[&past, b"12345678"],
         ] {
-            assert_eq!(key(parts), streamed(parts), "{parts:?}");
+            assert_eq!(key(parts), expected(parts), "{parts:?}");
         }
         assert_ne!(key(&[b"main", b"msg_01"]), key(&[b"mai", b"nmsg_01"]));
         assert_ne!(key(&[b"", b""]), key(&[]));

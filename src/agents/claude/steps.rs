@@ -498,7 +498,59 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use super::Members;
+    use super::{Copies, Members};
+    use crate::agents::claude::load::{LineKind, Transcript};
+    use crate::agents::claude::thread::Conversation;
+
+    /// A response stops being a copy when the first of its group leaves it (its counts grew),
+    /// and becomes one again when an earlier response joins the group first.
+    #[test]
+    fn copies_follow_the_first_response_of_their_group() {
+        let line = |json: serde_json::Value| format!("{json}\n");
+        let user = |uuid: &str, text: &str| {
+            line(
+                serde_json::json!({"type": "user", "uuid": uuid, "version": "2.0.31",
+                "message": {"role": "user", "content": text}}),
+            )
+        };
+        let assistant = |uuid: &str, parent: &str| {
+            line(
+                serde_json::json!({"type": "assistant", "uuid": uuid, "parentUuid": parent,
+                "version": "2.0.31", "message": {"id": "m1", "model": "m", "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+                "usage": {"input_tokens": 3, "cache_read_input_tokens": 0,
+                          "cache_creation_input_tokens": 10, "output_tokens": 1}}}),
+            )
+        };
+        let text = [user("u1", "one"), assistant("a1", "u1")]
+            .into_iter()
+            .chain([user("u1b", "one"), assistant("a1b", "u1b")])
+            .collect::<String>();
+        let mut t = crate::agents::claude::load("copies.jsonl", text.as_bytes()).unwrap();
+        let c: Conversation = crate::agents::claude::conversation(&t);
+        assert_eq!(c.responses.len(), 2);
+        let mut request_of = vec![0u32; 2];
+        for (k, request) in c.requests.iter().enumerate() {
+            if let Some(r) = request.response {
+                request_of[r] = k as u32 + 1;
+            }
+        }
+        let set_read = |t: &mut Transcript, read: u64| {
+            let LineKind::Assistant(a) = &mut t.lines[1].kind else {
+                panic!("line 2 is the first response's")
+            };
+            a.usage.as_mut().expect("a usage").cache_read_input_tokens = read;
+        };
+        let mut copies = Copies::default();
+        assert_eq!(copies.update(&t, &c, &request_of, &[0, 1]), [1]);
+        assert_eq!(copies.copied, [false, true]);
+        set_read(&mut t, 5);
+        assert_eq!(copies.update(&t, &c, &request_of, &[0]), [1]);
+        assert_eq!(copies.copied, [false, false]);
+        set_read(&mut t, 0);
+        assert_eq!(copies.update(&t, &c, &request_of, &[0]), [1]);
+        assert_eq!(copies.copied, [false, true]);
+    }
 
     /// A group kept without a list while it has one member reads, grows and shrinks as a sorted
     /// list would, and says when its last member goes.

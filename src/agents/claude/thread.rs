@@ -131,8 +131,7 @@ pub struct Conversation {
     results: IdIndex,
     /// The open response of each (thread, message id, request id), by their hash, and the
     /// prompts seen when it last grew: a prompt in between means a new response under a reused
-    /// id. (Keyed by two halves: a `u128` key's 16-byte alignment makes an entry 48 bytes,
-    /// not 32.)
+    /// id (`hash::key`).
     open: HashMap<[u64; 2], (usize, usize)>,
     prompts: usize,
     /// Requests per thread, in the order the threads first made one.

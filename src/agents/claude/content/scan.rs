@@ -160,7 +160,7 @@ fn decoded(raw: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 /// Add `item` to a list the line keeps: room for one at first (most messages have one call or
-/// one result; a list grown by `push` starts with room for four).
+/// one result; a list grown by `push` or `extend` starts with room for four).
 fn push_kept<T>(list: &mut Vec<T>, item: Option<T>) {
     if let Some(item) = item {
         if list.capacity() == 0 {
