@@ -23,7 +23,7 @@ enum Kept {
 impl LineId {
     pub fn new(text: &str) -> LineId {
         LineId(match pack(text) {
-            Some(bits) => Kept::Packed(halves(bits)),
+            Some(halves) => Kept::Packed(halves),
             None => Kept::Text(text.into()),
         })
     }
@@ -37,20 +37,12 @@ impl LineId {
     }
 }
 
-fn halves(bits: u128) -> [u64; 2] {
-    [(bits >> 64) as u64, bits as u64]
-}
-
-fn bits([high, low]: [u64; 2]) -> u128 {
-    u128::from(high) << 64 | u128::from(low)
-}
-
 impl fmt::Display for LineId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Kept::Text(text) => f.write_str(text),
-            Kept::Packed(halves) => {
-                let hex = format!("{:032x}", bits(*halves));
+            Kept::Packed([high, low]) => {
+                let hex = format!("{high:016x}{low:016x}");
                 let (a, rest) = hex.split_at(8);
                 let (b, rest) = rest.split_at(4);
                 let (c, rest) = rest.split_at(4);
@@ -87,37 +79,31 @@ impl LinesByUuid {
     /// Note `line` for `id` unless one is noted: the line noted first.
     pub fn first(&mut self, id: &LineId, line: usize) -> Option<usize> {
         match &id.0 {
-            Kept::Packed(halves) => self.packed.try_insert_first(*halves, line),
-            Kept::Text(text) => match self.other.get(text) {
-                Some(&first) => Some(first),
-                None => {
-                    self.other.insert(text.clone(), line);
-                    None
-                }
-            },
+            Kept::Packed(halves) => first_noted(&mut self.packed, *halves, line),
+            Kept::Text(text) => first_noted(&mut self.other, text.clone(), line),
         }
     }
 }
 
-trait InsertFirst {
-    fn try_insert_first(&mut self, key: [u64; 2], line: usize) -> Option<usize>;
-}
-
-impl InsertFirst for HashMap<[u64; 2], usize> {
-    fn try_insert_first(&mut self, key: [u64; 2], line: usize) -> Option<usize> {
-        match self.entry(key) {
-            std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(line);
-                None
-            }
+/// Note `line` under `key` unless a line is noted: the line noted first.
+fn first_noted<K: Eq + std::hash::Hash>(
+    map: &mut HashMap<K, usize>,
+    key: K,
+    line: usize,
+) -> Option<usize> {
+    match map.entry(key) {
+        std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(line);
+            None
         }
     }
 }
 
-/// `8-4-4-4-12` lowercase hexadecimal digits as 128 bits; `None` for any other text (which
-/// is then keyed by its text: two texts get one key only when they are the same).
-fn pack(uuid: &str) -> Option<u128> {
+/// `8-4-4-4-12` lowercase hexadecimal digits as 128 bits, the high half first; `None` for any
+/// other text (which is then keyed by its text: two texts get one key only when they are the
+/// same).
+fn pack(uuid: &str) -> Option<[u64; 2]> {
     /// Each byte's value as a lowercase hexadecimal digit, 16 for any other byte.
     const DIGIT: [u8; 256] = {
         let mut table = [16u8; 256];
@@ -151,7 +137,7 @@ fn pack(uuid: &str) -> Option<u128> {
     let (low, bad_low) = half([
         19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
     ]);
-    (bad_high | bad_low < 16).then_some(u128::from(high) << 64 | u128::from(low))
+    (bad_high | bad_low < 16).then_some([high, low])
 }
 
 #[cfg(test)]
