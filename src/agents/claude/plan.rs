@@ -173,10 +173,12 @@ impl Planner {
         }
     }
 
-    /// A line read since a request was planned changes what an earlier request would have
-    /// read (a replay record named before it was read, or read twice): plan every request
-    /// again, with a new planner.
-    pub fn stale(&self) -> bool {
+    /// A line of `t` read since a request was planned changes what an earlier request would
+    /// have read (a replay record named before it was read, or read twice): plan every request
+    /// again, with a new planner. The record lines are read here too, not only as the next
+    /// request is planned: the lines that make the planned stale may be the last ones.
+    pub fn stale(&mut self, t: &Transcript) -> bool {
+        self.records.read(t);
         self.records.stale()
     }
 

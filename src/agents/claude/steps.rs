@@ -251,7 +251,7 @@ impl Session {
             self.add_step(index);
         }
         self.growth.requests = self.conversation.requests.len();
-        if self.growth.planner.stale() {
+        if self.growth.planner.stale(&self.transcript) {
             return self.make_steps_again();
         }
         self.follow_ttl(unchanged);

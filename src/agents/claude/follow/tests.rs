@@ -368,6 +368,36 @@ fn a_parent_read_after_its_child_makes_the_steps_again() {
     assert_eq!(session.turns().len(), 3);
 }
 
+/// A replay record's message read after the request that names it (here the first prompt's
+/// blob, moved to the end of a 2.1.332 recording): the request is planned by the build's rules
+/// until the blob is read, then from its record, as a whole load plans it.
+#[test]
+fn a_blob_read_after_its_request_plans_the_steps_again() {
+    let (name, bytes) = recorded_transcripts()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("2.1.332/tool_call/"))
+        .expect("the 2.1.332 tool call recording");
+    let text = String::from_utf8(bytes).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let blob = lines
+        .iter()
+        .position(|l| l.contains(r#""type":"api-request-blob""#))
+        .expect("a blob");
+    let moved = lines.remove(blob);
+    lines.push(moved);
+    let late: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let compared = grown_is_whole(&name, late.as_bytes(), 1, &|_| true);
+    assert!(compared > 10, "{compared}");
+    // Before the blob, the first request was planned otherwise than whole.
+    let before = Session::load(&name, &late.as_bytes()[..late.len() - moved.len() - 1]).unwrap();
+    let whole = Session::load(&name, late.as_bytes()).unwrap();
+    assert_ne!(
+        outputs(&before, 1, &[]),
+        outputs(&whole, 1, &[]),
+        "the blob changes the first request's prompt"
+    );
+}
+
 /// A response's lines after its first (its output counted again) change its step, not the
 /// ones before: the growth says which steps stayed, on every recorded transcript and sample.
 #[test]
