@@ -21,8 +21,8 @@ mod pieces;
 use line::{Str, read_line};
 
 pub use super::record::{
-    ApiRequest, Assistant, Attachment, Line, LineContext, LineId, LineKind, System, Transcript,
-    Usage, User,
+    ApiRequest, Assistant, Attachment, Line, LineContext, LineId, LineKind, Sha256Name, System,
+    Transcript, Usage, User,
 };
 
 /// Line types that carry nothing promptc reads: accounted for, never a note.

@@ -11,6 +11,7 @@
 mod agent;
 pub mod cache;
 pub mod content;
+mod digests;
 pub mod follow;
 pub mod home;
 pub mod load;

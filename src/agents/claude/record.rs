@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::content::Content;
+pub use super::digests::Sha256Name;
 pub use super::uuids::LineId;
 use super::wire::Build;
 use crate::core::lines::SkippedLine;
@@ -81,12 +82,12 @@ pub enum LineKind {
     ApiRequest(Box<ApiRequest>),
     /// 2.1.3xx: a message of a replayed request, by the sha256 of its canonical JSON.
     ApiRequestBlob {
-        hash: Box<str>,
+        hash: Sha256Name,
         message: Box<str>,
     },
     /// 2.1.3xx: a request's system blocks and tools, by the sha256 of their canonical JSON.
     ApiRequestShape {
-        hash: Box<str>,
+        hash: Sha256Name,
         shape: Box<str>,
     },
     /// A line type that carries nothing promptc reads (the name as written).
@@ -133,7 +134,7 @@ pub struct User {
     pub transcript_only: bool,
     /// Builds that write replay records (2.1.332 on): the sha256 the records name its message
     /// by when the message is this line alone (see [`Assistant::message_sha256`]).
-    pub message_sha256: Option<Arc<str>>,
+    pub message_sha256: Option<Sha256Name>,
 }
 
 /// One line of a streamed response: 1.0.x-2.1.x write one line per content block, each with
@@ -165,7 +166,7 @@ pub struct Assistant {
     /// by when the message is this line alone (most are), taken as the line is read, on the
     /// loader's threads, not while the requests are planned. `None` for other builds, and where
     /// the content is not in serde's form (the planner takes the value's way).
-    pub message_sha256: Option<Arc<str>>,
+    pub message_sha256: Option<Sha256Name>,
 }
 
 impl Assistant {
@@ -236,12 +237,12 @@ pub struct ApiRequest {
     pub base: Option<Box<str>>,
     pub keep: usize,
     /// The hashes of the messages after those.
-    pub tail: Vec<Box<str>>,
+    pub tail: Vec<Sha256Name>,
     /// `params` as written (model, betas, max_tokens, thinking, ...).
     pub params: Box<str>,
     /// `cacheControl` as written: JSON paths and values.
     pub cache_control: Box<str>,
-    pub shape_hash: Option<Box<str>>,
+    pub shape_hash: Option<Sha256Name>,
     pub request_digest: Option<Box<str>>,
     pub query_source: Option<Box<str>>,
 }

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::load::Sha256Name;
 use super::load::{LineKind, Transcript};
 use super::thread::{Conversation, Request, Role};
 
@@ -90,10 +91,10 @@ pub fn replay(
                 records.insert(&*r.id, r);
             }
             LineKind::ApiRequestBlob { hash, message } => {
-                blobs.insert(hash.to_string(), parse(message)?);
+                blobs.insert(hash.clone(), parse(message)?);
             }
             LineKind::ApiRequestShape { hash, shape } => {
-                shapes.insert(&**hash, shape);
+                shapes.insert(hash, shape);
             }
             _ => {}
         }
@@ -124,7 +125,7 @@ pub fn replay(
         messages.truncate(record.keep);
         for hash in &record.tail {
             let message = blobs
-                .get(&**hash)
+                .get(hash)
                 .ok_or_else(|| ReplayError::MissingMessage(hash.to_string()))?;
             messages.push(message.clone());
         }
@@ -135,7 +136,7 @@ pub fn replay(
     };
     let shape_hash = record
         .shape_hash
-        .as_deref()
+        .as_ref()
         .ok_or_else(|| ReplayError::Malformed("`api-request` without `shapeHash`".into()))?;
     let shape = parse(
         shapes
@@ -265,13 +266,13 @@ fn sent_message(t: &Transcript, role: Role, lines: &[usize]) -> Value {
 }
 
 /// The hash a replay record names a message by.
-pub fn message_hash(message: &Value) -> String {
+pub fn message_hash(message: &Value) -> Sha256Name {
     let mut value = without_cache_control(message);
     if let Some(Value::String(text)) = value.get("content") {
         let text = text.clone();
         value["content"] = serde_json::json!([{"type": "text", "text": text}]);
     }
-    sha256_hex(&canonical(&value))
+    Sha256Name::of_digest(Sha256::digest(canonical(&value).as_bytes()).into())
 }
 
 /// The digest a 2.1.3xx build records of a body: `metadata`, `stream` and the billing block

@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 use xxhash_rust::xxh3::Xxh3Default;
 
 use super::{Content, Heads, billing, injected};
+use crate::agents::claude::record::Sha256Name;
 use crate::core::hash::Hash;
 
 /// The one-scan reading, where the text is in serde's form and every block a plain object.
@@ -399,7 +400,10 @@ impl Scan {
 /// The sha256 a 2.1.3xx replay record names a history message by (`replay::message_hash` of
 /// its lines' blocks under `role`), from the contents as written: `None` where one is not in
 /// serde's form (the caller takes the value's way).
-pub fn message_sha256<'a>(role: &str, contents: impl Iterator<Item = &'a str>) -> Option<String> {
+pub fn message_sha256<'a>(
+    role: &str,
+    contents: impl Iterator<Item = &'a str>,
+) -> Option<Sha256Name> {
     let mut out: Vec<u8> = Vec::with_capacity(4096);
     let mut members = Vec::new();
     out.extend_from_slice(b"{\"content\":[");
@@ -444,13 +448,7 @@ pub fn message_sha256<'a>(role: &str, contents: impl Iterator<Item = &'a str>) -
     out.extend_from_slice(b"],\"role\":\"");
     out.extend_from_slice(role.as_bytes());
     out.extend_from_slice(b"\"}");
-    let digest = Sha256::digest(&out);
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        hex.push(char::from_digit(u32::from(byte >> 4), 16)?);
-        hex.push(char::from_digit(u32::from(byte & 0xf), 16)?);
-    }
-    Some(hex)
+    Some(Sha256Name::of_digest(Sha256::digest(&out).into()))
 }
 
 /// Write the value at `i` with its keys sorted at every level (keys without escapes, no

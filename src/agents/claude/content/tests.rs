@@ -11,7 +11,7 @@ fn slow(role: &str, content: &str) -> (Content, super::Heads) {
 }
 
 /// `replay::message_hash` of a message of these contents, built as `replay` builds it.
-fn slow_sha256(role: &str, contents: &[&str]) -> String {
+fn slow_sha256(role: &str, contents: &[&str]) -> crate::agents::claude::load::Sha256Name {
     let mut blocks = Vec::new();
     for c in contents {
         match serde_json::from_str::<Value>(c) {

@@ -11,8 +11,8 @@ use crate::core::lines::json_kind;
 
 use super::super::wire::Build;
 use super::{
-    ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineContext, LineKind, System,
-    Usage, User,
+    ApiRequest, Assistant, Attachment, BOOKKEEPING_LINE_TYPES, Line, LineContext, LineKind,
+    Sha256Name, System, Usage, User,
 };
 
 pub(crate) struct LineError {
@@ -338,19 +338,19 @@ fn line_of<'a, M: MessageField<'a>>(
             tail: e
                 .tail
                 .unwrap_or_default()
-                .into_iter()
-                .map(|s| s.0.into())
+                .iter()
+                .map(|s| Sha256Name::new(&s.0))
                 .collect(),
             params: e.params.map_or("null".into(), |p| p.get().into()),
             cache_control: e.cache_control.map_or("[]".into(), |c| c.get().into()),
-            shape_hash: boxed(e.shape_hash),
+            shape_hash: e.shape_hash.as_ref().map(|s| Sha256Name::new(&s.0)),
             request_digest: boxed(e.request_digest),
             query_source: boxed(e.query_source),
         })),
         "api-request-blob" => LineKind::ApiRequestBlob {
             hash: e
                 .hash
-                .map(|s| s.0.into())
+                .map(|s| Sha256Name::new(&s.0))
                 .ok_or_else(|| LineError::new("`api-request-blob` line without a `hash`"))?,
             message: e
                 .message
@@ -362,7 +362,7 @@ fn line_of<'a, M: MessageField<'a>>(
         "api-request-shape" => LineKind::ApiRequestShape {
             hash: e
                 .shape_hash
-                .map(|s| s.0.into())
+                .map(|s| Sha256Name::new(&s.0))
                 .ok_or_else(|| LineError::new("`api-request-shape` line without a `shapeHash`"))?,
             shape: e
                 .shape
@@ -406,8 +406,8 @@ fn kept(content: &RawValue, keep: bool) -> Box<str> {
 }
 
 /// The sha256 replay records name a message of this line alone by.
-fn one_line_sha256(role: &str, content: &RawValue) -> Option<Arc<str>> {
-    super::super::content::message_sha256(role, std::iter::once(content.get())).map(Arc::from)
+fn one_line_sha256(role: &str, content: &RawValue) -> Option<Sha256Name> {
+    super::super::content::message_sha256(role, std::iter::once(content.get()))
 }
 
 fn user<'a, M: MessageField<'a>>(

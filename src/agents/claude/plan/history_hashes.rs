@@ -2,12 +2,10 @@
 //! them), kept as the history grows, and which messages each replayed request changed: a
 //! record's list resolved against an earlier history holds while the messages it used did not.
 
-use std::sync::Arc;
-
 use foldhash::HashMap;
 
 use super::super::content::message_sha256;
-use super::super::load::{LineKind, Transcript};
+use super::super::load::{LineKind, Sha256Name, Transcript};
 use super::super::replay::message_hash;
 use super::super::thread::Role;
 use super::history::{Builder, HASH};
@@ -18,8 +16,8 @@ use crate::core::changes::ChangeLog;
 #[derive(Debug, Default)]
 pub(super) struct HistoryHashes {
     /// The hash of each history message, and the first message of each hash.
-    hashes: Vec<Arc<str>>,
-    first_of_hash: HashMap<Arc<str>, usize>,
+    hashes: Vec<Sha256Name>,
+    first_of_hash: HashMap<Sha256Name, usize>,
     /// The first history message each replayed request changed.
     changes: ChangeLog,
     /// Replayed requests so far.
@@ -33,7 +31,7 @@ impl HistoryHashes {
     }
 
     /// The first history message named `hash`.
-    pub fn first(&self, hash: &str) -> Option<usize> {
+    pub fn first(&self, hash: &Sha256Name) -> Option<usize> {
         self.first_of_hash.get(hash).copied()
     }
 
@@ -75,7 +73,6 @@ impl HistoryHashes {
                 });
                 message_sha256(role_name(role), contents)
                     .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
-                    .into()
             });
             self.first_of_hash.entry(h.clone()).or_insert(m);
             self.hashes.push(h);

@@ -15,7 +15,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::super::content::billing;
-use super::super::load::{ApiRequest, LineKind, Transcript};
+use super::super::load::{ApiRequest, LineKind, Sha256Name, Transcript};
 use super::super::thread::Role;
 use super::history::Builder;
 use super::history_hashes::HistoryHashes;
@@ -85,17 +85,18 @@ pub(crate) struct Records {
     /// Record id, blob hash, shape hash → its line (the last of a repeated record or blob, as
     /// `replay`; a shape's line of the text last written under its hash).
     by_id: HashMap<Box<str>, usize>,
-    blobs: HashMap<Box<str>, usize>,
-    shapes: HashMap<Box<str>, usize>,
+    blobs: HashMap<Sha256Name, usize>,
+    shapes: HashMap<Sha256Name, usize>,
     /// Lines read into the three.
     read: usize,
-    /// Ids and hashes a request looked for before they were read.
-    awaited: HashSet<Box<str>>,
+    /// Record ids and hashes a request looked for before they were read.
+    awaited_ids: HashSet<Box<str>>,
+    awaited_hashes: HashSet<Sha256Name>,
     stale: bool,
     chains: HashMap<usize, Chain>,
     lists: HashMap<usize, RecordList>,
     /// A record whose list could not be made → the message hash it did not find.
-    failed: HashMap<usize, Box<str>>,
+    failed: HashMap<usize, Sha256Name>,
     messages: SharedLists<Entry>,
     blob_content: HashMap<usize, Blob>,
     history: HistoryHashes,
@@ -130,7 +131,8 @@ impl Records {
             blobs: HashMap::new(),
             shapes: HashMap::new(),
             read: 0,
-            awaited: HashSet::new(),
+            awaited_ids: HashSet::new(),
+            awaited_hashes: HashSet::new(),
             stale: false,
             chains: HashMap::new(),
             lists: HashMap::new(),
@@ -149,28 +151,35 @@ impl Records {
     /// (`replay` takes the last), or a record, blob or shape a request looked for before it was
     /// read, makes what was planned [`stale`](Records::stale).
     pub fn read(&mut self, t: &Transcript) {
+        let planned = self.history.stamp() > 0;
         for (i, line) in t.lines.iter().enumerate().skip(self.read) {
             // A shape is named by the hash of its content: another line of it is the same head
             // (2.1.3xx writes it again after a compaction). A blob's line is where its blocks
             // are shown from.
-            let (map, key, same_again) = match &line.kind {
-                LineKind::ApiRequest(r) => (&mut self.by_id, &r.id, false),
-                LineKind::ApiRequestBlob { hash, .. } => (&mut self.blobs, hash, false),
-                LineKind::ApiRequestShape { hash, .. } => (&mut self.shapes, hash, true),
+            let (awaited, again) = match &line.kind {
+                LineKind::ApiRequest(r) => (
+                    self.awaited_ids.contains(&r.id),
+                    self.by_id.insert(r.id.clone(), i).is_some(),
+                ),
+                LineKind::ApiRequestBlob { hash, .. } => (
+                    self.awaited_hashes.contains(hash),
+                    self.blobs.insert(hash.clone(), i).is_some(),
+                ),
+                LineKind::ApiRequestShape { hash, .. } => {
+                    // A shape written again as it was keeps the line noted for it: its head (by
+                    // line) is made once.
+                    let awaited = self.awaited_hashes.contains(hash);
+                    match self.shapes.get(hash) {
+                        Some(&first) if same_shape(&t.lines[first].kind, &line.kind) => {}
+                        _ => {
+                            self.shapes.insert(hash.clone(), i);
+                        }
+                    }
+                    (awaited, false)
+                }
                 _ => continue,
             };
-            self.stale |= self.history.stamp() > 0 && self.awaited.contains(key);
-            // A shape written again as it was keeps the line noted for it: its head (by line) is
-            // made once.
-            if same_again
-                && map
-                    .get(key)
-                    .is_some_and(|&first| same_shape(&t.lines[first].kind, &line.kind))
-            {
-                continue;
-            }
-            let again = map.insert(key.clone(), i).is_some() && !same_again;
-            self.stale |= self.history.stamp() > 0 && again;
+            self.stale |= planned && (awaited || again);
         }
         self.read = t.lines.len();
     }
@@ -180,11 +189,18 @@ impl Records {
         self.stale
     }
 
-    /// Note that a request looked for `key` (a record id, a blob or shape hash) and the
-    /// transcript did not have it.
-    fn missing(&mut self, key: &str) {
-        if !self.awaited.contains(key) {
-            self.awaited.insert(key.into());
+    /// Note that a request looked for record `id` and the transcript did not have it.
+    fn missing_record(&mut self, id: &str) {
+        if !self.awaited_ids.contains(id) {
+            self.awaited_ids.insert(id.into());
+        }
+    }
+
+    /// Note that a request looked for a blob or shape `hash` and the transcript did not have
+    /// it.
+    fn missing_hash(&mut self, hash: &Sha256Name) {
+        if !self.awaited_hashes.contains(hash) {
+            self.awaited_hashes.insert(hash.clone());
         }
     }
 
@@ -200,7 +216,7 @@ impl Records {
     ) -> Result<(Arc<[Block]>, ListId, usize, Vec<(usize, i64)>), NoReplay> {
         self.history.update(t, history);
         let Some(&line) = self.by_id.get(reference) else {
-            self.missing(reference);
+            self.missing_record(reference);
             return Err(NoReplay::RecordElsewhere);
         };
         match self.chain(t, line) {
@@ -234,9 +250,9 @@ impl Records {
             }
         };
         let params = params.ok_or(NoReplay::ByRule)?;
-        let shape = r.shape_hash.as_deref().ok_or(NoReplay::ByRule)?;
+        let shape = r.shape_hash.as_ref().ok_or(NoReplay::ByRule)?;
         let Some(&shape_line) = self.shapes.get(shape) else {
-            self.missing(shape);
+            self.missing_hash(shape);
             return Err(NoReplay::ByRule);
         };
         // Breakpoints on message blocks; the entries on system blocks and tools make the head.
@@ -290,7 +306,7 @@ impl Records {
                     match found {
                         Some(b) => r = b,
                         None => {
-                            self.missing(base);
+                            self.missing_record(base);
                             break Chain::Missing;
                         }
                     }
@@ -403,7 +419,7 @@ impl Records {
             let blob = self.blobs.get(h).copied();
             if blob.is_none() {
                 // A blob read later would be taken before the history's message.
-                self.missing(h);
+                self.missing_hash(h);
             }
             let source = if let Some(blob) = blob {
                 MessageSource::Blob(blob)

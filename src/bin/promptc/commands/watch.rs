@@ -214,8 +214,9 @@ enum Watcher {
     /// watch will be made with (`--agent`: the agent the file must be, an empty one is taken to
     /// be).
     Undecided(Vec<u8>, Box<Setup>),
-    Codex(Watch<CodexSession>),
-    Claude(Watch<ClaudeSession>),
+    /// Boxed: a watch holds its session's growth, a few kilobytes either way.
+    Codex(Box<Watch<CodexSession>>),
+    Claude(Box<Watch<ClaudeSession>>),
 }
 
 impl Watcher {
@@ -243,7 +244,7 @@ impl Watcher {
                         promptc::agents::codex::plan::Planner::new(session, &plan_options)
                     }),
                 };
-                Watcher::Codex(Watch::new(name, loader))
+                Watcher::Codex(Box::new(Watch::new(name, loader)))
             }
             AgentChoice::Claude => {
                 let given = setup.given.clone();
@@ -256,7 +257,7 @@ impl Watcher {
                         promptc::agents::claude::follow::Planner::new(given.clone(), threads())
                     }),
                 };
-                Watcher::Claude(Watch::new(name, loader))
+                Watcher::Claude(Box::new(Watch::new(name, loader)))
             }
         }
     }
