@@ -11,7 +11,6 @@
 mod agent;
 pub mod cache;
 pub mod content;
-mod digests;
 pub mod follow;
 pub mod home;
 pub mod load;
@@ -21,6 +20,7 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod session;
+mod sha256_name;
 mod steps;
 pub mod thread;
 pub mod usage;

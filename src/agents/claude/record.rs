@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::content::Content;
-pub use super::digests::Sha256Name;
+pub use super::sha256_name::Sha256Name;
 pub use super::uuids::LineId;
 use super::wire::Build;
 use crate::core::lines::SkippedLine;

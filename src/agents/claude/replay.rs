@@ -16,8 +16,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::load::Sha256Name;
-use super::load::{LineKind, Transcript};
+use super::load::{LineKind, Sha256Name, Transcript};
 use super::thread::{Conversation, Request, Role};
 
 /// A part of the body the transcript does not hold.
@@ -339,10 +338,5 @@ fn canonical(value: &Value) -> String {
 }
 
 fn sha256_hex(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let mut out = String::with_capacity(64);
-    for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
-    }
-    out
+    Sha256Name::of_digest(Sha256::digest(text.as_bytes()).into()).to_string()
 }

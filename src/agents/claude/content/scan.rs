@@ -4,8 +4,8 @@
 use sha2::{Digest, Sha256};
 use xxhash_rust::xxh3::Xxh3Default;
 
+use super::super::load::Sha256Name;
 use super::{Content, Heads, billing, injected};
-use crate::agents::claude::record::Sha256Name;
 use crate::core::hash::Hash;
 
 /// The one-scan reading, where the text is in serde's form and every block a plain object.

@@ -1,5 +1,6 @@
 use serde_json::Value;
 
+use super::super::load::Sha256Name;
 use super::{Content, fast, heads, message_sha256, read};
 use crate::agents::claude::replay::message_hash;
 use crate::test_support::claude_sample_bytes;
@@ -11,7 +12,7 @@ fn slow(role: &str, content: &str) -> (Content, super::Heads) {
 }
 
 /// `replay::message_hash` of a message of these contents, built as `replay` builds it.
-fn slow_sha256(role: &str, contents: &[&str]) -> crate::agents::claude::load::Sha256Name {
+fn slow_sha256(role: &str, contents: &[&str]) -> Sha256Name {
     let mut blocks = Vec::new();
     for c in contents {
         match serde_json::from_str::<Value>(c) {

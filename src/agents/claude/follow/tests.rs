@@ -398,6 +398,34 @@ fn a_blob_read_after_its_request_plans_the_steps_again() {
     );
 }
 
+/// A shape written again under its hash with another text (an edited file): `replay` takes
+/// the last, so the requests planned with the first are planned again once it is read, as a
+/// whole load plans them.
+#[test]
+fn a_shape_written_again_otherwise_plans_the_steps_again() {
+    let (name, bytes) = recorded_transcripts()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("2.1.332/tool_call/"))
+        .expect("the 2.1.332 tool call recording");
+    let text = String::from_utf8(bytes).unwrap();
+    let shape = text
+        .lines()
+        .find(|l| l.contains(r#""type":"api-request-shape""#))
+        .expect("a shape");
+    let mut again: serde_json::Value = serde_json::from_str(shape).unwrap();
+    again["shape"]["system"][1]["text"] = serde_json::json!("another system prompt");
+    let edited = format!("{text}{again}\n");
+    let compared = grown_is_whole(&name, edited.as_bytes(), 1, &|_| true);
+    assert!(compared > 10, "{compared}");
+    let whole = Session::load(&name, edited.as_bytes()).unwrap();
+    let first_text = Session::load(&name, text.as_bytes()).unwrap();
+    assert_ne!(
+        outputs(&whole, 1, &[]),
+        outputs(&first_text, 1, &[]),
+        "the last text is the first request's system prompt"
+    );
+}
+
 /// A response's lines after its first (its output counted again) change its step, not the
 /// ones before: the growth says which steps stayed, on every recorded transcript and sample.
 #[test]

@@ -167,15 +167,17 @@ impl Records {
                 ),
                 LineKind::ApiRequestShape { hash, .. } => {
                     // A shape written again as it was keeps the line noted for it: its head (by
-                    // line) is made once.
+                    // line) is made once. Another text under the hash replaces it, as `replay`
+                    // takes the last.
                     let awaited = self.awaited_hashes.contains(hash);
-                    match self.shapes.get(hash) {
-                        Some(&first) if same_shape(&t.lines[first].kind, &line.kind) => {}
-                        _ => {
+                    let again = match self.shapes.get(hash).copied() {
+                        Some(first) if same_shape(&t.lines[first].kind, &line.kind) => false,
+                        noted => {
                             self.shapes.insert(hash.clone(), i);
+                            noted.is_some()
                         }
-                    }
-                    (awaited, false)
+                    };
+                    (awaited, again)
                 }
                 _ => continue,
             };

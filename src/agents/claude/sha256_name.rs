@@ -6,10 +6,10 @@ use std::fmt;
 
 /// A sha256 a replay record names a message or a shape by (`tail`, `hash`, `shapeHash`), read
 /// as written. Taken apart on the loader's threads as the line is read, so that the planner
-/// keys its maps by 32 bytes, not by a 64-character text allocated for each (hashing and
-/// freeing those was a tenth of planning a 2.1.3xx file). Two names are one only when their
-/// texts are the same (made only by [`Sha256Name::new`] and [`Sha256Name::of_digest`], which
-/// keep it so).
+/// keys its maps by 32 bytes, not by a 64-character text allocated for each (hashing those
+/// keys, `missing`'s copies and the planner's drop were 10 % of the calling thread's samples on
+/// a 100 MB 2.1.3xx file). Two names are one only when their texts are the same (made only by
+/// [`Sha256Name::new`] and [`Sha256Name::of_digest`], which keep it so).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Sha256Name(Kept);
 
