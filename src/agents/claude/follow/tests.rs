@@ -368,34 +368,40 @@ fn a_parent_read_after_its_child_makes_the_steps_again() {
     assert_eq!(session.turns().len(), 3);
 }
 
+/// The 2.1.332 tool call recording: its name and text.
+fn tool_call_2_1_332() -> (String, String) {
+    let (name, bytes) = recorded_transcripts()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("2.1.332/tool_call/"))
+        .expect("the 2.1.332 tool call recording");
+    (name, String::from_utf8(bytes).unwrap())
+}
+
+/// `edited` grown line by line is `edited` loaded whole, and its first request's step is not
+/// that of `unedited` (the edit is one the growth must see).
+fn grown_as_whole_though_edited(name: &str, edited: &str, unedited: &str, edit: &str) {
+    let compared = grown_is_whole(name, edited.as_bytes(), 1, &|_| true);
+    assert!(compared > 10, "{compared}");
+    let whole = Session::load(name, edited.as_bytes()).unwrap();
+    let other = Session::load(name, unedited.as_bytes()).unwrap();
+    assert_ne!(outputs(&whole, 1, &[]), outputs(&other, 1, &[]), "{edit}");
+}
+
 /// A replay record's message read after the request that names it (here the first prompt's
 /// blob, moved to the end of a 2.1.332 recording): the request is planned by the build's rules
 /// until the blob is read, then from its record, as a whole load plans it.
 #[test]
 fn a_blob_read_after_its_request_plans_the_steps_again() {
-    let (name, bytes) = recorded_transcripts()
-        .into_iter()
-        .find(|(name, _)| name.starts_with("2.1.332/tool_call/"))
-        .expect("the 2.1.332 tool call recording");
-    let text = String::from_utf8(bytes).unwrap();
+    let (name, text) = tool_call_2_1_332();
     let mut lines: Vec<&str> = text.lines().collect();
     let blob = lines
         .iter()
         .position(|l| l.contains(r#""type":"api-request-blob""#))
         .expect("a blob");
     let moved = lines.remove(blob);
-    lines.push(moved);
-    let late: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let compared = grown_is_whole(&name, late.as_bytes(), 1, &|_| true);
-    assert!(compared > 10, "{compared}");
-    // Before the blob, the first request was planned otherwise than whole.
-    let before = Session::load(&name, &late.as_bytes()[..late.len() - moved.len() - 1]).unwrap();
-    let whole = Session::load(&name, late.as_bytes()).unwrap();
-    assert_ne!(
-        outputs(&before, 1, &[]),
-        outputs(&whole, 1, &[]),
-        "the blob changes the first request's prompt"
-    );
+    let before: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let late = format!("{before}{moved}\n");
+    grown_as_whole_though_edited(&name, &late, &before, "the blob changes the first prompt");
 }
 
 /// A shape written again under its hash with another text (an edited file): `replay` takes
@@ -403,11 +409,7 @@ fn a_blob_read_after_its_request_plans_the_steps_again() {
 /// whole load plans them.
 #[test]
 fn a_shape_written_again_otherwise_plans_the_steps_again() {
-    let (name, bytes) = recorded_transcripts()
-        .into_iter()
-        .find(|(name, _)| name.starts_with("2.1.332/tool_call/"))
-        .expect("the 2.1.332 tool call recording");
-    let text = String::from_utf8(bytes).unwrap();
+    let (name, text) = tool_call_2_1_332();
     let shape = text
         .lines()
         .find(|l| l.contains(r#""type":"api-request-shape""#))
@@ -415,15 +417,7 @@ fn a_shape_written_again_otherwise_plans_the_steps_again() {
     let mut again: serde_json::Value = serde_json::from_str(shape).unwrap();
     again["shape"]["system"][1]["text"] = serde_json::json!("another system prompt");
     let edited = format!("{text}{again}\n");
-    let compared = grown_is_whole(&name, edited.as_bytes(), 1, &|_| true);
-    assert!(compared > 10, "{compared}");
-    let whole = Session::load(&name, edited.as_bytes()).unwrap();
-    let first_text = Session::load(&name, text.as_bytes()).unwrap();
-    assert_ne!(
-        outputs(&whole, 1, &[]),
-        outputs(&first_text, 1, &[]),
-        "the last text is the first request's system prompt"
-    );
+    grown_as_whole_though_edited(&name, &edited, &text, "the last text is the system prompt");
 }
 
 /// A response's lines after its first (its output counted again) change its step, not the
