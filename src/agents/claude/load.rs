@@ -340,9 +340,6 @@ impl Recorder {
     }
 }
 
-/// Fewer bytes than the shortest lines of the real samples hold on average (465).
-const BYTES_PER_LINE_AT_LEAST: u64 = 256;
-
 /// The most bytes of lines handed to the helper at a time (a push of more is cut): the pieces
 /// the binary reads.
 const PIECE: usize = 1 << 20;
@@ -397,17 +394,6 @@ impl Loader {
                 .flatten(),
             queue: std::collections::VecDeque::new(),
         }
-    }
-
-    /// Make room for the lines of a file of `bytes` at once, not by doubling as they come
-    /// (each doubling copied the lines so far into new memory). Room for a line every
-    /// [`BYTES_PER_LINE_AT_LEAST`] bytes, more than a file holds: room never written to is
-    /// address space, not memory. Where the system will not give that much, the lines grow as
-    /// they come.
-    pub fn expect_bytes(&mut self, bytes: u64) {
-        let lines = usize::try_from(bytes / BYTES_PER_LINE_AT_LEAST).unwrap_or(usize::MAX);
-        let t = &mut self.transcript;
-        let _ = t.lines.try_reserve(lines.saturating_sub(t.lines.len()));
     }
 
     /// The lines recorded so far (with a helper thread, those of the pieces before the last).
@@ -518,12 +504,8 @@ impl Loader {
                 Some(pieces::Batch::Shared(piece)) => {
                     left -= 1;
                     let repeated = &mut self.recorder.repeated;
-                    let next = self.queue.iter().find_map(|b| match b {
-                        pieces::Batch::Shared(next) => Some(&**next),
-                        pieces::Batch::Local(_) => None,
-                    });
                     match &mut self.helper {
-                        Some(helper) => helper.receive(piece, next, repeated),
+                        Some(helper) => helper.receive(piece, repeated),
                         None => pieces::read_here(&piece, self.recorder.lean.is_some(), repeated),
                     }
                 }

@@ -296,30 +296,6 @@ fn bad_lines_are_skipped_with_their_line_and_reason() {
     );
 }
 
-/// A loader told to expect a file larger than the system gives room for (a size hint past
-/// memory, or past what a list can hold) reads the lines it is given as one told nothing.
-#[test]
-fn a_loader_expecting_more_than_memory_reads_its_lines_all_the_same() {
-    let text = concat!(
-        "{\"type\":\"user\",\"uuid\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
-        "not json\n",
-    );
-    let told_nothing = load("t.jsonl", text.as_bytes()).unwrap();
-    for bytes in [0, 10, 1 << 20, 1 << 50, u64::MAX] {
-        for threads in [1, 2] {
-            let mut loader = Loader::with_threads("t.jsonl", Threads::new(threads));
-            loader.expect_bytes(bytes);
-            loader.push(text.as_bytes());
-            let t = loader.finish().unwrap();
-            assert_eq!(
-                format!("{:?} {:?}", t.lines, t.skipped),
-                format!("{:?} {:?}", told_nothing.lines, told_nothing.skipped),
-                "{bytes} bytes expected"
-            );
-        }
-    }
-}
-
 /// With a helper thread, bad lines are skipped as on one thread, and the last line cut short is
 /// named so, whatever the pieces.
 #[test]

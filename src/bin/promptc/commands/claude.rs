@@ -67,7 +67,6 @@ pub fn load_lean(path: &Path) -> anyhow::Result<Session> {
 pub fn load_bytes(name: &str, bytes: &[u8]) -> anyhow::Result<Session> {
     let mut loader =
         promptc::agents::claude::load::Loader::with_threads(name, crate::commands::threads());
-    loader.expect_bytes(bytes.len() as u64);
     loader.push(bytes);
     let session = Session::new(loader.finish()?);
     finish(name, session).context("a transcript read whole asked to be read again")
@@ -78,14 +77,11 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
     let cannot_read = || format!("{name}: cannot read");
     let mut file = std::fs::File::open(path).with_context(cannot_read)?;
     let threads = crate::commands::threads();
-    let mut loader = if lean {
+    let loader = if lean {
         promptc::agents::claude::load::Loader::lean(&name, threads)
     } else {
         promptc::agents::claude::load::Loader::with_threads(&name, threads)
     };
-    if let Ok(meta) = file.metadata() {
-        loader.expect_bytes(meta.len());
-    }
     // The steps grow from each piece's lines while the next piece is read.
     let mut load = GrowingLoad::new(loader);
     let mut piece = vec![0; 1 << 20];
