@@ -133,8 +133,9 @@ pub struct User {
     /// `isVisibleInTranscriptOnly`: shown to the user, never sent.
     pub transcript_only: bool,
     /// Builds that write replay records (2.1.332 on): the sha256 the records name its message
-    /// by when the message is this line alone (see [`Assistant::message_sha256`]).
-    pub message_sha256: Option<Sha256Name>,
+    /// by when the message is this line alone (see [`Assistant::message_sha256`]). Boxed: a
+    /// user line's record is inline in every line's, and most lines are of other builds.
+    pub message_sha256: Option<Box<Sha256Name>>,
 }
 
 /// One line of a streamed response: 1.0.x-2.1.x write one line per content block, each with

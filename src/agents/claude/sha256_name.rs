@@ -99,4 +99,12 @@ mod tests {
         assert_eq!(of_digest.to_string(), format!("e6{}8e", "0".repeat(60)));
         assert_eq!(of_digest, Sha256Name::new(&of_digest.to_string()));
     }
+
+    /// A user line's name is boxed: its record is inline in every line's, whose size every
+    /// line pays (240 bytes, as before names were kept as bytes).
+    #[test]
+    fn a_name_does_not_make_every_line_larger() {
+        assert_eq!(std::mem::size_of::<Sha256Name>(), 40);
+        assert!(std::mem::size_of::<super::super::record::Line>() <= 240);
+    }
 }

@@ -430,7 +430,9 @@ fn user<'a, M: MessageField<'a>>(
         meta: e.is_meta.unwrap_or(false),
         compact_summary: e.is_compact_summary.unwrap_or(false),
         transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
-        message_sha256: replayed.then(|| one_line_sha256("user", content)).flatten(),
+        message_sha256: replayed
+            .then(|| one_line_sha256("user", content).map(Box::new))
+            .flatten(),
     })
 }
 

@@ -59,7 +59,7 @@ impl HistoryHashes {
             // A message of one line: the hash its line was read with.
             let read_with_line = match *lines {
                 [i] => match (role, &t.lines[i].kind) {
-                    (Role::User, LineKind::User(u)) => u.message_sha256.clone(),
+                    (Role::User, LineKind::User(u)) => u.message_sha256.as_deref().cloned(),
                     (Role::Assistant, LineKind::Assistant(a)) => a.message_sha256.clone(),
                     _ => None,
                 },
