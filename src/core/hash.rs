@@ -67,10 +67,10 @@ pub fn hex(hash: &Hash) -> String {
     out
 }
 
-/// Append [`hex`]`(hash)` to `out`.
-pub fn push_hex(out: &mut String, hash: &Hash) {
+/// Append the lowercase hex digits of `bytes` to `out` (of a hash: [`hex`]`(hash)`).
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for byte in hash {
+    for byte in bytes {
         out.push(DIGITS[usize::from(byte >> 4)] as char);
         out.push(DIGITS[usize::from(byte & 0xf)] as char);
     }

@@ -338,5 +338,7 @@ fn canonical(value: &Value) -> String {
 }
 
 fn sha256_hex(text: &str) -> String {
-    Sha256Name::of_digest(Sha256::digest(text.as_bytes()).into()).to_string()
+    let mut hex = String::with_capacity(64);
+    crate::core::hash::push_hex(&mut hex, &Sha256::digest(text.as_bytes()));
+    hex
 }

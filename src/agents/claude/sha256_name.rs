@@ -37,7 +37,11 @@ impl fmt::Display for Sha256Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Kept::Text(text) => f.write_str(text),
-            Kept::Digest(digest) => digest.iter().try_for_each(|b| write!(f, "{b:02x}")),
+            Kept::Digest(digest) => {
+                let mut hex = String::with_capacity(64);
+                crate::core::hash::push_hex(&mut hex, digest);
+                f.write_str(&hex)
+            }
         }
     }
 }
