@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The floors of issue 24 on Claude Code transcripts in one run (BENCHMARKS.md, "Floors: Claude
 # Code transcripts"): jq, the Python json.loads loop and `promptc steps` interleaved round by
-# round (benches/ab.py, 10 rounds), then peak RSS (median of 5). Inputs in DIR, made here when
-# missing: claude-real.jsonl, the real samples concatenated in `ls` order (a newline added after
-# a file that lacks one), and benches/gen_transcript.py's 2.1.100-style and 2.1.3xx-style
-# transcripts (replay records) of 10 MB and 100 MB.
+# round (benches/ab.py, 10 rounds, 3 for 1 GB), then peak RSS (median of 5). Inputs in DIR, made
+# here when missing: claude-real.jsonl, the real samples concatenated in `ls` order (a newline
+# added after a file that lacks one), and benches/gen_transcript.py's 2.1.100-style and
+# 2.1.3xx-style transcripts (replay records) of 10 MB, 100 MB and 1 GB (SIZES="10MB 100MB"
+# leaves out the 1 GB files, 2 GB of disk and about five minutes).
 #
 #   PROMPTC=target/release/promptc DIR=/dev/shm/promptc-bench benches/claude_floors.sh
 set -euo pipefail
@@ -30,7 +31,7 @@ EOF
 fi
 [[ -f "$dir/claude-real.jsonl" ]] && files+=("$dir/claude-real.jsonl")
 for style in 2.1.100 2.1.332; do
-  for size in 10MB 100MB; do
+  for size in ${SIZES:-10MB 100MB 1GB}; do
     file="$dir/claude-$style-$size.jsonl"
     [[ -f "$file" ]] || python3 "$here/gen_transcript.py" --style "$style" --size "$size" -o "$file"
     files+=("$file")
@@ -38,8 +39,10 @@ for style in 2.1.100 2.1.332; do
 done
 echo "== $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), $("$promptc" --version)"
 for file in "${files[@]}"; do
-  echo "== $(basename "$file") ($(stat -c %s "$file") bytes), $rounds rounds"
-  python3 "$here/ab.py" "$rounds" "exec jq -c . $file" "exec $python -S $loop $file" \
+  file_rounds="$rounds"
+  [[ "$file" == *1GB* ]] && file_rounds=3
+  echo "== $(basename "$file") ($(stat -c %s "$file") bytes), $file_rounds rounds"
+  python3 "$here/ab.py" "$file_rounds" "exec jq -c . $file" "exec $python -S $loop $file" \
     "exec $promptc steps $file"
 done
 echo "== peak RSS of steps, median of 5: KiB, and KiB x 1024 / bytes"
