@@ -5,6 +5,9 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+// Session text (models, paths, ids) escaped as on every page: controls, bidi and zero-width
+// characters shown as escapes, then HTML's five.
+use super::page::esc;
 use super::report::{Layout, dollars, group_cells, percent, tokens, zone_name};
 use crate::report::{Group, Report, SessionRow};
 
@@ -40,24 +43,6 @@ fn labels(top: &[SessionRow]) -> Vec<String> {
     top.iter()
         .map(|r| r.sums.key.chars().take(len).collect())
         .collect()
-}
-
-/// Escape text for HTML content and attribute values.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters have no place in a page; show them as a replacement.
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A coordinate, two decimals (deterministic, short).

@@ -611,6 +611,62 @@ fn text_report() {
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
 }
 
+/// Session text on the HTML page is escaped as on every page: a model name, a working
+/// directory and a session's title carrying bidi, zero-width and control characters show them as
+/// escapes, never raw (a U+202E would reverse the rest of its line).
+#[test]
+fn html_page_shows_bidi_and_control_characters_as_escapes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string(fixture_path(C)).expect("fixture");
+    let edited = text
+        .replace(
+            "\"model\":\"gpt-oss-120b\"",
+            "\"model\":\"gpt\\u202eoss\\u2066\\u200b\\u001b[31m\"",
+        )
+        .replace("/home/dev/widgets", "/home/dev/\\u202ewidgets");
+    assert_ne!(
+        text, edited,
+        "the fixture names the model and the directory"
+    );
+    let file = dir
+        .path()
+        .join(fixture_path(C).file_name().expect("a name"));
+    write(&file, edited.as_bytes());
+    let file = file.to_str().expect("UTF-8 path");
+    for by in ["model", "cwd", "session"] {
+        let output = run(&[
+            "report",
+            file,
+            "--timezone",
+            "UTC",
+            "--by",
+            by,
+            "--format",
+            "html",
+            "-o",
+            "-",
+        ]);
+        assert_eq!(code(&output), 0, "{by}");
+        let html = String::from_utf8(output.stdout).expect("UTF-8");
+        for raw in ['\u{202e}', '\u{2066}', '\u{200b}', '\u{1b}'] {
+            assert!(
+                !html.contains(raw),
+                "--by {by}: a raw {:?} on the page",
+                raw
+            );
+        }
+        if by == "model" {
+            assert!(
+                html.contains("gpt\\u{202e}oss\\u{2066}\\u{200b}\\x1b[31m"),
+                "{html}"
+            );
+        }
+        if by == "cwd" {
+            assert!(html.contains("/home/dev/\\u{202e}widgets"), "--by cwd");
+        }
+    }
+}
+
 /// A Chromium on PATH (`$CHROMIUM` first), or `None`.
 pub fn chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CHROMIUM") {
