@@ -3,10 +3,10 @@
 //!
 //! The caller (the binary) owns the file and the clock: it hands [`Watch::push`] the bytes
 //! appended since its last read, in chunks cut anywhere (inside a line, inside a UTF-8
-//! sequence). The watch keeps the partial last line until its newline arrives, so only
-//! complete lines are ever parsed, and answers with the events those lines brought: a turn
-//! started or ended, a compaction, a rollback, a step whose usage arrived (its `steps` row) and,
-//! after such a row, a drift.
+//! sequence). The watch keeps the partial last line until its newline arrives (or the watch
+//! ends), so only complete lines are parsed while it runs, and answers with the events those
+//! lines brought: a turn started or ended, a compaction, a rollback, a step whose usage arrived
+//! (its `steps` row) and, after such a row, a drift.
 //!
 //! What costs what: the new lines, not the file. Appending a line costs a copy and a scan for
 //! the few line types that can bring an event ([`Growing::may_bring_event`]). A line that can
@@ -210,8 +210,14 @@ impl<S: Growing> Watch<S> {
     }
 
     /// The watch ends: the events still held back (lines not yet loaded, the rows of steps
-    /// whose usage never arrived). A partial last line stays unread, as `steps` would skip it.
+    /// whose usage never arrived). A last line without its newline is read now, as `steps`
+    /// reads it (skipped with a warning when it is cut short).
     pub fn finish(&mut self) -> Result<Vec<Event>, String> {
+        if !self.partial.is_empty() {
+            self.fresh.append(&mut self.partial);
+            self.fresh.push(b'\n');
+            self.dirty = true;
+        }
         self.update(true)
     }
 

@@ -312,6 +312,47 @@ fn a_partial_last_line_waits_for_its_newline() {
     assert_eq!(code, Some(0));
 }
 
+/// When the watch ends, a last line still without its newline is read as `steps` reads it: the
+/// session's last row comes then (a file an agent left without a final newline gives the rows
+/// `steps` gives), and a line cut short is warned about, not dropped in silence.
+#[test]
+fn a_last_line_without_its_newline_is_read_when_the_watch_ends() {
+    let (head, _) = up_to_first_usage("fixtures/diff/resumed_model_switch/b.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp_rollout(dir.path());
+    let mut watching = Watching::start(&path, &["--format", "json"]);
+    append_in_chunks(&path, &head, &[head.len()]);
+    watching.none_for(Duration::from_millis(400), |l| {
+        l.contains("\"event\":\"step\"")
+    });
+    let (lines, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0));
+    assert_eq!(stderr, "");
+    let args = ["steps", path.to_str().unwrap(), "--format", "json"];
+    let expected = stdout_json(&args, &run(&args))["steps"].clone();
+    assert_eq!(
+        expected[0]["observed_input_tokens"], 7503,
+        "the usage line is read"
+    );
+    assert_eq!(serde_json::Value::Array(step_rows(&lines)), expected);
+
+    // Cut inside the usage line: warned when the watch ends, as `steps` warns.
+    let cut = &head[..head.len() - 10];
+    let path = dir.path().join("cut.jsonl");
+    std::fs::write(&path, b"").unwrap();
+    let watching = Watching::start(&path, &["--format", "json"]);
+    append_in_chunks(&path, cut, &[cut.len()]);
+    std::thread::sleep(Duration::from_millis(400));
+    let (_, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0));
+    let line = cut.iter().filter(|&&b| b == b'\n').count() + 1;
+    assert!(
+        stderr.starts_with(&format!("warning: {}:{line}:", path.display()))
+            && stderr.contains("skipped"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn truncation_and_replacement_start_over() {
     let source = root().join("fixtures/rollouts/era_b_steps.jsonl");
