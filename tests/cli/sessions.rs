@@ -326,6 +326,11 @@ fn an_ambiguous_prefix_lists_the_candidates() {
         "{stderr}"
     );
     assert!(!stderr.contains(ID_NEW), "{stderr}");
+    // A candidate a line, not a message with escaped newlines.
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert!(lines[1].starts_with(&format!("  {ID_MID}  ")), "{stderr}");
+    assert!(lines[2].starts_with(&format!("  {ID_OLD}  ")), "{stderr}");
 }
 
 #[test]

@@ -36,18 +36,40 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
         return ExitStatus::Success.into();
     }
     let mut stderr = std::io::stderr().lock();
-    // Messages carry file names and text from rollouts: escape them like any session text.
-    let _ = writeln!(
-        stderr,
-        "error: {}",
-        promptc::core::sanitize::escape_line(&error.to_string())
-    );
+    // Messages carry file names and text from rollouts: escape them like any session text (a
+    // list's items each on a line of its own).
+    let escape = promptc::core::sanitize::escape_line;
+    match error.downcast_ref::<Listed>() {
+        Some(listed) => {
+            let _ = writeln!(stderr, "error: {}", escape(&listed.message));
+            for item in &listed.items {
+                let _ = writeln!(stderr, "  {}", escape(item));
+            }
+        }
+        None => {
+            let _ = writeln!(stderr, "error: {}", escape(&error.to_string()));
+        }
+    }
     for cause in error.chain().skip(1) {
-        let _ = writeln!(
-            stderr,
-            "  caused by: {}",
-            promptc::core::sanitize::escape_line(&cause.to_string())
-        );
+        let _ = writeln!(stderr, "  caused by: {}", escape(&cause.to_string()));
     }
     ExitStatus::Error.into()
 }
+
+/// An error that lists what it is about (the sessions an ambiguous id matches), an item a line.
+#[derive(Debug)]
+pub struct Listed {
+    pub message: String,
+    pub items: Vec<String>,
+}
+
+impl std::fmt::Display for Listed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        self.items
+            .iter()
+            .try_for_each(|item| write!(f, "\n  {item}"))
+    }
+}
+
+impl std::error::Error for Listed {}

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, anyhow, bail};
+use anyhow::{Context as _, bail};
 
 use crate::cli::AgentChoice;
 use crate::env;
@@ -340,17 +340,22 @@ pub fn projects_dir(home: &Path) -> String {
 /// An error naming the ids that match `argument` in both homes.
 pub fn ambiguous(argument: &str, matches: &[(String, PathBuf)]) -> anyhow::Error {
     const SHOWN: usize = 10;
-    let mut message = format!(
-        "{argument}: ambiguous session id: {} sessions match:",
-        matches.len()
-    );
-    for (id, path) in matches.iter().take(SHOWN) {
-        message.push_str(&format!("\n  {id}  {}", path.display()));
-    }
+    let mut items: Vec<String> = matches
+        .iter()
+        .take(SHOWN)
+        .map(|(id, path)| format!("{id}  {}", path.display()))
+        .collect();
     if matches.len() > SHOWN {
-        message.push_str(&format!("\n  … and {} more", matches.len() - SHOWN));
+        items.push(format!("… and {} more", matches.len() - SHOWN));
     }
-    anyhow!(message)
+    crate::exit::Listed {
+        message: format!(
+            "{argument}: ambiguous session id: {} sessions match:",
+            matches.len()
+        ),
+        items,
+    }
+    .into()
 }
 
 #[cfg(test)]

@@ -280,15 +280,22 @@ pub fn resolve_in(argument: &str, home: Option<&Path>) -> anyhow::Result<PathBuf
         ),
         1 => Ok(matches.remove(0).path),
         n => {
-            let mut message = format!("{argument}: ambiguous session id: {n} rollouts match:");
-            for rollout in matches.iter().take(MAX_CANDIDATES_SHOWN) {
-                let id = rollout.name.as_ref().map_or("", |n| n.id.as_str());
-                message.push_str(&format!("\n  {id}  {}", rollout.path.display()));
-            }
+            let mut items: Vec<String> = matches
+                .iter()
+                .take(MAX_CANDIDATES_SHOWN)
+                .map(|rollout| {
+                    let id = rollout.name.as_ref().map_or("", |n| n.id.as_str());
+                    format!("{id}  {}", rollout.path.display())
+                })
+                .collect();
             if n > MAX_CANDIDATES_SHOWN {
-                message.push_str(&format!("\n  … and {} more", n - MAX_CANDIDATES_SHOWN));
+                items.push(format!("… and {} more", n - MAX_CANDIDATES_SHOWN));
             }
-            Err(anyhow!(message))
+            Err(crate::exit::Listed {
+                message: format!("{argument}: ambiguous session id: {n} rollouts match:"),
+                items,
+            }
+            .into())
         }
     }
 }
