@@ -73,8 +73,8 @@ pub struct Header<'a> {
     /// `(label, text)`, in order; the text as the file has it (the renderer escapes it).
     pub lines: Vec<(&'static str, String)>,
     pub skipped: &'a [SkippedLine],
-    /// Things read but not understood, by line.
-    pub notes: Vec<(usize, &'a str)>,
+    /// Things read but not understood, by line where the note does not say its own.
+    pub notes: Vec<(Option<usize>, &'a str)>,
     /// Where what promptc shows is rebuilt or approximate, by line.
     pub approximations: Vec<(usize, &'a str)>,
 }

@@ -12,6 +12,24 @@ pub struct SkippedLine {
     pub excerpt: String,
 }
 
+/// A skipped line as the JSON documents list it (`skipped_lines`): the excerpt is for messages.
+#[derive(serde::Serialize)]
+pub struct SkippedDocument<'a> {
+    pub line: usize,
+    pub column: Option<usize>,
+    pub reason: &'a str,
+}
+
+impl<'a> From<&'a SkippedLine> for SkippedDocument<'a> {
+    fn from(s: &'a SkippedLine) -> Self {
+        SkippedDocument {
+            line: s.line,
+            column: s.column,
+            reason: &s.reason,
+        }
+    }
+}
+
 const EXCERPT_CHARS: usize = 60;
 
 /// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a

@@ -31,9 +31,10 @@ pub fn write_header<S: AgentSession>(
         )?;
     }
     for (line, note) in &header.notes {
+        let line = line.map(|l| format!("line {l}: ")).unwrap_or_default();
         writeln!(
             out,
-            "{} line {line}: {}",
+            "{} {line}{}",
             paint(options, Tone::Warning, "note     "),
             escape_line(note)
         )?;

@@ -122,6 +122,35 @@ fn bad_lines_are_warned_with_file_and_line_and_the_rest_is_read() {
     );
 }
 
+/// `--strict` holds for a transcript as for a rollout: every command that reads one stops at
+/// its first bad line (exit 2, the file, line and column on stderr, nothing on stdout); without
+/// it the same file is read with warnings.
+#[test]
+fn strict_fails_on_a_transcripts_first_bad_line() {
+    let file = fixture("bad_lines");
+    for command in [
+        vec!["steps", "--strict", &file],
+        vec!["view", "--strict", &file],
+        vec!["compile", "--strict", &file],
+        vec!["fingerprint", "--strict", &file],
+        vec!["check", "--strict", &file],
+        vec!["diff", "--strict", &file, &file],
+    ] {
+        let output = run(&command);
+        assert_eq!(code(&output), 2, "{command:?}");
+        assert!(output.stdout.is_empty(), "{command:?}: nothing on stdout");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            stderr,
+            format!("error: {file}:5:2: not JSON: expected ident (--strict)\n"),
+            "{command:?}"
+        );
+    }
+    let lenient = run(&["view", &file]);
+    assert_eq!(code(&lenient), 0);
+    assert!(String::from_utf8_lossy(&lenient.stderr).contains(&format!("warning: {file}:5:2:")));
+}
+
 /// 2.1.3xx: the CLI says the rebuild is verified, and names what the transcript cannot hold.
 #[test]
 fn compile_of_a_replay_recorded_request_is_verified() {
@@ -494,6 +523,80 @@ fn view_shows_the_lines_beside_the_messages_sent() {
         .collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
     assert_eq!(view["model_view"][1]["lines"], serde_json::json!([5]));
+}
+
+/// A transcript that records no request (a session opened and left: bookkeeping, a system
+/// line, a local command) is still a transcript: `view` shows its lines and an empty model view,
+/// its JSON lists the skipped line and the notes as a rollout's does; `compile` has nothing to
+/// compile and says so, naming the file.
+#[test]
+fn view_of_a_transcript_without_a_request() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("opened-and-left.jsonl");
+    let lines = [
+        r#"{"type":"permission-mode","permissionMode":"acceptEdits","sessionId":"s1"}"#,
+        r#"{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"informational","content":"Auto mode","uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2026-12-01T10:00:00.000Z","sessionId":"s1","version":"2.1.97"}"#,
+        r#"{"parentUuid":"00000000-0000-4000-8000-000000000001","isSidechain":false,"type":"user","message":{"role":"user","content":"<command-name>/exit</command-name>"},"uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-12-01T10:00:01.000Z","sessionId":"s1","version":"2.1.97"}"#,
+        r#"{"type":"a-line-type-of-a-later-build","sessionId":"s1"}"#,
+        r#"{"type":"user","message":"#,
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let file = file.to_str().expect("UTF-8 path");
+
+    let output = run(&["view", file]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("TRANSCRIPT (2 lines of the main thread)"),
+        "{text}"
+    );
+    assert!(text.contains("L3     user/prompt"), "{text}");
+    assert!(
+        text.contains("MODEL VIEW (the transcript records no request)"),
+        "{text}"
+    );
+    // The note names its line itself, once.
+    assert!(
+        text.contains("note      1 line(s) of unknown type `a-line-type-of-a-later-build` kept, not read (first at line 4)\n"),
+        "{text}"
+    );
+
+    let view = json(&["view", "--format", "json", file]);
+    assert_eq!(view["selection"], Value::Null);
+    assert_eq!(view["model_view"], serde_json::json!([]));
+    let kinds: Vec<(u64, bool)> = view["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| (l["line"].as_u64().unwrap(), l["sent"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(kinds, [(2, false), (3, false)]);
+    assert_eq!(
+        view["skipped_lines"],
+        serde_json::json!([{"line": 5, "column": 25, "reason": "not JSON: EOF while parsing a value"}])
+    );
+    assert_eq!(
+        view["notes"],
+        serde_json::json!([
+            "1 line(s) of unknown type `a-line-type-of-a-later-build` kept, not read (first at line 4)"
+        ])
+    );
+
+    let output = run(&["compile", file]);
+    assert_eq!(code(&output), 2);
+    assert!(output.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).ends_with(&format!(
+            "\nerror: {file}: the transcript records no request\n"
+        )),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// Baselines hold Claude Code transcripts beside Codex rollouts: written once, a rerun passes,

@@ -242,7 +242,8 @@ impl AgentSession for Session {
         Header {
             lines,
             skipped: &t.skipped,
-            notes: t.notes.iter().map(|n| (0, n.as_str())).collect(),
+            // Each note names its line(s) itself.
+            notes: t.notes.iter().map(|n| (None, n.as_str())).collect(),
             approximations: Vec::new(),
         }
     }

@@ -86,7 +86,7 @@ impl AgentSession for Session {
             notes: rollout
                 .notes
                 .iter()
-                .map(|(l, n)| (*l, n.as_str()))
+                .map(|(l, n)| (Some(*l), n.as_str()))
                 .collect(),
             approximations: self
                 .replay

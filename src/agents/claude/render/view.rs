@@ -12,6 +12,7 @@ use crate::AgentSession;
 use crate::agents::claude::load::{LineKind, Transcript};
 use crate::agents::claude::session::Session;
 use crate::agents::claude::wire::Compiled;
+use crate::core::lines::SkippedDocument;
 use crate::core::sanitize::escape_line;
 use crate::render::{RenderOptions, Tone, paint, write_json, write_painted};
 
@@ -102,10 +103,15 @@ struct ViewDocument<'a> {
     schema_version: u32,
     file: &'a str,
     agent: &'static str,
-    selection: Selection,
+    /// The request shown; `null` when the transcript records none.
+    selection: Option<Selection>,
     lines: Vec<LineRow>,
     model_view: Vec<MessageRow>,
     unknown: Vec<Value>,
+    /// Lines that could not be read, as `view` of a rollout lists them.
+    skipped_lines: Vec<SkippedDocument<'a>>,
+    /// What the transcript's lines hold that promptc does not read (each names its lines).
+    notes: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -136,18 +142,25 @@ struct MessageRow {
 pub fn write_view(
     out: &mut dyn Write,
     session: &Session,
-    step: usize,
-    compiled: &Compiled,
+    selected: Option<(usize, &Compiled)>,
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
     let (t, c) = (&session.transcript, &session.conversation);
-    let request = &c.requests[session.claude_steps[step].request];
-    let (turn, step) = {
+    // A transcript that records no request (only bookkeeping and system lines) shows its lines
+    // and an empty model view.
+    let compiled_unknown = selected.map_or(&[][..], |(_, c)| &c.unknown[..]);
+    let selection = selected.map(|(step, _)| {
         let s = &session.steps()[step];
-        (session.turns()[s.turn].number, s.number)
+        Selection {
+            turn: session.turns()[s.turn].number,
+            step: s.number,
+        }
+    });
+    let history = match selected {
+        Some((step, _)) => c.history(t, &c.requests[session.claude_steps[step].request]),
+        None => Default::default(),
     };
-    let history = c.history(t, request);
     let sent: HashSet<usize> = history
         .messages
         .iter()
@@ -184,9 +197,8 @@ pub fn write_view(
             (blocks, m.lines.iter().map(|&i| t.lines[i].number).collect())
         })
         .collect();
-    let messages = compiled.body["messages"]
-        .as_array()
-        .cloned()
+    let messages = selected
+        .and_then(|(_, c)| c.body["messages"].as_array().cloned())
         .unwrap_or_default();
     let mut used = vec![false; rendered.len()];
     let rows: Vec<MessageRow> = messages
@@ -215,8 +227,7 @@ pub fn write_view(
             }
         })
         .collect();
-    let unknown: Vec<Value> = compiled
-        .unknown
+    let unknown: Vec<Value> = compiled_unknown
         .iter()
         .map(|u| serde_json::json!({"part": u.part, "reason": u.reason}))
         .collect();
@@ -227,7 +238,7 @@ pub fn write_view(
                 schema_version: crate::SCHEMA_VERSION,
                 file: &t.name,
                 agent: "claude",
-                selection: Selection { turn, step },
+                selection,
                 lines: main
                     .iter()
                     .map(|&i| LineRow {
@@ -238,23 +249,28 @@ pub fn write_view(
                     .collect(),
                 model_view: rows,
                 unknown,
+                skipped_lines: t.skipped.iter().map(SkippedDocument::from).collect(),
+                notes: &t.notes,
             },
         );
     }
     crate::render::header::write_header(out, session, options)?;
     writeln!(out)?;
     let not_sent = main.iter().filter(|i| !sent.contains(i)).count();
-    write_painted(
-        out,
-        options,
-        Tone::Heading,
-        &format!(
+    let heading = match selection {
+        Some(_) => format!(
             "TRANSCRIPT ({} lines of the main thread, {not_sent} not in this request)",
             main.len()
         ),
-    )?;
+        None => format!("TRANSCRIPT ({} lines of the main thread)", main.len()),
+    };
+    write_painted(out, options, Tone::Heading, &heading)?;
     for (n, &i) in main.iter().enumerate() {
-        let mark = if sent.contains(&i) { " " } else { "-" };
+        let mark = if selection.is_none() || sent.contains(&i) {
+            " "
+        } else {
+            "-"
+        };
         let line = format!(
             "{mark} {n:>4} L{:<5} {:<28} {}",
             t.lines[i].number,
@@ -278,15 +294,14 @@ pub fn write_view(
     }
     writeln!(out)?;
     let added = rows.iter().filter(|r| r.added).count();
-    write_painted(
-        out,
-        options,
-        Tone::Heading,
-        &format!(
+    let heading = match &selection {
+        Some(Selection { turn, step }) => format!(
             "MODEL VIEW (turn {turn} step {step}: {} messages, {added} added by the build)",
             rows.len()
         ),
-    )?;
+        None => "MODEL VIEW (the transcript records no request)".to_string(),
+    };
+    write_painted(out, options, Tone::Heading, &heading)?;
     for (n, (row, m)) in rows.iter().zip(&messages).enumerate() {
         let mark = if row.added { "+" } else { " " };
         let lines = if row.lines.is_empty() {
@@ -317,8 +332,7 @@ pub fn write_view(
                 line
             }
         )?;
-        if let Some(u) = compiled
-            .unknown
+        if let Some(u) = compiled_unknown
             .iter()
             .find(|u| u.part == format!("messages[{n}].content"))
         {
@@ -331,7 +345,7 @@ pub fn write_view(
         }
     }
     // What the messages may hold beyond these (1.0.x `claude -p`'s repeated tool turn).
-    for u in compiled.unknown.iter().filter(|u| u.part == "messages") {
+    for u in compiled_unknown.iter().filter(|u| u.part == "messages") {
         let line = format!("?        {}", escape_line(&u.reason));
         write_painted(out, options, Tone::Warning, &line)?;
     }

@@ -11,6 +11,7 @@ use crate::agents::codex::model::RecordKind;
 use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
 use crate::agents::codex::replay::HistoryEntry;
 use crate::agents::codex::session::Session;
+use crate::core::lines::SkippedDocument;
 use crate::core::shared::Slice;
 use crate::core::steps::Observation;
 use crate::render::{raw_json, write_json};
@@ -279,13 +280,6 @@ impl UsageDocument {
 }
 
 #[derive(Serialize)]
-struct SkippedDocument<'a> {
-    line: usize,
-    column: Option<usize>,
-    reason: &'a str,
-}
-
-#[derive(Serialize)]
 struct LineNote<'a> {
     line: usize,
     note: &'a str,
@@ -448,15 +442,7 @@ pub fn write_json_view(
         turns: turn_documents(session, &scope.turns, &|step| {
             plan.views[step].1 + usize::from(session.replay.steps[step].compaction)
         }),
-        skipped_lines: rollout
-            .skipped
-            .iter()
-            .map(|s| SkippedDocument {
-                line: s.line,
-                column: s.column,
-                reason: &s.reason,
-            })
-            .collect(),
+        skipped_lines: rollout.skipped.iter().map(SkippedDocument::from).collect(),
         approximations: replay
             .approximations
             .iter()

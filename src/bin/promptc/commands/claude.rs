@@ -69,7 +69,7 @@ pub fn load_bytes(name: &str, bytes: &[u8]) -> anyhow::Result<Session> {
         promptc::agents::claude::load::Loader::with_threads(name, crate::commands::threads());
     loader.push(bytes);
     let session = Session::new(loader.finish()?);
-    finish(name, session).context("a transcript read whole asked to be read again")
+    finish(session).context("a transcript read whole asked to be read again")
 }
 
 fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
@@ -95,30 +95,15 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
         }
         load.push(&piece[..read]);
     }
-    Ok(finish(&name, load.finish()?))
+    Ok(finish(load.finish()?))
 }
 
 /// The session loaded, a warning on stderr for each skipped line; `None` when a lean load
 /// finds it must read the texts after all.
-fn finish(name: &str, session: Session) -> Option<Session> {
-    if session.transcript.needs_content {
-        // Read again whole: the warnings come with that reading.
-        return None;
-    }
-    let mut stderr = std::io::stderr().lock();
-    for s in &session.transcript.skipped {
-        use std::io::Write as _;
-        let column = s.column.map(|c| format!(":{c}")).unwrap_or_default();
-        let _ = writeln!(
-            stderr,
-            "warning: {}:{}{column}: skipped: {} (near: {})",
-            promptc::core::sanitize::escape_line(name),
-            s.line,
-            promptc::core::sanitize::escape_line(&s.reason),
-            promptc::core::sanitize::escape_line(&s.excerpt),
-        );
-    }
-    Some(session)
+/// The session, or `None` when a lean load found it needs the messages' texts (read again
+/// whole). Its skipped lines are the caller's to report (`commands::load`).
+fn finish(session: Session) -> Option<Session> {
+    (!session.transcript.needs_content).then_some(session)
 }
 
 /// `--system` and `--tools`: a JSON value, or a captured request holding it.
@@ -148,7 +133,12 @@ fn select(session: &Session, args: &crate::cli::SelectArgs) -> anyhow::Result<us
         return (0..session.steps().len())
             .rev()
             .find(|&k| session.claude_steps[k].prompt.is_some())
-            .context("the transcript records no request");
+            .with_context(|| {
+                format!(
+                    "{}: the transcript records no request",
+                    session.transcript.name
+                )
+            });
     }
     Ok(session.select_step(args.turn.as_ref(), args.step)?)
 }
@@ -185,15 +175,20 @@ pub fn run_view(
     args: &ViewArgs,
     context: &Context,
 ) -> anyhow::Result<ExitStatus> {
-    let step = select(session, &args.select)?;
-    let compiled = session.compile(step, &Given::default());
+    // A transcript without a request to show (only bookkeeping and system lines) still shows
+    // its lines.
+    let step = match select(session, &args.select) {
+        Ok(step) => Some(step),
+        Err(_) if args.select.turn.is_none() => None,
+        Err(error) => return Err(error),
+    };
+    let compiled = step.map(|step| (step, session.compile(step, &Given::default())));
     let json = args.format.format() == Format::Json;
     with_stdout(|out| {
         promptc::agents::claude::render::view::write_view(
             out,
             session,
-            step,
-            &compiled,
+            compiled.as_ref().map(|(step, c)| (*step, c)),
             json,
             &context.stdout,
         )

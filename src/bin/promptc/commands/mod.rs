@@ -88,7 +88,7 @@ pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Resul
     if let Some((name, bytes)) = crate::input::read_whole(&input.rollout)? {
         let head = &bytes[..bytes.len().min(64 << 10)];
         if promptc::agents::claude::is_transcript(head) == Some(true) {
-            return Ok(Session::Claude(claude::load_bytes(&name, &bytes)?));
+            return claude_loaded(claude::load_bytes(&name, &bytes)?, input, context);
         }
         let options = load_options(input, items);
         let rollout = crate::input::load_bytes(&name, &bytes, options).map_err(neither_agent)?;
@@ -97,15 +97,39 @@ pub fn load(input: &InputArgs, context: &Context, items: Items) -> anyhow::Resul
         return Ok(Session::Codex(session));
     }
     if let Some(path) = claude::detect(&input.rollout)? {
-        return Ok(Session::Claude(match items {
+        let session = match items {
             Items::Json => claude::load_file(&path)?,
             // No item's text is shown: a lean load.
             Items::Counts | Items::Tokens => claude::load_lean(&path)?,
-        }));
+        };
+        return claude_loaded(session, input, context);
     }
     Ok(Session::Codex(
         load_codex(input, context, items).map_err(neither_agent)?,
     ))
+}
+
+/// A Claude Code transcript loaded: under `--strict` an error naming its first skipped line
+/// (as a Codex rollout's), otherwise a warning on stderr for each.
+fn claude_loaded(
+    session: promptc::agents::claude::session::Session,
+    input: &InputArgs,
+    context: &Context,
+) -> anyhow::Result<Session> {
+    let t = &session.transcript;
+    if input.strict
+        && let Some(first) = t.skipped.first()
+    {
+        let column = first.column.map(|c| format!(":{c}")).unwrap_or_default();
+        anyhow::bail!(
+            "{}:{}{column}: {} (--strict)",
+            promptc::core::sanitize::escape_line(&t.name),
+            first.line,
+            promptc::core::sanitize::escape_line(&first.reason),
+        );
+    }
+    warn_skipped_lines(&t.name, &t.skipped, context);
+    Ok(Session::Claude(session))
 }
 
 /// A file neither agent's lines were found in is named as such, not only as no Codex rollout:
