@@ -54,6 +54,75 @@ pub fn escape_block(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
+/// A writer of JSON text that writes the characters a terminal would obey or hide (C1 controls,
+/// DEL, bidi controls, zero-width characters, line separators) as `\uXXXX` escapes: the same
+/// JSON once parsed, safe to print. serde_json already escapes C0 controls. It gathers serde's
+/// many small writes and looks at them 64 KB at a time, a pass that finds most at once to be
+/// ASCII; serde writes each string fragment whole, so no character is split between two of
+/// those. [`JsonEscaper::finish`] writes what it holds.
+pub struct JsonEscaper<W: std::io::Write> {
+    out: W,
+    held: Vec<u8>,
+}
+
+impl<W: std::io::Write> JsonEscaper<W> {
+    const HELD: usize = 64 << 10;
+
+    pub fn new(out: W) -> JsonEscaper<W> {
+        JsonEscaper {
+            out,
+            held: Vec::with_capacity(Self::HELD),
+        }
+    }
+
+    /// Write what is held.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.write_held()
+    }
+
+    fn write_held(&mut self) -> std::io::Result<()> {
+        let bytes = std::mem::take(&mut self.held);
+        let result = self.write_escaped(&bytes);
+        self.held = bytes;
+        self.held.clear();
+        result
+    }
+
+    fn write_escaped(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        // ASCII without DEL (most of it), or not text (serde writes text: unreachable).
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) if !bytes.is_ascii() || bytes.contains(&0x7f) => text,
+            _ => return self.out.write_all(bytes),
+        };
+        let mut from = 0;
+        for (at, c) in text.char_indices() {
+            // Outside strings JSON has only ASCII (C0 there is whitespace, to keep; inside,
+            // serde escaped it): every character from DEL up is in a string.
+            if c >= '\u{7f}' && needs_escape(c, true) {
+                self.out.write_all(&bytes[from..at])?;
+                write!(self.out, "\\u{:04x}", c as u32)?;
+                from = at + c.len_utf8();
+            }
+        }
+        self.out.write_all(&bytes[from..])
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonEscaper<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.held.extend_from_slice(buf);
+        if self.held.len() >= Self::HELD {
+            self.write_held()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.write_held()?;
+        self.out.flush()
+    }
+}
+
 /// Cut a string to at most `width` characters, marking the cut with `…`.
 pub fn truncate(text: &str, width: usize) -> Cow<'_, str> {
     if text.chars().count() <= width {
@@ -70,6 +139,38 @@ pub fn truncate(text: &str, width: usize) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// JSON through the escaper: no character a terminal obeys or hides is left raw, and the
+    /// document parses to the same value (JSON's own whitespace, a CR too, stays).
+    #[test]
+    fn json_escaper_writes_invisible_characters_as_escapes() {
+        let value = serde_json::json!({
+            "model": "gpt\u{202e}oss\u{2066}x\u{200b}y\u{9b}31m\u{7f}\u{feff}\u{2028}",
+            "plain": "caf\u{e9} \u{1f600} \u{1b}[31m",
+        });
+        let mut out = Vec::new();
+        let mut escaper = JsonEscaper::new(&mut out);
+        serde_json::to_writer_pretty(&mut escaper, &value).unwrap();
+        escaper.finish().unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(r#""gpt\u202eoss\u2066x\u200by\u009b31m\u007f\ufeff\u2028""#),
+            "{text}"
+        );
+        // Printable non-ASCII stays as it is; C0 is serde's own escape.
+        assert!(text.contains("caf\u{e9} \u{1f600} \\u001b[31m"), "{text}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            value
+        );
+
+        let raw = "{\r\n\"a\": \"\u{202e}\"}";
+        let mut out = Vec::new();
+        let mut escaper = JsonEscaper::new(&mut out);
+        std::io::Write::write_all(&mut escaper, raw.as_bytes()).unwrap();
+        escaper.finish().unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "{\r\n\"a\": \"\\u202e\"}");
+    }
 
     #[test]
     fn escapes_terminal_controls() {

@@ -83,10 +83,13 @@ pub fn raw_json(text: &str) -> &RawValue {
     })
 }
 
-/// Write a JSON document followed by a newline.
+/// Write a JSON document followed by a newline, with the characters a terminal would obey or
+/// hide escaped ([`crate::core::sanitize::JsonEscaper`]).
 pub fn write_json<T: Serialize>(out: &mut dyn Write, document: &T) -> io::Result<()> {
     // serde_json's conversion keeps an I/O error's kind, so a closed pipe stays a closed pipe.
-    serde_json::to_writer_pretty(&mut *out, document).map_err(io::Error::from)?;
+    let mut escaped = crate::core::sanitize::JsonEscaper::new(&mut *out);
+    serde_json::to_writer_pretty(&mut escaped, document).map_err(io::Error::from)?;
+    escaped.finish()?;
     out.write_all(b"\n")
 }
 

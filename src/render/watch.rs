@@ -52,7 +52,9 @@ fn json_line<T: Serialize>(
         body,
         row,
     };
-    serde_json::to_writer(&mut *out, &document).map_err(io::Error::from)?;
+    let mut escaped = crate::core::sanitize::JsonEscaper::new(&mut *out);
+    serde_json::to_writer(&mut escaped, &document).map_err(io::Error::from)?;
+    escaped.finish()?;
     out.write_all(b"\n")
 }
 
