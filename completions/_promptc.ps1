@@ -169,6 +169,7 @@ Register-ArgumentCompleter -Native -CommandName 'promptc' -ScriptBlock {
             [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens. A price may say the day it took effect and carry its earlier prices (`"from": "YYYY-MM-DD", "history": [{..., "from": ...}]`): each request is priced at its UTC day''s; `"cache_write"` prices cache writes. See PRICING.md')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stdout and stderr')
             [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Output width in columns (default: $COLUMNS, else 100)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Short for `--format json`')
             [CompletionResult]::new('--no-mmap', '--no-mmap', [CompletionResultType]::ParameterName, 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -535,7 +535,7 @@ _promptc() {
             return 0
             ;;
         promptc__subcmd__report)
-            opts="-o -h --agent --codex-home --claude-home --since --until --timezone --by --top --format --output --pricing --color --width --no-mmap --help"
+            opts="-o -h --agent --codex-home --claude-home --since --until --timezone --by --top --format --json --output --pricing --color --width --no-mmap --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -158,6 +158,7 @@ set edit:completion:arg-completer[promptc] = {|@words|
             cand --pricing 'A JSON price table that extends the built-in one (or replaces it, with `"replace": true`): `{"as_of": "...", "source": "...", "models": {"MODEL": {"input": 1.25, "cached_input": 0.125, "output": 10}}}`, USD per million tokens. A price may say the day it took effect and carry its earlier prices (`"from": "YYYY-MM-DD", "history": [{..., "from": ...}]`): each request is priced at its UTC day''s; `"cache_write"` prices cache writes. See PRICING.md'
             cand --color 'When to use colour on stdout and stderr'
             cand --width 'Output width in columns (default: $COLUMNS, else 100)'
+            cand --json 'Short for `--format json`'
             cand --no-mmap 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -174,6 +174,7 @@ complete -c promptc -n "__fish_promptc_using_subcommand report" -l color -d 'Whe
 always\t''
 never\t''"
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l width -d 'Output width in columns (default: $COLUMNS, else 100)' -r
+complete -c promptc -n "__fish_promptc_using_subcommand report" -l json -d 'Short for `--format json`'
 complete -c promptc -n "__fish_promptc_using_subcommand report" -l no-mmap -d 'Does nothing: promptc reads every rollout into memory. Kept so that scripts that pass it still run'
 complete -c promptc -n "__fish_promptc_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c promptc -n "__fish_promptc_using_subcommand watch" -l agent -d 'Only this agent\'s sessions for `latest`, session ids and `--next` (default: both); the file given must be this agent\'s (an empty one is taken as its)' -r -f -a "codex\t'OpenAI Codex CLI rollouts'

@@ -665,6 +665,26 @@ fn html_page_shows_bidi_and_control_characters_as_escapes() {
             assert!(html.contains("/home/dev/\\u{202e}widgets"), "--by cwd");
         }
     }
+    // JSON keeps the text, written with `\u` escapes a terminal shows as such.
+    let output = run(&[
+        "report",
+        file,
+        "--timezone",
+        "UTC",
+        "--by",
+        "model",
+        "--json",
+    ]);
+    assert_eq!(code(&output), 0);
+    let json = String::from_utf8(output.stdout).expect("UTF-8");
+    for raw in ['\u{202e}', '\u{2066}', '\u{200b}'] {
+        assert!(!json.contains(raw), "a raw {raw:?} in JSON");
+    }
+    let report: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(
+        report["groups"][0]["key"],
+        "gpt\u{202e}oss\u{2066}\u{200b}\u{1b}[31m"
+    );
 }
 
 /// A Chromium on PATH (`$CHROMIUM` first), or `None`.

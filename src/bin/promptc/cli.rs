@@ -240,6 +240,9 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// Short for `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
     /// Write the report to FILE instead of standard output (`-` is standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
@@ -251,6 +254,17 @@ pub struct ReportArgs {
     /// See PRICING.md.
     #[arg(long, value_name = "FILE")]
     pub pricing: Option<std::path::PathBuf>,
+}
+
+impl ReportArgs {
+    /// The format asked for, by `--format` or `--json`.
+    pub fn format(&self) -> ReportFormat {
+        if self.json {
+            ReportFormat::Json
+        } else {
+            self.format
+        }
+    }
 }
 
 /// `--by`'s values: the library's names, so the two lists cannot part.

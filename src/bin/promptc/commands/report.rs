@@ -36,7 +36,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     }
     let found = find(&args)?;
     let files = &found.codex;
-    let progress = progress_bar(files.len() + found.claude.len(), args.format);
+    let progress = progress_bar(files.len() + found.claude.len(), args.format());
     let read = promptc::core::parallel::map(files.len(), crate::commands::threads(), |index| {
         let usage = read_usage(&files[index]);
         if let Some(bar) = &progress {
@@ -105,7 +105,7 @@ pub fn run(args: ReportArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         },
     );
     warn_skipped(&report.notes, context);
-    let write = |out: &mut dyn Write| match args.format {
+    let write = |out: &mut dyn Write| match args.format() {
         ReportFormat::Json => promptc::render::report::write_report_json(out, &report),
         ReportFormat::Text => {
             let output = crate::commands::output_file(args.output.as_deref());
