@@ -30,6 +30,14 @@ impl<'a> From<&'a SkippedLine> for SkippedDocument<'a> {
     }
 }
 
+/// A note or approximation as the JSON documents list them: its line, where it is about one
+/// the note does not name itself.
+#[derive(serde::Serialize)]
+pub struct LineNote<'a> {
+    pub line: Option<usize>,
+    pub note: &'a str,
+}
+
 const EXCERPT_CHARS: usize = 60;
 
 /// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a

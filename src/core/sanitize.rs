@@ -58,8 +58,8 @@ pub fn escape_block(text: &str) -> Cow<'_, str> {
 /// DEL, bidi controls, zero-width characters, line separators) as `\uXXXX` escapes: the same
 /// JSON once parsed, safe to print. serde_json already escapes C0 controls. It gathers serde's
 /// many small writes and looks at them 64 KB at a time, a pass that finds most at once to be
-/// ASCII; serde writes each string fragment whole, so no character is split between two of
-/// those. [`JsonEscaper::finish`] writes what it holds.
+/// ASCII; a character cut between two writes waits for its end. [`JsonEscaper::finish`] writes
+/// what it holds.
 pub struct JsonEscaper<W: std::io::Write> {
     out: W,
     held: Vec<u8>,
@@ -75,16 +75,23 @@ impl<W: std::io::Write> JsonEscaper<W> {
         }
     }
 
-    /// Write what is held.
+    /// Write what is held (a character left cut, as it is).
     pub fn finish(mut self) -> std::io::Result<()> {
-        self.write_held()
+        self.write_held()?;
+        let rest = std::mem::take(&mut self.held);
+        self.out.write_all(&rest)
     }
 
     fn write_held(&mut self) -> std::io::Result<()> {
-        let bytes = std::mem::take(&mut self.held);
-        let result = self.write_escaped(&bytes);
+        let mut bytes = std::mem::take(&mut self.held);
+        // A character cut at the end (a caller that cuts anywhere) waits for its other bytes.
+        let whole = match std::str::from_utf8(&bytes) {
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            _ => bytes.len(),
+        };
+        let result = self.write_escaped(&bytes[..whole]);
+        bytes.drain(..whole);
         self.held = bytes;
-        self.held.clear();
         result
     }
 
@@ -163,6 +170,17 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(&text).unwrap(),
             value
         );
+
+        // Written a byte at a time, and across the 64 KB it holds: every character still escaped.
+        let long = format!("\"{}\u{202e}\"", "x".repeat((64 << 10) - 2));
+        let mut out = Vec::new();
+        let mut escaper = JsonEscaper::new(&mut out);
+        for byte in long.as_bytes() {
+            std::io::Write::write_all(&mut escaper, std::slice::from_ref(byte)).unwrap();
+        }
+        escaper.finish().unwrap();
+        assert_eq!(out.len(), long.len() - 3 + 6);
+        assert!(out.ends_with(b"x\\u202e\""));
 
         let raw = "{\r\n\"a\": \"\u{202e}\"}";
         let mut out = Vec::new();

@@ -582,9 +582,19 @@ fn view_of_a_transcript_without_a_request() {
     );
     assert_eq!(
         view["notes"],
-        serde_json::json!([
-            "1 line(s) of unknown type `a-line-type-of-a-later-build` kept, not read (first at line 4)"
-        ])
+        serde_json::json!([{
+            "line": null,
+            "note": "1 line(s) of unknown type `a-line-type-of-a-later-build` kept, not read (first at line 4)"
+        }])
+    );
+
+    // A turn asked for that it does not have: an error naming the file.
+    let output = run(&["view", "--turn", "1", file]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains(&format!("\nerror: {file}: ")),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 
     let output = run(&["compile", file]);

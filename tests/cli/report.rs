@@ -611,9 +611,10 @@ fn text_report() {
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
 }
 
-/// Session text on the HTML page is escaped as on every page: a model name, a working
-/// directory and a session's title carrying bidi, zero-width and control characters show them as
-/// escapes, never raw (a U+202E would reverse the rest of its line).
+/// Session text on the HTML page is escaped as on every page: a model name and a working
+/// directory carrying bidi, zero-width and control characters show them as escapes, never raw
+/// (a U+202E would reverse the rest of its line), in every grouping; the JSON report keeps the
+/// text, written with escapes.
 #[test]
 fn html_page_shows_bidi_and_control_characters_as_escapes() {
     let dir = tempfile::tempdir().expect("temp dir");

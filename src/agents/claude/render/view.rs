@@ -12,7 +12,7 @@ use crate::AgentSession;
 use crate::agents::claude::load::{LineKind, Transcript};
 use crate::agents::claude::session::Session;
 use crate::agents::claude::wire::Compiled;
-use crate::core::lines::SkippedDocument;
+use crate::core::lines::{LineNote, SkippedDocument};
 use crate::core::sanitize::escape_line;
 use crate::render::{RenderOptions, Tone, paint, write_json, write_painted};
 
@@ -110,8 +110,9 @@ struct ViewDocument<'a> {
     unknown: Vec<Value>,
     /// Lines that could not be read, as `view` of a rollout lists them.
     skipped_lines: Vec<SkippedDocument<'a>>,
-    /// What the transcript's lines hold that promptc does not read (each names its lines).
-    notes: &'a [String],
+    /// What the transcript's lines hold that promptc does not read (each names its lines:
+    /// `line` is `null`).
+    notes: Vec<LineNote<'a>>,
 }
 
 #[derive(Serialize)]
@@ -250,7 +251,11 @@ pub fn write_view(
                 model_view: rows,
                 unknown,
                 skipped_lines: t.skipped.iter().map(SkippedDocument::from).collect(),
-                notes: &t.notes,
+                notes: t
+                    .notes
+                    .iter()
+                    .map(|note| LineNote { line: None, note })
+                    .collect(),
             },
         );
     }

@@ -11,7 +11,7 @@ use crate::agents::codex::model::RecordKind;
 use crate::agents::codex::normalize::{ModelView, Origin, ViewItem};
 use crate::agents::codex::replay::HistoryEntry;
 use crate::agents::codex::session::Session;
-use crate::core::lines::SkippedDocument;
+use crate::core::lines::{LineNote, SkippedDocument};
 use crate::core::shared::Slice;
 use crate::core::steps::Observation;
 use crate::render::{raw_json, write_json};
@@ -279,12 +279,6 @@ impl UsageDocument {
     }
 }
 
-#[derive(Serialize)]
-struct LineNote<'a> {
-    line: usize,
-    note: &'a str,
-}
-
 /// Turn documents for the given turn indices.
 /// Turn documents; `input_items(step)` is the number of items the step's request sent.
 pub fn turn_documents<'a>(
@@ -446,12 +440,18 @@ pub fn write_json_view(
         approximations: replay
             .approximations
             .iter()
-            .map(|(line, note)| LineNote { line: *line, note })
+            .map(|(line, note)| LineNote {
+                line: Some(*line),
+                note,
+            })
             .collect(),
         notes: rollout
             .notes
             .iter()
-            .map(|(line, note)| LineNote { line: *line, note })
+            .map(|(line, note)| LineNote {
+                line: Some(*line),
+                note,
+            })
             .collect(),
     };
     write_json(out, &document)

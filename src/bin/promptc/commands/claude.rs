@@ -140,7 +140,9 @@ fn select(session: &Session, args: &crate::cli::SelectArgs) -> anyhow::Result<us
                 )
             });
     }
-    Ok(session.select_step(args.turn.as_ref(), args.step)?)
+    session
+        .select_step(args.turn.as_ref(), args.step)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", session.transcript.name))
 }
 
 pub fn run_compile(

@@ -121,11 +121,12 @@ fn claude_loaded(
         && let Some(first) = t.skipped.first()
     {
         let column = first.column.map(|c| format!(":{c}")).unwrap_or_default();
+        // The reporter escapes the message.
         anyhow::bail!(
             "{}:{}{column}: {} (--strict)",
-            promptc::core::sanitize::escape_line(&t.name),
+            t.name,
             first.line,
-            promptc::core::sanitize::escape_line(&first.reason),
+            first.reason
         );
     }
     warn_skipped_lines(&t.name, &t.skipped, context);
