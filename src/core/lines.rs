@@ -38,6 +38,15 @@ pub struct LineNote<'a> {
     pub note: &'a str,
 }
 
+impl<'a> From<&'a (usize, String)> for LineNote<'a> {
+    fn from((line, note): &'a (usize, String)) -> Self {
+        LineNote {
+            line: Some(*line),
+            note,
+        }
+    }
+}
+
 const EXCERPT_CHARS: usize = 60;
 
 /// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a

@@ -634,19 +634,13 @@ fn html_page_shows_bidi_and_control_characters_as_escapes() {
         .join(fixture_path(C).file_name().expect("a name"));
     write(&file, edited.as_bytes());
     let file = file.to_str().expect("UTF-8 path");
+    let report = |by: &str, format: &[&str]| {
+        let mut args = vec!["report", file, "--timezone", "UTC", "--by", by];
+        args.extend(format);
+        run(&args)
+    };
     for by in ["model", "cwd", "session"] {
-        let output = run(&[
-            "report",
-            file,
-            "--timezone",
-            "UTC",
-            "--by",
-            by,
-            "--format",
-            "html",
-            "-o",
-            "-",
-        ]);
+        let output = report(by, &["--format", "html", "-o", "-"]);
         assert_eq!(code(&output), 0, "{by}");
         let html = String::from_utf8(output.stdout).expect("UTF-8");
         for raw in ['\u{202e}', '\u{2066}', '\u{200b}', '\u{1b}'] {
@@ -667,15 +661,7 @@ fn html_page_shows_bidi_and_control_characters_as_escapes() {
         }
     }
     // JSON keeps the text, written with `\u` escapes a terminal shows as such.
-    let output = run(&[
-        "report",
-        file,
-        "--timezone",
-        "UTC",
-        "--by",
-        "model",
-        "--json",
-    ]);
+    let output = report("model", &["--json"]);
     assert_eq!(code(&output), 0);
     let json = String::from_utf8(output.stdout).expect("UTF-8");
     for raw in ['\u{202e}', '\u{2066}', '\u{200b}'] {

@@ -294,17 +294,23 @@ fn memchr_newline(bytes: &[u8]) -> usize {
     bytes.iter().position(|&b| b == b'\n').unwrap()
 }
 
-#[test]
-fn a_partial_last_line_waits_for_its_newline() {
+/// A watch of a rollout written up to its first usage line, that line without its newline: no
+/// row yet. The rollout's bytes up to there, and the rest.
+fn watching_up_to_a_usage_line_without_its_newline(path: &Path) -> (Watching, Vec<u8>, Vec<u8>) {
     let (head, rest) = up_to_first_usage("fixtures/diff/resumed_model_switch/b.jsonl");
-    let dir = tempfile::tempdir().unwrap();
-    let path = temp_rollout(dir.path());
-    let mut watching = Watching::start(&path, &["--format", "json"]);
-    // Everything up to the usage line, without its newline: no row yet.
-    append_in_chunks(&path, &head, &[head.len()]);
+    let mut watching = Watching::start(path, &["--format", "json"]);
+    append_in_chunks(path, &head, &[head.len()]);
     watching.none_for(Duration::from_millis(400), |l| {
         l.contains("\"event\":\"step\"")
     });
+    (watching, head, rest)
+}
+
+#[test]
+fn a_partial_last_line_waits_for_its_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp_rollout(dir.path());
+    let (mut watching, _, rest) = watching_up_to_a_usage_line_without_its_newline(&path);
     append_in_chunks(&path, &rest[..1], &[1]);
     let row = watching.wait_for(|l| l.contains("\"event\":\"step\""));
     assert!(row.contains("\"step\":1"), "{row}");
@@ -317,14 +323,9 @@ fn a_partial_last_line_waits_for_its_newline() {
 /// `steps` gives), and a line cut short is warned about, not dropped in silence.
 #[test]
 fn a_last_line_without_its_newline_is_read_when_the_watch_ends() {
-    let (head, _) = up_to_first_usage("fixtures/diff/resumed_model_switch/b.jsonl");
     let dir = tempfile::tempdir().unwrap();
     let path = temp_rollout(dir.path());
-    let mut watching = Watching::start(&path, &["--format", "json"]);
-    append_in_chunks(&path, &head, &[head.len()]);
-    watching.none_for(Duration::from_millis(400), |l| {
-        l.contains("\"event\":\"step\"")
-    });
+    let (watching, head, _) = watching_up_to_a_usage_line_without_its_newline(&path);
     let (lines, code, stderr) = watching.interrupt();
     assert_eq!(code, Some(0));
     assert_eq!(stderr, "");

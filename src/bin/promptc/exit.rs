@@ -63,6 +63,22 @@ pub struct Listed {
     pub items: Vec<String>,
 }
 
+impl Listed {
+    /// The first `shown` of `items` (`len` of them), and how many more there are.
+    pub fn capped(
+        message: String,
+        items: impl Iterator<Item = String>,
+        len: usize,
+        shown: usize,
+    ) -> Listed {
+        let mut items: Vec<String> = items.take(shown).collect();
+        if len > shown {
+            items.push(format!("… and {} more", len - shown));
+        }
+        Listed { message, items }
+    }
+}
+
 impl std::fmt::Display for Listed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)?;

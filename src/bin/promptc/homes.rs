@@ -340,21 +340,17 @@ pub fn projects_dir(home: &Path) -> String {
 /// An error naming the ids that match `argument` in both homes.
 pub fn ambiguous(argument: &str, matches: &[(String, PathBuf)]) -> anyhow::Error {
     const SHOWN: usize = 10;
-    let mut items: Vec<String> = matches
-        .iter()
-        .take(SHOWN)
-        .map(|(id, path)| format!("{id}  {}", path.display()))
-        .collect();
-    if matches.len() > SHOWN {
-        items.push(format!("… and {} more", matches.len() - SHOWN));
-    }
-    crate::exit::Listed {
-        message: format!(
+    crate::exit::Listed::capped(
+        format!(
             "{argument}: ambiguous session id: {} sessions match:",
             matches.len()
         ),
-        items,
-    }
+        matches
+            .iter()
+            .map(|(id, path)| format!("{id}  {}", path.display())),
+        matches.len(),
+        SHOWN,
+    )
     .into()
 }
 

@@ -280,21 +280,16 @@ pub fn resolve_in(argument: &str, home: Option<&Path>) -> anyhow::Result<PathBuf
         ),
         1 => Ok(matches.remove(0).path),
         n => {
-            let mut items: Vec<String> = matches
-                .iter()
-                .take(MAX_CANDIDATES_SHOWN)
-                .map(|rollout| {
-                    let id = rollout.name.as_ref().map_or("", |n| n.id.as_str());
-                    format!("{id}  {}", rollout.path.display())
-                })
-                .collect();
-            if n > MAX_CANDIDATES_SHOWN {
-                items.push(format!("… and {} more", n - MAX_CANDIDATES_SHOWN));
-            }
-            Err(crate::exit::Listed {
-                message: format!("{argument}: ambiguous session id: {n} rollouts match:"),
+            let items = matches.iter().map(|rollout| {
+                let id = rollout.name.as_ref().map_or("", |n| n.id.as_str());
+                format!("{id}  {}", rollout.path.display())
+            });
+            Err(crate::exit::Listed::capped(
+                format!("{argument}: ambiguous session id: {n} rollouts match:"),
                 items,
-            }
+                n,
+                MAX_CANDIDATES_SHOWN,
+            )
             .into())
         }
     }

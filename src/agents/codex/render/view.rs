@@ -437,22 +437,8 @@ pub fn write_json_view(
             plan.views[step].1 + usize::from(session.replay.steps[step].compaction)
         }),
         skipped_lines: rollout.skipped.iter().map(SkippedDocument::from).collect(),
-        approximations: replay
-            .approximations
-            .iter()
-            .map(|(line, note)| LineNote {
-                line: Some(*line),
-                note,
-            })
-            .collect(),
-        notes: rollout
-            .notes
-            .iter()
-            .map(|(line, note)| LineNote {
-                line: Some(*line),
-                note,
-            })
-            .collect(),
+        approximations: replay.approximations.iter().map(LineNote::from).collect(),
+        notes: rollout.notes.iter().map(LineNote::from).collect(),
     };
     write_json(out, &document)
 }
