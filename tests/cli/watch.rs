@@ -354,6 +354,32 @@ fn a_last_line_without_its_newline_is_read_when_the_watch_ends() {
     );
 }
 
+/// A path that does not exist yet is said so on stderr (a mistyped path would otherwise wait in
+/// silence), and is followed once it is written.
+#[test]
+fn a_path_not_written_yet_is_warned_about_and_waited_for() {
+    let source = root().join("fixtures/rollouts/era_b_steps.jsonl");
+    let bytes = std::fs::read(&source).unwrap();
+    let args = ["steps", source.to_str().unwrap(), "--format", "json"];
+    let expected = stdout_json(&args, &run(&args))["steps"].clone();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("later.jsonl");
+    let mut watching = Watching::start(&path, &["--format", "json"]);
+    std::fs::write(&path, &bytes).unwrap();
+    watching.wait_for(|l| l.contains(r#""event":"step""#));
+    std::thread::sleep(Duration::from_millis(200));
+    let (lines, code, stderr) = watching.interrupt();
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: {} does not exist yet: waiting for it to be written (Ctrl-C to stop)\n",
+            path.display()
+        )
+    );
+    assert_eq!(serde_json::Value::Array(step_rows(&lines)), expected);
+}
+
 #[test]
 fn truncation_and_replacement_start_over() {
     let source = root().join("fixtures/rollouts/era_b_steps.jsonl");

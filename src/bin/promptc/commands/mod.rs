@@ -183,14 +183,9 @@ pub fn warn_skipped(session: &CodexSession, which: std::ops::Range<usize>, conte
     warn_skipped_lines(&rollout.name, &rollout.skipped[which], context);
 }
 
-/// A warning on stderr for each of `skipped`, lines of the file `name`.
-pub fn warn_skipped_lines(
-    name: &str,
-    skipped: &[promptc::core::lines::SkippedLine],
-    context: &Context,
-) {
-    let mut stderr = std::io::stderr().lock();
-    let label = if context.stderr_color {
+/// "warning", coloured when stderr is.
+fn warning_label(context: &Context) -> String {
+    if context.stderr_color {
         promptc::render::paint(
             &RenderOptions {
                 color: true,
@@ -201,7 +196,27 @@ pub fn warn_skipped_lines(
         )
     } else {
         "warning".to_string()
-    };
+    }
+}
+
+/// A warning on stderr (`text` is escaped here).
+pub fn warn(text: &str, context: &Context) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}: {}",
+        warning_label(context),
+        promptc::core::sanitize::escape_line(text)
+    );
+}
+
+/// A warning on stderr for each of `skipped`, lines of the file `name`.
+pub fn warn_skipped_lines(
+    name: &str,
+    skipped: &[promptc::core::lines::SkippedLine],
+    context: &Context,
+) {
+    let mut stderr = std::io::stderr().lock();
+    let label = warning_label(context);
     for skipped in skipped {
         let column = skipped.column.map(|c| format!(":{c}")).unwrap_or_default();
         let _ = writeln!(

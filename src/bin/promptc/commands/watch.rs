@@ -68,6 +68,16 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         },
         resolved => resolved?,
     };
+    // A mistyped path would otherwise wait in silence.
+    if !path.exists() {
+        crate::commands::warn(
+            &format!(
+                "{} does not exist yet: waiting for it to be written (Ctrl-C to stop)",
+                path.display()
+            ),
+            context,
+        );
+    }
     // The newest session when the watch began: --next switches to one newer than it.
     let mut known = if args.next { newest() } else { None };
     let mut polls: u64 = 0;
