@@ -32,7 +32,8 @@ fi
 [[ -f "$dir/claude-real.jsonl" ]] && files+=("$dir/claude-real.jsonl")
 for style in 2.1.100 2.1.332; do
   for size in ${SIZES:-10MB 100MB 1GB}; do
-    file="$dir/claude-$style-$size.jsonl"
+    # Named apart from the files an older generator made (tool results of plain words).
+    file="$dir/transcript-$style-$size.jsonl"
     [[ -f "$file" ]] || python3 "$here/gen_transcript.py" --style "$style" --size "$size" -o "$file"
     files+=("$file")
   done

@@ -12,6 +12,10 @@ context messages the transcript does not hold otherwise, and per request an `api
 (tests/conformance/claude/2.1.332/): `--check FILE` compares their key sets with a recorded
 transcript's.
 
+Tool results are cut from benches/gen_rollout.py's text pool (code, listings, logs; quotes,
+backslashes, tabs and non-ASCII), as the Codex rollouts' outputs are, and the lines are written
+in UTF-8 as Claude Code writes them: escapes and non-ASCII text change what a JSON reader costs.
+
     python3 benches/gen_transcript.py --steps 10000 -o /tmp/t.jsonl
     python3 benches/gen_transcript.py --style 2.1.332 --size 100MB -o /tmp/t332.jsonl
 """
@@ -20,9 +24,13 @@ import argparse
 import datetime
 import hashlib
 import json
+import os
 import random
 import sys
 import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_rollout import build_text_pool  # noqa: E402
 
 SESSION = "cc8e0a78-3dc8-410f-99f3-c591b2dcc36f"
 START = datetime.datetime(2026, 12, 3, 10, 0, 0)
@@ -49,10 +57,26 @@ def main():
     args = ap.parse_args()
     if args.steps is None and args.size is None:
         ap.error("--steps or --size")
-    with open(args.output, "w") as out:
+    with open(args.output, "w", encoding="utf-8") as out:
         (gen_100 if args.style == "2.1.100" else gen_332)(args, out)
     if args.check:
         sys.exit(check(args.output, args.check))
+
+
+class Outputs:
+    """Tool results cut from the rollouts' text pool at a line start, of 35 bytes to --max-output."""
+
+    def __init__(self, args):
+        self.pool, self.starts = build_text_pool(random.Random(args.seed ^ 0x5EED))
+        self.largest = args.max_output
+
+    def next(self, rng):
+        size = rng.randint(35, self.largest)
+        start = self.starts[rng.randrange(len(self.starts))]
+        text = self.pool[start:start + size]
+        while len(text) < size:  # wrap around near the pool's end
+            text += self.pool[: size - len(text)]
+        return text
 
 
 def done(args, out, k):
@@ -64,6 +88,7 @@ def done(args, out, k):
 
 def gen_100(args, out):
     rng = random.Random(args.seed)
+    outputs = Outputs(args)
     ids = (str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in iter(int, 1))
     base = {"isSidechain": False, "userType": "external", "entrypoint": "sdk-cli",
             "cwd": "/tmp/work", "sessionId": SESSION, "version": "2.1.100", "gitBranch": "main"}
@@ -74,7 +99,7 @@ def gen_100(args, out):
         return (START + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
     def line(value):
-        out.write(json.dumps({**value, **base}, separators=(",", ":")) + "\n")
+        out.write(json.dumps({**value, **base}, separators=(",", ":"), ensure_ascii=False) + "\n")
 
     parent = next(ids)
     line({"parentUuid": None, "type": "user", "uuid": parent, "timestamp": stamp(),
@@ -103,7 +128,7 @@ def gen_100(args, out):
         parent = assistant
         if last:
             break
-        result = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, args.max_output // 7)))
+        result = outputs.next(rng)
         user = next(ids)
         seconds += 1
         line({"parentUuid": parent, "type": "user", "uuid": user, "timestamp": stamp(),
@@ -194,6 +219,7 @@ class Digest:
 
 def gen_332(args, out):
     rng = random.Random(args.seed)
+    outputs = Outputs(args)
     ids = (str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in iter(int, 1))
     common = {"userType": "external", "entrypoint": "sdk-cli", "cwd": "/tmp/work",
               "sessionId": SESSION, "version": "2.1.332", "gitBranch": "main"}
@@ -310,7 +336,7 @@ def gen_332(args, out):
             pending.append({"role": "assistant", "content": content})
             if last_of_turn:
                 break
-            result = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, args.max_output // 7)))
+            result = outputs.next(rng)
             user = next(ids)
             seconds += 1
             block = {"tool_use_id": call, "type": "tool_result", "content": result, "is_error": False}
