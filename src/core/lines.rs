@@ -47,6 +47,19 @@ impl<'a> From<&'a (usize, String)> for LineNote<'a> {
     }
 }
 
+/// The UTF-8 byte order mark some editors put at the start of a file. JSON readers pass over it
+/// there (jq, Python's `json.loads` of bytes), and so does promptc, on a file's first line.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A file's first line without its byte order mark, if it has one, and the bytes taken off (3
+/// or 0): an error's column counts them back.
+pub fn without_bom(first_line: &[u8]) -> (&[u8], usize) {
+    match first_line.strip_prefix(UTF8_BOM) {
+        Some(rest) => (rest, UTF8_BOM.len()),
+        None => (first_line, 0),
+    }
+}
+
 const EXCERPT_CHARS: usize = 60;
 
 /// A short excerpt of a line around `column` (1-based byte column), for messages. Works on a

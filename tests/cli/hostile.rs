@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use crate::support::{promptc, root};
+use crate::support::{code, promptc, root, run};
 
 fn listing(dir: &std::path::Path) -> Vec<(String, u64, SystemTime)> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -241,5 +241,49 @@ fn a_rollout_truncated_while_read_gives_an_answer_not_a_signal() {
                 output.status
             ),
         }
+    }
+}
+
+/// A UTF-8 byte order mark at a file's start (an editor's save) is passed over, as jq and
+/// Python's `json.loads` pass over it: the first line is read, not skipped (a rollout's is its
+/// `session_meta`). A bad first line is still skipped, its column counting the mark's bytes.
+#[test]
+fn a_byte_order_mark_at_a_files_start_is_passed_over() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let marked = dir.path().join("marked.jsonl");
+    let marked_name = marked.to_str().unwrap();
+    for fixture in [
+        "fixtures/rollouts/era_b_steps.jsonl",
+        "fixtures/claude/tool_call_2.1.100.jsonl",
+    ] {
+        let plain = root().join(fixture);
+        let bytes = std::fs::read(&plain).unwrap();
+        std::fs::write(&marked, [b"\xEF\xBB\xBF".as_slice(), &bytes].concat()).unwrap();
+        for command in ["steps", "fingerprint", "view"] {
+            let expected = run(&[command, plain.to_str().unwrap(), "--json"]);
+            let got = run(&[command, marked_name, "--json"]);
+            assert_eq!(code(&got), 0, "{command} {fixture}");
+            assert_eq!(
+                String::from_utf8_lossy(&got.stderr),
+                "",
+                "{command} {fixture}"
+            );
+            let got = String::from_utf8(got.stdout).unwrap();
+            let expected = String::from_utf8(expected.stdout).unwrap();
+            assert_eq!(
+                got.replace(marked_name, "FILE"),
+                expected.replace(plain.to_str().unwrap(), "FILE"),
+                "{command} {fixture}"
+            );
+        }
+        // The first line made bad after the mark: `{"type":x` is cut at `x`, the 9th byte of the
+        // line and the 12th of the file's.
+        let rest = &bytes[bytes.iter().position(|&b| b == b'\n').unwrap()..];
+        let broken = [b"\xEF\xBB\xBF{\"type\":x}".as_slice(), rest].concat();
+        std::fs::write(&marked, broken).unwrap();
+        let view = run(&["view", marked_name, "--json"]);
+        let view: serde_json::Value = serde_json::from_slice(&view.stdout).unwrap();
+        assert_eq!(view["skipped_lines"][0]["line"], 1, "{fixture}");
+        assert_eq!(view["skipped_lines"][0]["column"], 12, "{fixture}");
     }
 }

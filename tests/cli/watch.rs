@@ -380,6 +380,38 @@ fn a_path_not_written_yet_is_warned_about_and_waited_for() {
     assert_eq!(serde_json::Value::Array(step_rows(&lines)), expected);
 }
 
+/// A byte order mark at the start of a watched file is passed over as `steps` passes over it
+/// (`hostile::a_byte_order_mark_at_a_files_start_is_passed_over` holds those rows to the file's
+/// without the mark), for both agents, the mark written in a chunk of its own.
+#[test]
+fn a_byte_order_mark_at_a_watched_files_start_is_passed_over() {
+    let dir = tempfile::tempdir().unwrap();
+    for fixture in [
+        "fixtures/rollouts/era_b_steps.jsonl",
+        "fixtures/claude/tool_call_2.1.100.jsonl",
+    ] {
+        let bytes = std::fs::read(root().join(fixture)).unwrap();
+        let marked = dir.path().join("marked.jsonl");
+        std::fs::write(&marked, [b"\xEF\xBB\xBF".as_slice(), &bytes].concat()).unwrap();
+        let args = ["steps", marked.to_str().unwrap(), "--format", "json"];
+        let expected = stdout_json(&args, &run(&args))["steps"].clone();
+        assert!(!expected.as_array().unwrap().is_empty(), "{fixture}");
+        let path = dir.path().join("watched.jsonl");
+        std::fs::write(&path, b"").unwrap();
+        let watching = Watching::start(&path, &["--format", "json"]);
+        let marked = std::fs::read(&marked).unwrap();
+        append_in_chunks(&path, &marked, &[3, marked.len() / 2, marked.len()]);
+        std::thread::sleep(Duration::from_millis(200));
+        let (lines, code, stderr) = watching.interrupt();
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "{fixture}");
+        assert_eq!(
+            serde_json::Value::Array(step_rows(&lines)),
+            expected,
+            "{fixture}"
+        );
+    }
+}
+
 #[test]
 fn truncation_and_replacement_start_over() {
     let source = root().join("fixtures/rollouts/era_b_steps.jsonl");

@@ -68,6 +68,7 @@ pub fn is_transcript(head: &[u8]) -> Option<bool> {
         #[serde(borrow)]
         payload: Option<&'a RawValue>,
     }
+    let (head, _) = crate::core::lines::without_bom(head);
     for line in head.split(|b| *b == b'\n').take(64) {
         let Ok(probe) = serde_json::from_slice::<Probe<'_>>(line) else {
             continue;

@@ -142,6 +142,7 @@ pub fn load_at(
     let piece = (options.min_part_bytes.max(1).saturating_mul(2))
         .min(usize::try_from(len).unwrap_or(usize::MAX).max(64 << 10));
     let mut lines = Part::new(None, options);
+    lines.at_file_start = true;
     // The lines up to the one that tells the generation (nearly always the first: in small
     // pieces), then the ranges after them, then what the file gained meanwhile.
     let mut at = 0;
@@ -327,6 +328,7 @@ fn finish(name: &str, read: Part) -> Result<Rollout, LoadError> {
 pub fn load_more(rollout: &mut Rollout, bytes: &[u8], lines: usize) -> usize {
     let generation = (rollout.generation != Generation::Unknown).then_some(rollout.generation);
     let mut part = Part::new(generation, LoadOptions::default());
+    part.at_file_start = lines == 0;
     part.read(bytes);
     part.rebase(lines, rollout.items.len());
     let records = rollout.records.len();
@@ -399,6 +401,8 @@ struct Part {
     options: LoadOptions,
     /// The start of a line whose newline has not come.
     partial: Vec<u8>,
+    /// The next line read is the file's first (a byte order mark is passed over there).
+    at_file_start: bool,
 }
 
 impl Part {
@@ -411,8 +415,15 @@ impl Part {
             self.lines += 1;
             let line = &bytes[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let (line, bom) = match std::mem::take(&mut self.at_file_start) {
+                true => crate::core::lines::without_bom(line),
+                false => (line, 0),
+            };
             if !line.iter().all(u8::is_ascii_whitespace) {
                 self.line(self.lines, line);
+                if let Some(skipped) = self.skipped.last_mut().filter(|s| s.line == self.lines) {
+                    skipped.column = skipped.column.map(|c| c + bom);
+                }
             }
             start = end + 1;
         }

@@ -33,6 +33,10 @@ pub(super) fn parse_one(
     repeated: &mut Repeated,
 ) -> Option<Parsed> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let (bytes, bom) = match number {
+        1 => crate::core::lines::without_bom(bytes),
+        _ => (bytes, 0),
+    };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
@@ -44,7 +48,7 @@ pub(super) fn parse_one(
         };
         SkippedLine {
             line: number,
-            column: err.column,
+            column: err.column.map(|c| c + bom),
             reason,
             excerpt: crate::core::lines::excerpt(bytes, err.column),
         }
