@@ -183,6 +183,71 @@ fn compile_of_a_replay_recorded_request_is_verified() {
     }
 }
 
+/// `--system` and `--tools` of the wrong kind are errors naming the file, not parts taken as
+/// given (which the fingerprints would then call known): a captured request without the part,
+/// a tool list as the system, system blocks or a string as the tools, a request record.
+#[test]
+fn given_system_and_tools_of_the_wrong_kind_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, value: Value| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, value.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let system = serde_json::json!([{"type": "text", "text": "You are Claude Code."}]);
+    let tools = serde_json::json!([{"name": "Bash", "input_schema": {"type": "object"}}]);
+    let no_tools = file(
+        "no_tools.json",
+        serde_json::json!({"model": "m", "messages": []}),
+    );
+    let tool_list = file("tools.json", tools.clone());
+    let blocks = file("system.json", system.clone());
+    let text = file("text.json", Value::String("You are Claude Code.".into()));
+    let transcript = fixture("tool_call_2.1.100");
+    for (flag, given, says) in [
+        ("--tools", &no_tools, "a captured request without `tools`"),
+        ("--system", &no_tools, "a captured request without `system`"),
+        ("--system", &tool_list, "not a `system` for --system"),
+        ("--tools", &blocks, "not a `tools` for --tools"),
+        ("--tools", &text, "not a `tools` for --tools"),
+    ] {
+        for command in ["compile", "steps", "check"] {
+            let output = run(&[command, flag, given, &transcript]);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(code(&output), 2, "{command} {flag} {given}: {stderr}");
+            assert!(
+                stderr.starts_with(&format!("error: {given}: {says}")),
+                "{command} {flag} {given}: {stderr}"
+            );
+        }
+    }
+    // The right kinds, bare or in a captured request (its body, or a record holding the body).
+    let body = serde_json::json!({"model": "m", "messages": [], "system": system, "tools": tools});
+    for given in [
+        (blocks.clone(), tool_list.clone()),
+        (
+            file("body.json", body.clone()),
+            file("body.json", body.clone()),
+        ),
+        (
+            file("record.json", serde_json::json!({"index": 0, "body": body})),
+            file("record.json", serde_json::json!({"index": 0, "body": body})),
+        ),
+        (text.clone(), tool_list.clone()),
+    ] {
+        let compiled = json(&[
+            "compile",
+            "--json",
+            "--system",
+            &given.0,
+            "--tools",
+            &given.1,
+            &transcript,
+        ]);
+        assert_eq!(compiled["request"]["tools"], tools, "{given:?}");
+    }
+}
+
 /// An older build with the captured system blocks and tools given: equal to what was sent but
 /// for what no flag gives (metadata, max_tokens, temperature, the injected context).
 #[test]

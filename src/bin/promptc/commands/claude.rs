@@ -106,25 +106,79 @@ fn finish(session: Session) -> Option<Session> {
     (!session.transcript.needs_content).then_some(session)
 }
 
-/// `--system` and `--tools`: a JSON value, or a captured request holding it.
+/// `--system` and `--tools`: a JSON value, or a captured request holding it (the body itself,
+/// or a record with the body under `body`, as the conformance mock writes them). A value of the
+/// wrong kind is an error naming the file: taken as given, it would be fingerprinted as known.
 pub fn given(args: &PlanArgs) -> anyhow::Result<Given> {
-    let read = |path: &Option<PathBuf>, key: &str| -> anyhow::Result<Option<serde_json::Value>> {
-        let Some(path) = path else {
-            return Ok(None);
-        };
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read", path.display()))?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-        Ok(Some(match value.get(key) {
-            Some(inner) if value.get("messages").is_some() => inner.clone(),
-            _ => value,
-        }))
-    };
     Ok(Given {
-        system: read(&args.system, "system")?,
-        tools: read(&args.tools, "tools")?,
+        system: given_part(args.system.as_deref(), "system")?,
+        tools: given_part(args.tools.as_deref(), "tools")?,
     })
+}
+
+fn given_part(path: Option<&Path>, key: &str) -> anyhow::Result<Option<serde_json::Value>> {
+    use serde_json::Value;
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let value: Value = serde_json::from_str(&text).with_context(|| format!("{name}: not JSON"))?;
+    let request = match &value {
+        Value::Object(record)
+            if record
+                .get("body")
+                .is_some_and(|b| b.get("messages").is_some()) =>
+        {
+            record.get("body")
+        }
+        Value::Object(body) if body.contains_key("messages") => Some(&value),
+        _ => None,
+    };
+    let part = match request {
+        Some(body) => body
+            .get(key)
+            .cloned()
+            .with_context(|| format!("{name}: a captured request without `{key}`"))?,
+        None => value,
+    };
+    // A system block has a `type`, a tool a `name`: a tool list given as --system is refused.
+    let items_have = |field: &str| {
+        part.as_array()
+            .is_some_and(|items| items.iter().all(|item| item.get(field).is_some()))
+    };
+    let fits = match key {
+        "system" => part.is_string() || items_have("type"),
+        _ => items_have("name"),
+    };
+    if !fits {
+        let wanted = match key {
+            "system" => "a JSON string or array of blocks (each with a `type`)",
+            _ => "a JSON array of tool definitions (each with a `name`)",
+        };
+        anyhow::bail!(
+            "{name}: not a `{key}` for --{key}: {wanted}, or a captured request holding one, was expected; this is {}",
+            what_json(&part)
+        );
+    }
+    Ok(Some(part))
+}
+
+/// What a JSON value is, for an error: its kind, and an object's first keys.
+fn what_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let keys: Vec<&str> = map.keys().take(4).map(String::as_str).collect();
+            let more = if map.len() > keys.len() { ", …" } else { "" };
+            format!("an object with keys {}{more}", keys.join(", "))
+        }
+        Value::Array(items) => format!("an array of {} item(s) of another kind", items.len()),
+        Value::String(_) => "a string".to_string(),
+        Value::Number(_) => "a number".to_string(),
+        Value::Bool(_) => "a boolean".to_string(),
+        Value::Null => "null".to_string(),
+    }
 }
 
 /// The step `--turn N [--step S]` names; without them, the last request with a body.
