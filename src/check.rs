@@ -229,6 +229,13 @@ impl Baseline {
 
     /// Why this baseline cannot be compared with fingerprints of this version, if it cannot.
     pub fn incompatibility(&self) -> Option<String> {
+        if self.schema_version != crate::SCHEMA_VERSION {
+            return Some(format!(
+                "its schema_version is {} and this promptc reads {}; rewrite it with --update-baseline",
+                self.schema_version,
+                crate::SCHEMA_VERSION
+            ));
+        }
         (self.fingerprint_hash != crate::fingerprint::HASH_NAME).then(|| {
             format!(
                 "its fingerprints are {} hashes and this promptc writes {}; rewrite it with --update-baseline",

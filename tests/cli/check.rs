@@ -355,6 +355,35 @@ fn a_baseline_of_another_hash_is_an_error_until_rewritten() {
     assert_eq!(code(&check(&[])), 0);
 }
 
+/// A baseline of another `schema_version` (a later promptc's, or one edited) is an error that
+/// says how to rewrite it, not a list of every rollout "missing" from it.
+#[test]
+fn a_baseline_of_another_schema_version_is_an_error() {
+    let path = "fixtures/rollouts/era_c_turns.jsonl";
+    let current: Value =
+        serde_json::from_slice(&read("fixtures/baseline.json")).expect("baseline JSON");
+    assert_eq!(current["schema_version"], 1);
+    for version in [0, 2] {
+        let mut other = current.clone();
+        other["schema_version"] = version.into();
+        let dir = sandbox(&[
+            (path, read(path)),
+            ("base.json", serde_json::to_vec(&other).expect("JSON")),
+        ]);
+        let output = promptc()
+            .current_dir(dir.path())
+            .args(["check", "--baseline", "base.json", path])
+            .output()
+            .expect("runs");
+        assert_eq!(code(&output), 2);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("base.json: cannot compare with this baseline: its schema_version is {version} and this promptc reads 1; rewrite it with --update-baseline")),
+            "stderr: {stderr}"
+        );
+    }
+}
+
 /// (turn, step, detail) of every failure of one rollout's `check --json`.
 fn step_failures(file: &str) -> (i32, Vec<(u64, u64, String)>) {
     let (code, document) = check_json(&[file]);

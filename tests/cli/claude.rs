@@ -248,6 +248,91 @@ fn given_system_and_tools_of_the_wrong_kind_are_refused() {
     }
 }
 
+/// A flag of the other agent's is named on stderr as not used (not an error: `check` and `diff`
+/// take both agents' sessions), and so are `--system` and `--tools` where a request is rebuilt
+/// from replay records, which hold the ones it sent.
+#[test]
+fn flags_not_used_for_a_session_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let given = dir.path().join("system.json");
+    std::fs::write(
+        &given,
+        r#"[{"type": "text", "text": "You are Claude Code."}]"#,
+    )
+    .unwrap();
+    let given = given.to_str().unwrap();
+    let transcript = fixture("tool_call_2.1.100");
+    let rollout = "fixtures/rollouts/era_b_steps.jsonl";
+    let not_used = |flag: &str, file: &str, kind: &str, theirs: &str| {
+        format!("warning: {flag} is for {theirs}, and {file} is {kind}: not used for it\n")
+    };
+    let claude = |flag: &str| {
+        not_used(
+            flag,
+            &transcript,
+            "a Claude Code transcript",
+            "Codex rollouts",
+        )
+    };
+    let codex = |flag| not_used(flag, rollout, "a Codex rollout", "Claude Code transcripts");
+    for (args, expected) in [
+        (
+            vec!["compile", "--instructions", given, &transcript],
+            claude("--instructions"),
+        ),
+        (
+            vec!["compile", "--output-schema", "missing.json", &transcript],
+            claude("--output-schema"),
+        ),
+        (
+            vec!["steps", "--instructions", given, &transcript],
+            claude("--instructions"),
+        ),
+        (
+            vec!["compile", "--system", given, rollout],
+            codex("--system"),
+        ),
+        (
+            vec!["fingerprint", "--system", given, rollout],
+            codex("--system"),
+        ),
+        (
+            vec!["diff", "--system", given, rollout, rollout],
+            codex("--system").repeat(2),
+        ),
+    ] {
+        let output = run(&args);
+        assert_eq!(code(&output), 0, "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            expected,
+            "{args:?}"
+        );
+    }
+    let replayed = root().join("tests/conformance/claude/2.1.332/tool_call/home/.claude/projects");
+    let Some(replayed) = std::fs::read_dir(&replayed).ok().and_then(|mut d| d.next()) else {
+        skip("tests/conformance is not present (outside the repository checkout)");
+        return;
+    };
+    let project = replayed.unwrap().path();
+    let file = std::fs::read_dir(&project)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let file = file.to_str().unwrap();
+    let output = run(&["compile", "--system", given, file]);
+    assert_eq!(code(&output), 0);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "warning: --system and --tools are not used for this request: {file} records the ones it sent (replay records)\n"
+        )
+    );
+    // Without the flags, nothing is said.
+    assert_eq!(run(&["compile", file]).stderr, b"");
+}
+
 /// An older build with the captured system blocks and tools given: equal to what was sent but
 /// for what no flag gives (metadata, max_tokens, temperature, the injected context).
 #[test]

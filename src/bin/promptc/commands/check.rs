@@ -39,7 +39,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             context,
             Items::Json,
         )?;
-        let plan = plan(&session, &args.plan, false)?;
+        let plan = plan(&session, &args.plan, false, context)?;
         let mut findings = check(&session, &plan);
         let steps = baseline_steps(&session, &plan);
         // Transcripts and rollouts are kept apart in the baseline, each under its file's name.

@@ -206,6 +206,16 @@ pub fn run_compile(
 ) -> anyhow::Result<ExitStatus> {
     let step = select(session, &args.select)?;
     let compiled = session.compile(step, &given(&args.plan)?);
+    // A body rebuilt from replay records has the system and tools it was sent with.
+    if compiled.verified.is_some() && (args.plan.system.is_some() || args.plan.tools.is_some()) {
+        crate::commands::warn(
+            &format!(
+                "--system and --tools are not used for this request: {} records the ones it sent (replay records)",
+                session.transcript.name
+            ),
+            context,
+        );
+    }
     let options = promptc::render::RenderOptions {
         full: args.full,
         ..context.stdout

@@ -11,6 +11,8 @@ use promptc::agents::codex::render::compile::{write_compile_json_with, write_com
 pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let session = match load(&args.input, context, Items::Json)? {
         promptc::Session::Claude(session) => {
+            let (name, schema) = (&session.transcript.name, args.output_schema.as_deref());
+            crate::commands::warn_other_agents_flags(name, true, &args.plan, schema, context);
             let status = crate::commands::claude::run_compile(&session, &args, context);
             keep_until_exit(session);
             return status;
@@ -18,7 +20,7 @@ pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         codex => codex,
     };
     let step = session.select_step(args.select.turn.as_ref(), args.select.step)?;
-    let plan = plan(&session, &args.plan, false)?;
+    let plan = plan(&session, &args.plan, false, context)?;
     let promptc::Session::Codex(session) = session else {
         unreachable!("a Claude Code transcript returned above");
     };

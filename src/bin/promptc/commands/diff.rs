@@ -24,8 +24,8 @@ pub fn run(args: DiffArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             args.b
         );
     }
-    let pa = plan(&a, &args.plan, !args.no_tokens)?;
-    let pb = plan(&b, &args.plan, !args.no_tokens)?;
+    let pa = plan(&a, &args.plan, !args.no_tokens, context)?;
+    let pb = plan(&b, &args.plan, !args.no_tokens, context)?;
     let only = match &args.select.turn {
         None => None,
         Some(turn) => Some((

@@ -13,7 +13,7 @@ pub fn run(args: FingerprintArgs, context: &Context) -> anyhow::Result<ExitStatu
     } else {
         (0..session.steps().len()).collect()
     };
-    let plan = plan(&session, &args.plan, false)?;
+    let plan = plan(&session, &args.plan, false, context)?;
     let json = args.format.format() == Format::Json;
     with_stdout(|out| write_fingerprints(out, &session, &plan, &steps, json))?;
     keep_until_exit((session, plan));

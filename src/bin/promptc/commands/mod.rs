@@ -237,7 +237,14 @@ pub fn plan(
     session: &Session,
     args: &crate::cli::PlanArgs,
     estimate_tokens: bool,
+    context: &Context,
 ) -> anyhow::Result<promptc::fingerprint::Plan> {
+    match session {
+        Session::Codex(s) => warn_other_agents_flags(&s.rollout.name, false, args, None, context),
+        Session::Claude(s) => {
+            warn_other_agents_flags(&s.transcript.name, true, args, None, context)
+        }
+    }
     Ok(match session {
         Session::Codex(_) => {
             session.plan(&plan_options(args, estimate_tokens)?, &Default::default())
@@ -250,6 +257,34 @@ pub fn plan(
             &claude::given(args)?,
         ),
     })
+}
+
+/// A warning for each flag given that is the other agent's, and so not used for the session
+/// `name` (`claude`: a Claude Code transcript, else a Codex rollout): not an error, as `check`
+/// and `diff` take sessions of both agents.
+pub fn warn_other_agents_flags(
+    name: &str,
+    claude: bool,
+    args: &crate::cli::PlanArgs,
+    output_schema: Option<&std::path::Path>,
+    context: &Context,
+) {
+    let (kind, theirs, flags) = if claude {
+        let flags = [
+            ("--instructions", args.instructions.is_some()),
+            ("--output-schema", output_schema.is_some()),
+        ];
+        ("a Claude Code transcript", "Codex rollouts", flags.to_vec())
+    } else {
+        let flags = [("--system", args.system.is_some())];
+        ("a Codex rollout", "Claude Code transcripts", flags.to_vec())
+    };
+    for (flag, _) in flags.iter().filter(|(_, given)| *given) {
+        warn(
+            &format!("{flag} is for {theirs}, and {name} is {kind}: not used for it"),
+            context,
+        );
+    }
 }
 
 /// The options of a plan: `--tools` and `--instructions` read.

@@ -49,7 +49,12 @@ fn session_page(
 ) -> anyhow::Result<(promptc::Session, promptc::fingerprint::Plan, Page)> {
     let session = load(input, context, Items::Json)?;
     let (p, rows) = promptc::cache::plan_and_analyze(&session, threads(), || {
-        plan(&session, plan_args.unwrap_or(&Default::default()), true)
+        plan(
+            &session,
+            plan_args.unwrap_or(&Default::default()),
+            true,
+            context,
+        )
     })?;
     let page = page::page(&session, &p, &rows);
     Ok((session, p, page))

@@ -13,7 +13,7 @@ pub fn run(args: StepsArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     };
     let session = load(&args.input, context, items)?;
     let (plan, rows) = promptc::cache::plan_and_analyze(&session, threads(), || {
-        plan(&session, &args.rows.plan, !args.rows.no_tokens)
+        plan(&session, &args.rows.plan, !args.rows.no_tokens, context)
     })?;
     let json = args.rows.format.format() == Format::Json;
     with_stdout(|out| write_steps(out, &session, &plan, &rows, json, &context.stdout))?;
