@@ -81,6 +81,7 @@ fn plan(bencher: Bencher, estimate_tokens: bool) {
         tools: None,
         estimate_tokens,
         threads: promptc::core::parallel::Threads::new(1),
+        ..Default::default()
     };
     bencher
         .counter(ItemsCount::new(session.replay.steps.len()))

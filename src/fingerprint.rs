@@ -47,6 +47,8 @@ pub struct PlanOptions {
     pub instructions: Option<String>,
     /// Codex: `--tools FILE` specs (exact JSON of each).
     pub tools: Option<Vec<String>>,
+    /// Codex: `compile --output-schema FILE` (compact JSON): its `text.format` in `params`.
+    pub output_schema: Option<String>,
     /// Estimate tokens (off: every estimate is 0).
     pub estimate_tokens: bool,
     /// Threads for token counting, the step headers and the request fingerprints (0 or 1:

@@ -178,6 +178,7 @@ fn unknown_components_are_named_not_hashed() {
             tools: Some(vec![r#"{"type":"function","name":"shell"}"#.into()]),
             estimate_tokens: false,
             threads: Threads::new(1),
+            ..PlanOptions::default()
         },
     );
     assert_eq!(p.fingerprints[0].unknown(), ["prompt_cache_key"]);

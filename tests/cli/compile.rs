@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{code, fixture_names, json, per_fixture, run, transcript};
+use crate::support::{code, fixture_names, json, per_fixture, root, run, transcript};
 
 fn rollout(name: &str) -> String {
     format!("fixtures/rollouts/{name}.jsonl")
@@ -253,10 +253,71 @@ fn output_schema_is_sent_as_text_format() {
         r#"{"format":{"type":"json_schema","strict":true,"schema":{"type":"object","required":["files"],"additionalProperties":false},"name":"codex_output_schema"}}"#
     );
     assert!(!parts(&with).contains(&"text.format".to_string()));
+    // The fingerprint printed beside the body is the body's: `params` holds the schema.
+    assert_ne!(
+        with["fingerprint"]["params"],
+        without["fingerprint"]["params"]
+    );
+    assert_ne!(
+        with["fingerprint"]["request"],
+        without["fingerprint"]["request"]
+    );
+    assert_eq!(
+        with["fingerprint"]["input"],
+        without["fingerprint"]["input"]
+    );
+
+    // A build that records the schema (0.104.0): the recorded schema given again compiles the
+    // same body to the same fingerprint; another schema changes both.
+    let found = walk(&root().join("tests/conformance/0.104.0/output_schema/home/sessions"))
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("the recorded 0.104.0 output_schema case");
+    let recorded = found.to_string_lossy().into_owned();
+    let plain = json(&["compile", "--json", &recorded]);
+    let sent = &plain["request"]["text"]["format"]["schema"];
+    assert!(sent.is_object(), "0.104.0 records the schema");
+    std::fs::write(&schema, sent.to_string()).expect("write");
+    let again = json(&[
+        "compile",
+        "--json",
+        &recorded,
+        "--output-schema",
+        &schema_arg,
+    ]);
+    assert_eq!(again["request"], plain["request"]);
+    assert_eq!(again["fingerprint"], plain["fingerprint"]);
+    std::fs::write(&schema, r#"{"type":"object"}"#).expect("write");
+    let other = json(&[
+        "compile",
+        "--json",
+        &recorded,
+        "--output-schema",
+        &schema_arg,
+    ]);
+    assert_ne!(other["request"], plain["request"]);
+    assert_ne!(
+        other["fingerprint"]["params"],
+        plain["fingerprint"]["params"]
+    );
 
     std::fs::write(&schema, "not json").expect("write");
     let output = run(&["compile", &file, "--output-schema", &schema_arg]);
     assert_eq!(code(&output), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("not a JSON schema"), "{stderr}");
+}
+
+/// The files under `dir`, depth first.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

@@ -21,8 +21,8 @@ mod step;
 mod tools;
 
 use generic::compile_generic;
-pub use params::params;
 use params::{output_format, params_object};
+pub use params::{params, params_with};
 pub use step::{CompileOptions, compile_step};
 pub use tools::parse_tools;
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 // and still seeded per process.
 use foldhash::HashMap;
 
-use crate::agents::codex::compile::{InstructionsSource, ToolPlan, params};
+use crate::agents::codex::compile::{InstructionsSource, ToolPlan, params_with};
 use crate::agents::codex::normalize::ViewEntry;
 use crate::agents::codex::session::Session;
 use crate::core::shared::{SharedLists, Slice};
@@ -393,7 +393,10 @@ fn step_headers(
             // and comparing them is cheaper than building the params JSON.
             match last_params {
                 Some((last, previous)) if context_of(last).map(|c| &**c) == context => previous,
-                _ => hash("params", params(context).as_bytes()),
+                _ => hash(
+                    "params",
+                    params_with(context, options.output_schema.as_deref()).as_bytes(),
+                ),
             }
         });
         memo.last_params = Some((step.context, params_hash));

@@ -8,7 +8,22 @@ use crate::agents::codex::model::TurnContext;
 /// The request-level parameters, in request order: `model`, `tool_choice`,
 /// `parallel_tool_calls`, `reasoning`, `store`, `stream`, `include`, `text`. Compact JSON.
 pub fn params(context: Option<&TurnContext>) -> String {
-    Value::Object(params_object(context)).to_string()
+    params_with(context, None)
+}
+
+/// [`params`] with `text.format` from an `--output-schema` schema (compact JSON), which takes
+/// the place of one the turn context records: what `compile --output-schema` sends.
+pub fn params_with(context: Option<&TurnContext>, output_schema: Option<&str>) -> String {
+    let mut object = params_object(context);
+    if let Some(schema) = output_schema {
+        let text = object
+            .entry("text")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(text) = text {
+            text.insert("format".into(), output_format(schema));
+        }
+    }
+    Value::Object(object).to_string()
 }
 
 /// The `params` object (see [`params`]).

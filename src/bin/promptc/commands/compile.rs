@@ -1,7 +1,9 @@
 //! `promptc compile`.
 
 use crate::cli::{CompileArgs, Format};
-use crate::commands::{Context, Items, keep_until_exit, load, plan, with_stdout};
+use crate::commands::{
+    Context, Items, keep_until_exit, load, plan_with_output_schema, with_stdout,
+};
 use crate::exit::ExitStatus;
 use anyhow::Context as _;
 use promptc::AgentSession;
@@ -20,10 +22,6 @@ pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         codex => codex,
     };
     let step = session.select_step(args.select.turn.as_ref(), args.select.step)?;
-    let plan = plan(&session, &args.plan, false, context)?;
-    let promptc::Session::Codex(session) = session else {
-        unreachable!("a Claude Code transcript returned above");
-    };
     let output_schema = match &args.output_schema {
         None => None,
         Some(path) => {
@@ -34,6 +32,11 @@ pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             // Compact, keys in the file's order: as Codex sends it.
             Some(schema.to_string())
         }
+    };
+    // The plan's `params` fingerprint holds the schema the body is compiled with.
+    let plan = plan_with_output_schema(&session, &args.plan, output_schema.clone(), context)?;
+    let promptc::Session::Codex(session) = session else {
+        unreachable!("a Claude Code transcript returned above");
     };
     let compile_options = CompileOptions { output_schema };
     let options = promptc::render::RenderOptions {

@@ -259,6 +259,26 @@ pub fn plan(
     })
 }
 
+/// [`plan`] of a Codex rollout whose requests send `output_schema` (`compile --output-schema`).
+pub fn plan_with_output_schema(
+    session: &Session,
+    args: &crate::cli::PlanArgs,
+    output_schema: Option<String>,
+    context: &Context,
+) -> anyhow::Result<promptc::fingerprint::Plan> {
+    if output_schema.is_none() {
+        return plan(session, args, false, context);
+    }
+    if let Session::Codex(s) = session {
+        warn_other_agents_flags(&s.rollout.name, false, args, None, context);
+    }
+    let options = promptc::fingerprint::PlanOptions {
+        output_schema,
+        ..plan_options(args, false)?
+    };
+    Ok(session.plan(&options, &Default::default()))
+}
+
 /// A warning for each flag given that is the other agent's, and so not used for the session
 /// `name` (`claude`: a Claude Code transcript, else a Codex rollout): not an error, as `check`
 /// and `diff` take sessions of both agents.
@@ -313,6 +333,7 @@ pub fn plan_options(
     Ok(promptc::fingerprint::PlanOptions {
         instructions,
         tools,
+        output_schema: None,
         estimate_tokens,
         threads: threads(),
     })
