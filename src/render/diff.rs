@@ -142,6 +142,15 @@ pub fn write_diff_text<S: AgentSession>(
             "identical: every shared request is the same",
         ),
         "expected_drift_only" => paint(options, Tone::Good, "only expected drift"),
+        // Unexpected for no drift but A's steps B lacks: said so, not "drift".
+        _ if diff.drifts.iter().all(|d| d.expected()) => paint(
+            options,
+            Tone::Removed,
+            &format!(
+                "unexpected: B lacks {} step(s) of A (give the earlier session as A)",
+                diff.a_only.len()
+            ),
+        ),
         _ => paint(options, Tone::Removed, "unexpected drift"),
     };
     writeln!(out, "{line}")?;
@@ -160,7 +169,7 @@ pub fn write_diff_text<S: AgentSession>(
     } else if !diff.b_only.is_empty() {
         writeln!(out, "{} step(s) of B are not in A", diff.b_only.len())?;
     }
-    if !diff.a_only.is_empty() {
+    if !diff.a_only.is_empty() && diff.drifts.iter().any(|d| !d.expected()) {
         write_painted(
             out,
             options,

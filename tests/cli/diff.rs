@@ -221,6 +221,34 @@ fn extra_steps_of_b_are_listed() {
     }
 }
 
+/// Given in the other order (B older than A), the step of A that B lacks is what makes the diff
+/// unexpected, and the headline says that rather than "drift" (there is none to name).
+#[test]
+fn steps_of_a_missing_from_b_are_the_headline_when_nothing_drifted() {
+    let (a, b) = diff_pair("resumed_appended");
+    let output = run(&["diff", &b, &a]);
+    assert_eq!(code(&output), 1);
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        text.lines().next(),
+        Some("unexpected: B lacks 1 step(s) of A (give the earlier session as A)"),
+        "{text}"
+    );
+    assert!(!text.contains("missing from B"), "said once: {text}");
+    let document = stdout_json(
+        &["diff", "--json", &b, &a],
+        &run(&["diff", "--json", &b, &a]),
+    );
+    assert_eq!(document["verdict"], "unexpected_drift");
+    assert_eq!(document["drifts"], serde_json::json!([]));
+    assert_eq!(
+        document["a_only_steps"],
+        serde_json::json!([{"turn": 3, "step": 1}])
+    );
+    // In A-then-B order the same pair is a continuation.
+    assert_eq!(code(&run(&["diff", &a, &b])), 0);
+}
+
 fn diff_json(case: &str, reversed: bool) -> Value {
     let (a, b) = diff_pair(case);
     let (first, second) = if reversed { (b, a) } else { (a, b) };
