@@ -421,6 +421,18 @@ fn missing_homes_are_named() {
             &["--agent codex reads no Claude Code home"],
         );
     }
+    // A Codex home's sessions/ given as the home: the folder above it is named.
+    let sessions = codex.join("sessions");
+    for command in ["sessions", "report"] {
+        fails(
+            &[],
+            &[command, "--codex-home", sessions.to_str().unwrap()],
+            &[&format!(
+                "holds no sessions/: not a Codex home (give the folder above it: {})",
+                codex.display()
+            )],
+        );
+    }
     // A Claude Code home given as --codex-home is named as one.
     let claude = home_of(&root().join("tests/conformance/claude/2.1.100/tool_call"));
     fails(

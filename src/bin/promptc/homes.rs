@@ -69,6 +69,20 @@ pub fn choose(
                         home.display()
                     );
                 }
+                // The sessions folder given for its home: it would list nothing, in silence.
+                if codex_flag.is_some()
+                    && !is_codex_home(&home)
+                    && home
+                        .file_name()
+                        .is_some_and(|n| n == "sessions" || n == "archived_sessions")
+                {
+                    bail!(
+                        "{}: holds no sessions/: not a Codex home (give the folder above it: {})",
+                        home.display(),
+                        home.parent()
+                            .map_or(String::new(), |p| p.display().to_string())
+                    );
+                }
                 homes.codex = Some(home);
             }
             Ok(home) if named => {
