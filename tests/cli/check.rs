@@ -384,6 +384,62 @@ fn a_baseline_of_another_schema_version_is_an_error() {
     }
 }
 
+/// A file has one name in a baseline however the command line names it: `./a`, `x/../a`, its
+/// absolute path from the folder holding it, or `latest` (resolved to the file). A baseline
+/// keyed by the argument as an older promptc wrote it (`./a`) is still read.
+#[test]
+fn a_file_is_found_in_the_baseline_however_it_is_named() {
+    let path = "recorded/sessions/2026/01/05/rollout-2026-01-05T10-00-00-019b8e10-0000-7000-8000-000000000004.jsonl";
+    let source = "fixtures/codex-home/sessions/2026/01/05/rollout-2026-01-05T10-00-00-019b8e10-0000-7000-8000-000000000004.jsonl";
+    let dir = sandbox(&[(path, read(source))]);
+    let check = |args: &[&str], env: &[(&str, &Path)]| {
+        let mut command = promptc();
+        command
+            .current_dir(dir.path())
+            .args(["check", "--baseline", "base.json"]);
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command.args(args).output().expect("runs")
+    };
+    let written = check(&["--update-baseline", &format!("./{path}")], &[]);
+    assert_eq!(code(&written), 0);
+    let baseline: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("base.json")).unwrap()).unwrap();
+    let keys: Vec<&String> = baseline["rollouts"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, [path]);
+    let absolute = dir.path().join(path);
+    for named in [
+        path.to_string(),
+        format!("./{path}"),
+        format!("recorded/../{path}"),
+        absolute.to_str().unwrap().to_string(),
+    ] {
+        let output = check(&[&named], &[]);
+        assert_eq!(
+            code(&output),
+            0,
+            "{named}: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+    // Not found: the key looked for is named.
+    std::fs::write(dir.path().join("other.jsonl"), read(source)).unwrap();
+    let output = check(&["other.jsonl"], &[]);
+    assert_eq!(code(&output), 1);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("baseline:missing: this rollout is not in the baseline as `other.jsonl`"),
+        "{stdout}"
+    );
+    // An older promptc's key, the argument as given.
+    let mut old = baseline.clone();
+    let steps = old["rollouts"][path].clone();
+    old["rollouts"] = serde_json::json!({ format!("./{path}"): steps });
+    std::fs::write(dir.path().join("base.json"), old.to_string()).unwrap();
+    assert_eq!(code(&check(&[&format!("./{path}")], &[])), 0);
+}
+
 /// (turn, step, detail) of every failure of one rollout's `check --json`.
 fn step_failures(file: &str) -> (i32, Vec<(u64, u64, String)>) {
     let (code, document) = check_json(&[file]);

@@ -30,6 +30,7 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     };
     let mut reports = Vec::new();
     let mut new_baseline = Baseline::new();
+    let cwd = std::env::current_dir().ok();
     for rollout in &args.rollouts {
         let session = load(
             &InputArgs {
@@ -42,23 +43,24 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         let plan = plan(&session, &args.plan, false, context)?;
         let mut findings = check(&session, &plan);
         let steps = baseline_steps(&session, &plan);
-        // Transcripts and rollouts are kept apart in the baseline, each under its file's name.
-        let (kind, expected) = match &session {
-            promptc::Session::Claude(_) => (
-                "transcript",
-                baseline.as_ref().map(|b| b.transcripts.get(rollout)),
-            ),
-            promptc::Session::Codex(_) => (
-                "rollout",
-                baseline.as_ref().map(|b| b.rollouts.get(rollout)),
-            ),
+        // Transcripts and rollouts are kept apart in the baseline, each under its file's path
+        // (see `baseline_key`); a baseline an older promptc wrote has the argument as given.
+        let key = baseline_key(rollout, session.name(), cwd.as_deref());
+        let (kind, entries) = match &session {
+            promptc::Session::Claude(_) => {
+                ("transcript", baseline.as_ref().map(|b| &b.transcripts))
+            }
+            promptc::Session::Codex(_) => ("rollout", baseline.as_ref().map(|b| &b.rollouts)),
         };
+        let expected = entries.map(|e| e.get(&key).or_else(|| e.get(rollout)));
         match expected {
             Some(Some(expected)) => findings.extend(compare_baseline(expected, &steps)),
             Some(None) => findings.push(promptc::check::Finding {
                 name: "baseline:missing".into(),
                 step: None,
-                detail: format!("this {kind} is not in the baseline (run with --update-baseline)"),
+                detail: format!(
+                    "this {kind} is not in the baseline as `{key}` (a path from the folder check runs in; run with --update-baseline)"
+                ),
             }),
             None => {}
         }
@@ -80,8 +82,8 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
             findings: located,
         });
         match &session {
-            promptc::Session::Claude(_) => new_baseline.transcripts.insert(rollout.clone(), steps),
-            promptc::Session::Codex(_) => new_baseline.rollouts.insert(rollout.clone(), steps),
+            promptc::Session::Claude(_) => new_baseline.transcripts.insert(key, steps),
+            promptc::Session::Codex(_) => new_baseline.rollouts.insert(key, steps),
         };
     }
     if args.update_baseline
@@ -117,4 +119,67 @@ pub fn run(args: CheckArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
+}
+
+/// The name a session has in a baseline: its file's path, the same however it was named on the
+/// command line (`./a.jsonl`, `a.jsonl`, the absolute path from the folder holding it, `latest`
+/// or a session id resolved to the file): `.` and `..` taken out, relative to the working folder
+/// when under it, `/`-separated. Standard input is `-`.
+fn baseline_key(argument: &str, file: &str, cwd: Option<&std::path::Path>) -> String {
+    use std::path::{Component, Path, PathBuf};
+    if argument == "-" {
+        return argument.to_string();
+    }
+    let mut parts: Vec<Component<'_>> = Vec::new();
+    for component in Path::new(file).components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    let path: PathBuf = parts.iter().collect();
+    let path = match cwd.and_then(|cwd| path.strip_prefix(cwd).ok()) {
+        Some(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
+        _ => path,
+    };
+    let key = path.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        key.into_owned()
+    } else {
+        key.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::baseline_key;
+    use std::path::Path;
+
+    #[test]
+    fn one_file_has_one_baseline_key_however_it_is_named() {
+        let cwd = Some(Path::new("/work/repo"));
+        for (argument, file) in [
+            ("a.jsonl", "a.jsonl"),
+            ("./a.jsonl", "./a.jsonl"),
+            ("/work/repo/a.jsonl", "/work/repo/a.jsonl"),
+            ("x/../a.jsonl", "x/../a.jsonl"),
+            ("latest", "/work/repo/a.jsonl"),
+        ] {
+            assert_eq!(baseline_key(argument, file, cwd), "a.jsonl", "{argument}");
+        }
+        assert_eq!(
+            baseline_key("fixtures//r/./b.jsonl", "fixtures//r/./b.jsonl", cwd),
+            "fixtures/r/b.jsonl"
+        );
+        // Outside the working folder: the path as it is, `..` kept where nothing is left to go up.
+        assert_eq!(
+            baseline_key("/elsewhere/a.jsonl", "/elsewhere/a.jsonl", cwd),
+            "/elsewhere/a.jsonl"
+        );
+        assert_eq!(baseline_key("../a.jsonl", "../a.jsonl", cwd), "../a.jsonl");
+        assert_eq!(baseline_key("-", "<stdin>", cwd), "-");
+    }
 }
