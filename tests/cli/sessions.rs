@@ -256,6 +256,132 @@ fn unreadable_rollouts_are_listed_with_a_warning() {
     );
 }
 
+/// A folder under a home that cannot be listed (another user's, a mount gone stale) leaves out
+/// the sessions under it, with one warning naming it: `sessions`, `report` and `latest` go on
+/// with the rest, as they do past a file that cannot be read. Root lists any folder, so as root
+/// promptc runs as `nobody` (`setpriv`).
+#[test]
+fn a_folder_that_cannot_be_listed_is_left_out_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = home();
+    let h = home.dir.path();
+    let locked = h.join("sessions/2026/10");
+    write(
+        &locked.join(format!(
+            "01/rollout-2026-10-01T08-00-00-{}.jsonl",
+            "bbbbbbbb-0000-4000-8000-000000000000"
+        )),
+        &fixture("era_c_turns.jsonl"),
+    );
+    let root_user = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    let as_another_user = |args: &[&str]| {
+        let mut command = if root_user {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(env!("CARGO_BIN_EXE_promptc"));
+            c
+        } else {
+            std::process::Command::new(env!("CARGO_BIN_EXE_promptc"))
+        };
+        command
+            .env_remove("NO_COLOR")
+            .env("CODEX_HOME", h)
+            .env("CLAUDE_CONFIG_DIR", "/nonexistent-promptc-test")
+            .args(args)
+            .output()
+    };
+    if root_user && as_another_user(&["--version"]).is_err() {
+        crate::support::skip("setpriv is not installed: cannot run promptc as another user");
+        return;
+    }
+    // Readable by that user, but for the locked folder.
+    let mut dir = Some(h);
+    while let Some(d) =
+        dir.filter(|d| d.starts_with(std::env::temp_dir()) && *d != std::env::temp_dir())
+    {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        dir = d.parent();
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let warning = format!(
+        "warning: {}: cannot list (Permission denied (os error 13)): the sessions under it are left out\n",
+        locked.display()
+    );
+    for args in [
+        &["sessions", "--json"][..],
+        &["report", "--agent", "codex"],
+        &["steps", "latest"],
+    ] {
+        let output = as_another_user(args).unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&output.stderr), warning, "{args:?}");
+        if args[0] == "sessions" {
+            let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert_eq!(
+                listing["sessions"].as_array().unwrap().len(),
+                3,
+                "the other three"
+            );
+        }
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    // A Claude Code home's project folder, the same.
+    let claude = h.join("claude");
+    let transcript = std::fs::read(root().join("fixtures/claude/tool_call_2.1.100.jsonl")).unwrap();
+    write(
+        &claude.join("projects/-open/cc8e0a78-3dc8-410f-99f3-c591b2dcc36f.jsonl"),
+        &transcript,
+    );
+    let locked = claude.join("projects/-locked");
+    write(
+        &locked.join("dddddddd-0000-4000-8000-000000000000.jsonl"),
+        &transcript,
+    );
+    for d in [
+        &claude,
+        &claude.join("projects"),
+        &claude.join("projects/-open"),
+    ] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let claude_home = claude.to_str().unwrap();
+    let output = as_another_user(&[
+        "sessions",
+        "--json",
+        "--agent",
+        "claude",
+        "--claude-home",
+        claude_home,
+    ])
+    .unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "warning: {}: cannot list (Permission denied (os error 13)): the sessions under it are left out\n",
+            locked.display()
+        )
+    );
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(listing["sessions"].as_array().unwrap().len(), 1);
+}
+
 #[test]
 fn missing_codex_home_is_an_error() {
     let dir = tempfile::tempdir().unwrap();

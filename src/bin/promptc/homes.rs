@@ -180,7 +180,10 @@ fn walk(dir: &Path, projects: &Path, found: &mut Vec<ClaudeFile>) -> anyhow::Res
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == projects => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("{}: cannot list", dir.display())),
+        Err(e) => {
+            crate::commands::warn_unlisted(dir, &e);
+            return Ok(());
+        }
     };
     for entry in entries {
         let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;

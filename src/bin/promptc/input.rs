@@ -342,7 +342,10 @@ fn walk(dir: &Path, recurse: bool, archived: bool, found: &mut Vec<Rollout>) -> 
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("{}: cannot list", dir.display())),
+        Err(e) => {
+            crate::commands::warn_unlisted(dir, &e);
+            return Ok(());
+        }
     };
     for entry in entries {
         let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;

@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         },
         stderr_color: term::use_color(cli.color, Stream::Stderr),
     };
+    let _ = STDERR_COLOR.set(context.stderr_color);
     match cli.command {
         Command::View(args) => view::run(args, &context),
         Command::Compile(args) => compile::run(args, &context),
@@ -197,6 +198,34 @@ fn warning_label(context: &Context) -> String {
     } else {
         "warning".to_string()
     }
+}
+
+/// Whether stderr is coloured, for warnings from where no [`Context`] is passed (the walks of
+/// the homes, which `latest` and session ids use too).
+static STDERR_COLOR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// A folder under a home that cannot be listed: its sessions are left out, with a warning once
+/// per folder (`watch --next` lists the homes again and again), and the command goes on.
+pub fn warn_unlisted(dir: &std::path::Path, error: &std::io::Error) {
+    static WARNED: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if warned.iter().any(|d| d == dir) {
+        return;
+    }
+    warned.push(dir.to_path_buf());
+    let context = Context {
+        stdout: RenderOptions::default(),
+        stderr_color: STDERR_COLOR.get().copied().unwrap_or(false),
+    };
+    warn(
+        &format!(
+            "{}: cannot list ({error}): the sessions under it are left out",
+            dir.display()
+        ),
+        &context,
+    );
 }
 
 /// A warning on stderr (`text` is escaped here).

@@ -244,16 +244,28 @@ fn is_transcript(path: &Path) -> bool {
     promptc::agents::claude::is_transcript(&head) == Some(true)
 }
 
-/// Every `*.jsonl` and `*.jsonl.zst` under a folder that is no agent's home.
+/// Every `*.jsonl` and `*.jsonl.zst` under a folder that is no agent's home. A folder below it
+/// that cannot be listed is left out with a warning; the folder given is listed or an error.
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries =
         std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
+    walk_entries(dir, entries, found)
+}
+
+fn walk_entries(
+    dir: &Path,
+    entries: std::fs::ReadDir,
+    found: &mut Vec<PathBuf>,
+) -> anyhow::Result<()> {
     for entry in entries {
         let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
         let path = entry.path();
         // Links to folders are not followed (no cycles).
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            walk(&path, found)?;
+            match std::fs::read_dir(&path) {
+                Ok(entries) => walk_entries(&path, entries, found)?,
+                Err(e) => crate::commands::warn_unlisted(&path, &e),
+            }
         } else if entry
             .file_name()
             .to_str()
