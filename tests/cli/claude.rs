@@ -183,6 +183,53 @@ fn compile_of_a_replay_recorded_request_is_verified() {
     }
 }
 
+/// `compile` prints beside the body the fingerprint `fingerprint` gives that request (as for a
+/// rollout), with the same `--system`/`--tools`: every step of the fixtures and of the recorded
+/// 2.1.332 tool call (a body rebuilt from replay records).
+#[test]
+fn compile_carries_the_requests_fingerprint() {
+    let mut files: Vec<String> = [
+        "tool_call_2.1.100",
+        "claude_md_edit_2.1.100",
+        "parallel_calls_1.0.30",
+    ]
+    .map(fixture)
+    .to_vec();
+    let projects = root().join("tests/conformance/claude/2.1.332/tool_call/home/.claude/projects");
+    for project in std::fs::read_dir(projects).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(project.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if file.path().extension().is_some_and(|e| e == "jsonl") {
+                files.push(file.path().to_string_lossy().into_owned());
+            }
+        }
+    }
+    assert!(files.len() > 3, "the recorded 2.1.332 case");
+    for file in &files {
+        let fingerprints = json(&["fingerprint", "--json", file]);
+        for step in fingerprints["steps"].as_array().unwrap() {
+            let (turn, number) = (step["turn"].to_string(), step["step"].to_string());
+            let compiled = json(&[
+                "compile", "--json", file, "--turn", &turn, "--step", &number,
+            ]);
+            assert_eq!(
+                compiled["fingerprint"], step["fingerprint"],
+                "{file} {turn}.{number}"
+            );
+            assert!(compiled["fingerprint"]["request"].is_string(), "{file}");
+        }
+    }
+    let text = run(&["compile", &fixture("tool_call_2.1.100")]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("\nFINGERPRINT") || text.contains("fingerprint"),
+        "{text}"
+    );
+}
+
 /// `--system` and `--tools` of the wrong kind are errors naming the file, not parts taken as
 /// given (which the fingerprints would then call known): a captured request without the part,
 /// a tool list as the system, system blocks or a string as the tools, a request record.

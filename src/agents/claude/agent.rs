@@ -172,7 +172,7 @@ impl AgentSession for Session {
             &mut out,
             &self.transcript,
             (turn.number, s.number),
-            &compiled,
+            (&compiled, &plan.fingerprints[step]),
             false,
             &options,
         );

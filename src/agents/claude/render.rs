@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::agents::claude::load::Transcript;
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
+use crate::fingerprint::Fingerprint;
+use crate::render::fingerprint::{FingerprintDocument, write_fingerprint_block};
 use crate::render::{RenderOptions, Tone, paint, write_json};
 
 #[derive(Serialize)]
@@ -25,16 +27,19 @@ struct CompileDocument<'a> {
     /// 2.1.3xx: the rebuild's digest is the `requestDigest` the build recorded.
     verified: Option<bool>,
     request: &'a Value,
+    /// The request's fingerprint, as `fingerprint` gives it (`input` the message blocks).
+    fingerprint: FingerprintDocument,
     approximations: Vec<Value>,
     rules: Vec<Value>,
 }
 
-/// `compile`: the body of one request, with what it could not know and the rules it applied.
+/// `compile`: the body of one request, with what it could not know, the rules it applied and
+/// its fingerprint.
 pub fn write_compile(
     out: &mut dyn Write,
     t: &Transcript,
     (turn, step): (usize, usize),
-    compiled: &Compiled,
+    (compiled, fingerprint): (&Compiled, &Fingerprint),
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
@@ -60,6 +65,7 @@ pub fn write_compile(
                 version: compiled.version.as_deref(),
                 verified: compiled.verified,
                 request: &compiled.body,
+                fingerprint: FingerprintDocument::new(fingerprint),
                 approximations,
                 rules,
             },
@@ -118,5 +124,7 @@ pub fn write_compile(
     writeln!(out)?;
     let body = serde_json::to_string_pretty(&compiled.body).map_err(io::Error::from)?;
     let body = crate::core::sanitize::escape_block(&body);
-    writeln!(out, "{body}")
+    writeln!(out, "{body}")?;
+    writeln!(out)?;
+    write_fingerprint_block(out, fingerprint, options)
 }

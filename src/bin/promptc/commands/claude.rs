@@ -205,7 +205,10 @@ pub fn run_compile(
     context: &Context,
 ) -> anyhow::Result<ExitStatus> {
     let step = select(session, &args.select)?;
-    let compiled = session.compile(step, &given(&args.plan)?);
+    let given = given(&args.plan)?;
+    let compiled = session.compile(step, &given);
+    // The fingerprint printed beside the body: `fingerprint`'s, with the same --system/--tools.
+    let plan = promptc::agents::claude::session::plan(session, given, crate::commands::threads());
     // A body rebuilt from replay records has the system and tools it was sent with.
     if compiled.verified.is_some() && (args.plan.system.is_some() || args.plan.tools.is_some()) {
         crate::commands::warn(
@@ -228,7 +231,7 @@ pub fn run_compile(
             out,
             &session.transcript,
             (turn, s.number),
-            &compiled,
+            (&compiled, &plan.fingerprints[step]),
             json,
             &options,
         )
