@@ -382,6 +382,98 @@ fn a_folder_that_cannot_be_listed_is_left_out_with_a_warning() {
     assert_eq!(listing["sessions"].as_array().unwrap().len(), 1);
 }
 
+/// A folder under a home that is a link to another (sessions kept on another disk) is walked
+/// like a folder, for both agents; a link back up (a cycle) is walked once, not for ever, and
+/// lists nothing twice.
+#[test]
+fn links_to_folders_are_followed_once() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let codex = tempfile::tempdir().unwrap();
+    let id = "cccccccc-0000-4000-8000-000000000000";
+    write(
+        &elsewhere
+            .path()
+            .join(format!("codex/05/rollout-2026-11-05T08-00-00-{id}.jsonl")),
+        &fixture("era_c_turns.jsonl"),
+    );
+    std::fs::create_dir_all(codex.path().join("sessions/2026")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("codex"),
+        codex.path().join("sessions/2026/11"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        codex.path().join("sessions"),
+        codex.path().join("sessions/2026/loop"),
+    )
+    .unwrap();
+    let listing = sessions_json(codex.path());
+    let ids: Vec<&str> = listing["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert!(
+        ids[0].ends_with(&format!(
+            "sessions/2026/11/05/rollout-2026-11-05T08-00-00-{id}.jsonl"
+        )),
+        "{ids:?}"
+    );
+
+    let claude = tempfile::tempdir().unwrap();
+    let transcript = std::fs::read(root().join("fixtures/claude/tool_call_2.1.100.jsonl")).unwrap();
+    write(
+        &elsewhere
+            .path()
+            .join("project/cc8e0a78-3dc8-410f-99f3-c591b2dcc36f.jsonl"),
+        &transcript,
+    );
+    std::fs::create_dir_all(claude.path().join("projects")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("project"),
+        claude.path().join("projects/-work"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        claude.path().join("projects"),
+        claude.path().join("projects/-loop"),
+    )
+    .unwrap();
+    let output = promptc()
+        .args(["sessions", "--json", "--agent", "claude", "--claude-home"])
+        .arg(claude.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        listing["sessions"].as_array().unwrap().len(),
+        1,
+        "{listing}"
+    );
+    // `report` of a folder that is no home follows them too.
+    let output = promptc()
+        .args(["report", "--json"])
+        .arg(codex.path().join("sessions"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["files"], 1, "{report}");
+}
+
 #[test]
 fn missing_codex_home_is_an_error() {
     let dir = tempfile::tempdir().unwrap();

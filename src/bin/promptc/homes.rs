@@ -166,17 +166,41 @@ pub struct ClaudeFile {
     pub size: u64,
 }
 
+/// The folders a walk of a home has read, by their real paths: a link to a folder (sessions kept
+/// on another disk) is followed, and no folder is read twice, so a link back up ends there.
+#[derive(Default)]
+pub struct Walked(std::collections::HashSet<PathBuf>);
+
+impl Walked {
+    /// Whether `dir` is read for the first time (a folder whose real path cannot be had is not).
+    pub fn first_visit(&mut self, dir: &Path) -> bool {
+        std::fs::canonicalize(dir).is_ok_and(|real| self.0.insert(real))
+    }
+}
+
+/// Whether a folder's entry is a folder to walk: a folder, or a link to one.
+pub fn is_folder(kind: std::fs::FileType, path: &Path) -> bool {
+    kind.is_dir() || (kind.is_symlink() && path.is_dir())
+}
+
 /// Every `*.jsonl` under `home/projects/`, sorted by their relative path. A missing `projects/`
-/// holds none. Links to folders are not followed (no cycles); links to files are.
+/// holds none. Links are followed, to folders once ([`Walked`]).
 pub fn claude_files(home: &Path) -> anyhow::Result<Vec<ClaudeFile>> {
     let projects = home.join(PROJECTS);
     let mut found = Vec::new();
-    walk(&projects, &projects, &mut found)?;
+    let mut walked = Walked::default();
+    walked.first_visit(&projects);
+    walk(&projects, &projects, &mut found, &mut walked)?;
     found.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(found)
 }
 
-fn walk(dir: &Path, projects: &Path, found: &mut Vec<ClaudeFile>) -> anyhow::Result<()> {
+fn walk(
+    dir: &Path,
+    projects: &Path,
+    found: &mut Vec<ClaudeFile>,
+    walked: &mut Walked,
+) -> anyhow::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == projects => return Ok(()),
@@ -191,8 +215,10 @@ fn walk(dir: &Path, projects: &Path, found: &mut Vec<ClaudeFile>) -> anyhow::Res
         let kind = entry
             .file_type()
             .with_context(|| format!("{}: cannot stat", path.display()))?;
-        if kind.is_dir() {
-            walk(&path, projects, found)?;
+        if is_folder(kind, &path) {
+            if walked.first_visit(&path) {
+                walk(&path, projects, found, walked)?;
+            }
         } else if path.extension().is_some_and(|e| e == "jsonl") {
             // One stat: the size (a link's target's, and whether it is a file).
             let metadata = if kind.is_symlink() {

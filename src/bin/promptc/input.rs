@@ -327,8 +327,12 @@ pub struct Rollout {
 /// first. A missing directory holds no rollouts.
 pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
     let mut found = Vec::new();
-    walk(&home.join(SESSIONS), true, false, &mut found)?;
-    walk(&home.join(ARCHIVED), false, true, &mut found)?;
+    let mut walked = crate::homes::Walked::default();
+    for (dir, recurse, archived) in [(SESSIONS, true, false), (ARCHIVED, false, true)] {
+        let dir = home.join(dir);
+        walked.first_visit(&dir);
+        walk(&dir, recurse, archived, &mut found, &mut walked)?;
+    }
     found.sort_by(|a, b| {
         newest_first(
             (a.name.as_ref(), a.path.as_path()),
@@ -338,7 +342,13 @@ pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
     Ok(found)
 }
 
-fn walk(dir: &Path, recurse: bool, archived: bool, found: &mut Vec<Rollout>) -> anyhow::Result<()> {
+fn walk(
+    dir: &Path,
+    recurse: bool,
+    archived: bool,
+    found: &mut Vec<Rollout>,
+    walked: &mut crate::homes::Walked,
+) -> anyhow::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -353,10 +363,10 @@ fn walk(dir: &Path, recurse: bool, archived: bool, found: &mut Vec<Rollout>) -> 
         let kind = entry
             .file_type()
             .with_context(|| format!("{}: cannot stat", path.display()))?;
-        // Symbolic links to directories are not followed (no cycles); links to files are.
-        if kind.is_dir() {
-            if recurse {
-                walk(&path, recurse, archived, found)?;
+        // Links are followed, to folders once (`Walked`: no cycles).
+        if crate::homes::is_folder(kind, &path) {
+            if recurse && walked.first_visit(&path) {
+                walk(&path, recurse, archived, found, walked)?;
             }
             continue;
         }

@@ -249,21 +249,30 @@ fn is_transcript(path: &Path) -> bool {
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries =
         std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
-    walk_entries(dir, entries, found)
+    let mut walked = crate::homes::Walked::default();
+    walked.first_visit(dir);
+    walk_entries(dir, entries, found, &mut walked)
 }
 
 fn walk_entries(
     dir: &Path,
     entries: std::fs::ReadDir,
     found: &mut Vec<PathBuf>,
+    walked: &mut crate::homes::Walked,
 ) -> anyhow::Result<()> {
     for entry in entries {
         let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
         let path = entry.path();
-        // Links to folders are not followed (no cycles).
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+        // Links are followed, to folders once (`Walked`: no cycles).
+        let folder = entry
+            .file_type()
+            .is_ok_and(|kind| crate::homes::is_folder(kind, &path));
+        if folder {
+            if !walked.first_visit(&path) {
+                continue;
+            }
             match std::fs::read_dir(&path) {
-                Ok(entries) => walk_entries(&path, entries, found)?,
+                Ok(entries) => walk_entries(&path, entries, found, walked)?,
                 Err(e) => crate::commands::warn_unlisted(&path, &e),
             }
         } else if entry
