@@ -423,6 +423,26 @@ fn a_file_is_found_in_the_baseline_however_it_is_named() {
             String::from_utf8_lossy(&output.stdout)
         );
     }
+    // `latest` under a Codex home is the file it resolves to.
+    let home = dir.path().join("recorded");
+    let output = check(&["latest"], &[("CODEX_HOME", home.as_path())]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    // An absolute path through a link to the working folder (macOS's /tmp).
+    let links = tempfile::tempdir().unwrap();
+    let link = links.path().join("link");
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    let output = check(&[link.join(path).to_str().unwrap()], &[]);
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     // Not found: the key looked for is named.
     std::fs::write(dir.path().join("other.jsonl"), read(source)).unwrap();
     let output = check(&["other.jsonl"], &[]);

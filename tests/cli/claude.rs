@@ -222,6 +222,26 @@ fn compile_carries_the_requests_fingerprint() {
             assert!(compiled["fingerprint"]["request"].is_string(), "{file}");
         }
     }
+    // With --system: an older build's fingerprint takes it, as its body does; a body rebuilt
+    // from replay records sends what it recorded, and so does its fingerprint.
+    let dir = tempfile::tempdir().unwrap();
+    let system = dir.path().join("system.json");
+    std::fs::write(
+        &system,
+        r#"[{"type": "text", "text": "You are someone else."}]"#,
+    )
+    .unwrap();
+    let system = system.to_str().unwrap();
+    for file in &files {
+        let with = json(&["compile", "--json", "--system", system, file]);
+        let given = json(&["fingerprint", "--json", "--system", system, file]);
+        let plain = json(&["fingerprint", "--json", file]);
+        let last =
+            |doc: &Value| doc["steps"].as_array().unwrap().last().unwrap()["fingerprint"].clone();
+        assert_eq!(with["fingerprint"], last(&given), "{file}");
+        let replayed = with["verified"].is_boolean();
+        assert_eq!(with["fingerprint"] == last(&plain), replayed, "{file}");
+    }
     let text = run(&["compile", &fixture("tool_call_2.1.100")]);
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(
@@ -250,6 +270,10 @@ fn given_system_and_tools_of_the_wrong_kind_are_refused() {
     let tool_list = file("tools.json", tools.clone());
     let blocks = file("system.json", system.clone());
     let text = file("text.json", Value::String("You are Claude Code.".into()));
+    let server_tools = file(
+        "server_tools.json",
+        serde_json::json!([{"type": "web_search_20250305", "name": "web_search"}]),
+    );
     let transcript = fixture("tool_call_2.1.100");
     for (flag, given, says) in [
         ("--tools", &no_tools, "a captured request without `tools`"),
@@ -257,6 +281,7 @@ fn given_system_and_tools_of_the_wrong_kind_are_refused() {
         ("--system", &tool_list, "not a `system` for --system"),
         ("--tools", &blocks, "not a `tools` for --tools"),
         ("--tools", &text, "not a `tools` for --tools"),
+        ("--system", &server_tools, "not a `system` for --system"),
     ] {
         for command in ["compile", "steps", "check"] {
             let output = run(&[command, flag, given, &transcript]);

@@ -458,6 +458,38 @@ fn links_to_folders_are_followed_once() {
         1,
         "{listing}"
     );
+    // A link to a folder inside the home is not followed: that folder is listed under its own
+    // name, whatever order the file system gives.
+    write(
+        &claude
+            .path()
+            .join("projects/-real/eeeeeeee-0000-4000-8000-000000000000.jsonl"),
+        &transcript,
+    );
+    for alias in ["-a", "-zz"] {
+        std::os::unix::fs::symlink(
+            claude.path().join("projects/-real"),
+            claude.path().join("projects").join(alias),
+        )
+        .unwrap();
+    }
+    let output = promptc()
+        .args(["sessions", "--json", "--agent", "claude", "--claude-home"])
+        .arg(claude.path())
+        .output()
+        .unwrap();
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let projects: Vec<&str> = listing["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["project"].as_str().unwrap())
+        .collect();
+    assert_eq!(projects.len(), 2, "{listing}");
+    assert!(
+        projects.contains(&"-real") && !projects.contains(&"-a") && !projects.contains(&"-zz"),
+        "{projects:?}"
+    );
     // `report` of a folder that is no home follows them too.
     let output = promptc()
         .args(["report", "--json"])

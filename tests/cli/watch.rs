@@ -354,6 +354,28 @@ fn a_last_line_without_its_newline_is_read_when_the_watch_ends() {
     );
 }
 
+/// `--tools` with a Codex tool list (tools without a `name`, as `web_search`) follows a rollout:
+/// it is read as Claude Code's only when a transcript is followed.
+#[test]
+fn a_codex_tool_list_follows_a_rollout() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"type": "web_search"}, {"type": "function", "name": "shell"}]"#,
+    )
+    .unwrap();
+    let path = dir.path().join("rollout.jsonl");
+    std::fs::copy(root().join("fixtures/rollouts/era_b_steps.jsonl"), &path).unwrap();
+    let mut watching = Watching::start(
+        &path,
+        &["--format", "json", "--tools", tools.to_str().unwrap()],
+    );
+    watching.wait_for(|l| l.contains(r#""event":"step""#));
+    let (_, code, stderr) = watching.interrupt();
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+}
+
 /// A path that does not exist yet is said so on stderr (a mistyped path would otherwise wait in
 /// silence), and is followed once it is written.
 #[test]

@@ -377,8 +377,19 @@ pub fn plan_more(session: &Session, plan: &mut Plan, from: usize) {
                 parts
             }
         };
-        let instructions = given_system.or(parts.instructions);
-        let tools = given_tools.or(parts.tools);
+        // A body rebuilt from replay records sends the system and tools it recorded, whatever
+        // --system and --tools say (compile warns); an older build's, the ones given.
+        let (instructions, tools) = if s.build >= Build::V2_1_332 {
+            (
+                parts.instructions.or(given_system),
+                parts.tools.or(given_tools),
+            )
+        } else {
+            (
+                given_system.or(parts.instructions),
+                given_tools.or(parts.tools),
+            )
+        };
         let params = parts.params;
         let input = match len.checked_sub(1) {
             Some(last) => plan.data.get(list, last).chain,

@@ -69,17 +69,19 @@ pub fn choose(
                         home.display()
                     );
                 }
-                // The sessions folder given for its home: it would list nothing, in silence.
+                // The sessions folder given for its home: it would list nothing, in silence. By
+                // its real path, so that `--codex-home .` from inside it is caught too.
+                let real = std::fs::canonicalize(&home).unwrap_or_else(|_| home.clone());
                 if codex_flag.is_some()
                     && !is_codex_home(&home)
-                    && home
+                    && real
                         .file_name()
                         .is_some_and(|n| n == "sessions" || n == "archived_sessions")
                 {
                     bail!(
                         "{}: holds no sessions/: not a Codex home (give the folder above it: {})",
                         home.display(),
-                        home.parent()
+                        real.parent()
                             .map_or(String::new(), |p| p.display().to_string())
                     );
                 }
@@ -166,15 +168,41 @@ pub struct ClaudeFile {
     pub size: u64,
 }
 
-/// The folders a walk of a home has read, by their real paths: a link to a folder (sessions kept
-/// on another disk) is followed, and no folder is read twice, so a link back up ends there.
-#[derive(Default)]
-pub struct Walked(std::collections::HashSet<PathBuf>);
+/// The folders a walk has read, by their real paths. A link to a folder outside the walk's root
+/// (sessions kept on another disk) is followed; one to a folder inside it is not, as that folder
+/// is walked under its own name; no folder is read twice, so a link back up ends there. The
+/// walks read a folder's entries in name order, so which path a folder is listed under does
+/// not depend on the file system's order.
+pub struct Walked {
+    root: Option<PathBuf>,
+    seen: std::collections::HashSet<PathBuf>,
+}
 
 impl Walked {
-    /// Whether `dir` is read for the first time (a folder whose real path cannot be had is not).
-    pub fn first_visit(&mut self, dir: &Path) -> bool {
-        std::fs::canonicalize(dir).is_ok_and(|real| self.0.insert(real))
+    /// A walk from `root` (read first).
+    pub fn from(root: &Path) -> Walked {
+        let root = std::fs::canonicalize(root).ok();
+        Walked {
+            seen: root.iter().cloned().collect(),
+            root,
+        }
+    }
+
+    /// Whether to walk the entry `path`, a folder or (`link`) a link to one. A folder whose real
+    /// path cannot be had is left out with a warning.
+    pub fn enter(&mut self, path: &Path, link: bool) -> bool {
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(e) => {
+                crate::commands::warn_unlisted(path, &e);
+                return false;
+            }
+        };
+        let inside = self
+            .root
+            .as_ref()
+            .is_some_and(|root| real.starts_with(root));
+        !(link && inside) && self.seen.insert(real)
     }
 }
 
@@ -183,14 +211,29 @@ pub fn is_folder(kind: std::fs::FileType, path: &Path) -> bool {
     kind.is_dir() || (kind.is_symlink() && path.is_dir())
 }
 
+/// A folder's entries in name order (see [`Walked`]).
+pub fn sorted_entries(
+    dir: &Path,
+    entries: std::fs::ReadDir,
+) -> anyhow::Result<Vec<std::fs::DirEntry>> {
+    let mut entries = entries
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("{}: cannot list", dir.display()))?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    Ok(entries)
+}
+
 /// Every `*.jsonl` under `home/projects/`, sorted by their relative path. A missing `projects/`
 /// holds none. Links are followed, to folders once ([`Walked`]).
 pub fn claude_files(home: &Path) -> anyhow::Result<Vec<ClaudeFile>> {
     let projects = home.join(PROJECTS);
     let mut found = Vec::new();
-    let mut walked = Walked::default();
-    walked.first_visit(&projects);
-    walk(&projects, &projects, &mut found, &mut walked)?;
+    walk(
+        &projects,
+        &projects,
+        &mut found,
+        &mut Walked::from(&projects),
+    )?;
     found.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(found)
 }
@@ -209,14 +252,13 @@ fn walk(
             return Ok(());
         }
     };
-    for entry in entries {
-        let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
+    for entry in sorted_entries(dir, entries)? {
         let path = entry.path();
         let kind = entry
             .file_type()
             .with_context(|| format!("{}: cannot stat", path.display()))?;
         if is_folder(kind, &path) {
-            if walked.first_visit(&path) {
+            if walked.enter(&path, kind.is_symlink()) {
                 walk(&path, projects, found, walked)?;
             }
         } else if path.extension().is_some_and(|e| e == "jsonl") {

@@ -327,10 +327,9 @@ pub struct Rollout {
 /// first. A missing directory holds no rollouts.
 pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
     let mut found = Vec::new();
-    let mut walked = crate::homes::Walked::default();
     for (dir, recurse, archived) in [(SESSIONS, true, false), (ARCHIVED, false, true)] {
         let dir = home.join(dir);
-        walked.first_visit(&dir);
+        let mut walked = crate::homes::Walked::from(&dir);
         walk(&dir, recurse, archived, &mut found, &mut walked)?;
     }
     found.sort_by(|a, b| {
@@ -357,15 +356,14 @@ fn walk(
             return Ok(());
         }
     };
-    for entry in entries {
-        let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
+    for entry in crate::homes::sorted_entries(dir, entries)? {
         let path = entry.path();
         let kind = entry
             .file_type()
             .with_context(|| format!("{}: cannot stat", path.display()))?;
         // Links are followed, to folders once (`Walked`: no cycles).
         if crate::homes::is_folder(kind, &path) {
-            if recurse && walked.first_visit(&path) {
+            if recurse && walked.enter(&path, kind.is_symlink()) {
                 walk(&path, recurse, archived, found, walked)?;
             }
             continue;

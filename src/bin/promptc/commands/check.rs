@@ -141,9 +141,23 @@ fn baseline_key(argument: &str, file: &str, cwd: Option<&std::path::Path>) -> St
         }
     }
     let path: PathBuf = parts.iter().collect();
-    let path = match cwd.and_then(|cwd| path.strip_prefix(cwd).ok()) {
-        Some(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
-        _ => path,
+    // The working folder is its real path: an absolute path through a link to it (macOS's
+    // /tmp) is made real to be found under it.
+    let under_cwd = |path: &Path| {
+        let cwd = cwd?;
+        let relative = path
+            .strip_prefix(cwd)
+            .ok()
+            .map(Path::to_path_buf)
+            .or_else(|| {
+                let real = std::fs::canonicalize(path).ok()?;
+                real.strip_prefix(cwd).ok().map(Path::to_path_buf)
+            })?;
+        (!relative.as_os_str().is_empty()).then_some(relative)
+    };
+    let path = match path.is_absolute().then(|| under_cwd(&path)).flatten() {
+        Some(relative) => relative,
+        None => path,
     };
     let key = path.to_string_lossy();
     if std::path::MAIN_SEPARATOR == '/' {

@@ -147,8 +147,14 @@ fn given_part(path: Option<&Path>, key: &str) -> anyhow::Result<Option<serde_jso
         part.as_array()
             .is_some_and(|items| items.iter().all(|item| item.get(field).is_some()))
     };
+    // (Anthropic's server tools have a `type` too, and a `name`.)
+    let tool_like = part.as_array().is_some_and(|items| {
+        items
+            .iter()
+            .any(|item| item.get("name").is_some() || item.get("input_schema").is_some())
+    });
     let fits = match key {
-        "system" => part.is_string() || items_have("type"),
+        "system" => part.is_string() || (items_have("type") && !tool_like),
         _ => items_have("name"),
     };
     if !fits {

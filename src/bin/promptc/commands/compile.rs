@@ -34,7 +34,8 @@ pub fn run(args: CompileArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         }
     };
     // The plan's `params` fingerprint holds the schema the body is compiled with.
-    let plan = plan_with_output_schema(&session, &args.plan, output_schema.clone(), context)?;
+    let plan =
+        plan_with_output_schema(&session, &args.plan, false, output_schema.clone(), context)?;
     let promptc::Session::Codex(session) = session else {
         unreachable!("a Claude Code transcript returned above");
     };

@@ -268,44 +268,37 @@ pub fn plan(
     estimate_tokens: bool,
     context: &Context,
 ) -> anyhow::Result<promptc::fingerprint::Plan> {
-    match session {
-        Session::Codex(s) => warn_other_agents_flags(&s.rollout.name, false, args, None, context),
-        Session::Claude(s) => {
-            warn_other_agents_flags(&s.transcript.name, true, args, None, context)
-        }
-    }
-    Ok(match session {
-        Session::Codex(_) => {
-            session.plan(&plan_options(args, estimate_tokens)?, &Default::default())
-        }
-        Session::Claude(_) => session.plan(
-            &promptc::fingerprint::PlanOptions {
-                threads: threads(),
-                ..Default::default()
-            },
-            &claude::given(args)?,
-        ),
-    })
+    plan_with_output_schema(session, args, estimate_tokens, None, context)
 }
 
-/// [`plan`] of a Codex rollout whose requests send `output_schema` (`compile --output-schema`).
+/// [`plan`], a Codex rollout's requests sending `output_schema` (`compile --output-schema`).
 pub fn plan_with_output_schema(
     session: &Session,
     args: &crate::cli::PlanArgs,
+    estimate_tokens: bool,
     output_schema: Option<String>,
     context: &Context,
 ) -> anyhow::Result<promptc::fingerprint::Plan> {
-    if output_schema.is_none() {
-        return plan(session, args, false, context);
-    }
-    if let Session::Codex(s) = session {
-        warn_other_agents_flags(&s.rollout.name, false, args, None, context);
-    }
-    let options = promptc::fingerprint::PlanOptions {
-        output_schema,
-        ..plan_options(args, false)?
-    };
-    Ok(session.plan(&options, &Default::default()))
+    Ok(match session {
+        Session::Codex(s) => {
+            warn_other_agents_flags(&s.rollout.name, false, args, None, context);
+            let options = promptc::fingerprint::PlanOptions {
+                output_schema,
+                ..plan_options(args, estimate_tokens)?
+            };
+            session.plan(&options, &Default::default())
+        }
+        Session::Claude(s) => {
+            warn_other_agents_flags(&s.transcript.name, true, args, None, context);
+            session.plan(
+                &promptc::fingerprint::PlanOptions {
+                    threads: threads(),
+                    ..Default::default()
+                },
+                &claude::given(args)?,
+            )
+        }
+    })
 }
 
 /// A warning for each flag given that is the other agent's, and so not used for the session

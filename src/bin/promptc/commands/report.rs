@@ -249,9 +249,7 @@ fn is_transcript(path: &Path) -> bool {
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let entries =
         std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
-    let mut walked = crate::homes::Walked::default();
-    walked.first_visit(dir);
-    walk_entries(dir, entries, found, &mut walked)
+    walk_entries(dir, entries, found, &mut crate::homes::Walked::from(dir))
 }
 
 fn walk_entries(
@@ -260,15 +258,12 @@ fn walk_entries(
     found: &mut Vec<PathBuf>,
     walked: &mut crate::homes::Walked,
 ) -> anyhow::Result<()> {
-    for entry in entries {
-        let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
+    for entry in crate::homes::sorted_entries(dir, entries)? {
         let path = entry.path();
         // Links are followed, to folders once (`Walked`: no cycles).
-        let folder = entry
-            .file_type()
-            .is_ok_and(|kind| crate::homes::is_folder(kind, &path));
-        if folder {
-            if !walked.first_visit(&path) {
+        let kind = entry.file_type().ok();
+        if let Some(kind) = kind.filter(|&kind| crate::homes::is_folder(kind, &path)) {
+            if !walked.enter(&path, kind.is_symlink()) {
                 continue;
             }
             match std::fs::read_dir(&path) {

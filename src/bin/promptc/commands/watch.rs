@@ -68,16 +68,6 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         },
         resolved => resolved?,
     };
-    // A mistyped path would otherwise wait in silence.
-    if !path.exists() {
-        crate::commands::warn(
-            &format!(
-                "{} does not exist yet: waiting for it to be written (Ctrl-C to stop)",
-                path.display()
-            ),
-            context,
-        );
-    }
     // The newest session when the watch began: --next switches to one newer than it.
     let mut known = if args.next { newest() } else { None };
     let mut polls: u64 = 0;
@@ -90,9 +80,20 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
     let json = args.rows.format.format() == Format::Json;
     let setup = Setup {
         options: plan_options(&args.rows.plan, !args.rows.no_tokens)?,
-        given: crate::commands::claude::given(&args.rows.plan)?,
+        // Read when a Claude Code transcript is followed: a Codex --tools list is not one.
+        given: crate::commands::claude::given(&args.rows.plan).map_err(|e| format!("{e:#}")),
         agent: args.agent,
     };
+    // A mistyped path would otherwise wait in silence (said once the arguments are read).
+    if path.try_exists().is_ok_and(|exists| !exists) {
+        crate::commands::warn(
+            &format!(
+                "{} does not exist yet: waiting for it to be written (Ctrl-C to stop)",
+                path.display()
+            ),
+            context,
+        );
+    }
     let interval = Duration::from_millis(args.interval);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -170,8 +171,8 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
 struct Setup {
     /// Codex's plan: `--instructions`, `--tools`, token estimates.
     options: promptc::fingerprint::PlanOptions,
-    /// Claude Code's `--system` and `--tools`.
-    given: promptc::agents::claude::wire::Given,
+    /// Claude Code's `--system` and `--tools`, or why they are not Claude Code's.
+    given: Result<promptc::agents::claude::wire::Given, String>,
     /// `--agent`: the agent a file must be (and an empty one is taken to be).
     agent: Option<AgentChoice>,
 }
@@ -235,8 +236,8 @@ impl Watcher {
     }
 
     /// A watch of `agent`'s session.
-    fn of(agent: AgentChoice, name: &str, setup: &Setup) -> Watcher {
-        match agent {
+    fn of(agent: AgentChoice, name: &str, setup: &Setup) -> anyhow::Result<Watcher> {
+        Ok(match agent {
             AgentChoice::Codex => {
                 let plan_options = setup.options.clone();
                 let loader = Loader {
@@ -257,7 +258,7 @@ impl Watcher {
                 Watcher::Codex(Box::new(Watch::new(name, loader)))
             }
             AgentChoice::Claude => {
-                let given = setup.given.clone();
+                let given = setup.given.clone().map_err(anyhow::Error::msg)?;
                 let loader = Loader {
                     load: Box::new(|name: &str, bytes: &[u8]| {
                         ClaudeSession::load_with_threads(name, bytes, threads())
@@ -269,7 +270,7 @@ impl Watcher {
                 };
                 Watcher::Claude(Box::new(Watch::new(name, loader)))
             }
-        }
+        })
     }
 
     /// Bytes appended: the events of the lines they complete. While no agent is known, the
@@ -299,7 +300,7 @@ impl Watcher {
                     anyhow::bail!("{name}: {} (--agent {flag})", what(agent));
                 }
                 let head = std::mem::take(head);
-                *self = Watcher::of(agent, name, setup);
+                *self = Watcher::of(agent, name, setup)?;
                 return self.push(&head, name);
             }
         };
@@ -314,7 +315,7 @@ impl Watcher {
                 return Ok(Vec::new());
             }
             let head = std::mem::take(head);
-            *self = Watcher::of(setup.agent.unwrap_or(AgentChoice::Codex), name, setup);
+            *self = Watcher::of(setup.agent.unwrap_or(AgentChoice::Codex), name, setup)?;
             let mut events = self.push(&head, name)?;
             events.extend(self.finish(name)?);
             return Ok(events);
