@@ -21,6 +21,11 @@ fn compress(bytes: &[u8]) -> Vec<u8> {
     compress_to_vec(bytes, CompressionLevel::Fastest)
 }
 
+/// A symbolic link at `at` to `target`.
+fn link(target: impl AsRef<Path>, at: impl AsRef<Path>) {
+    std::os::unix::fs::symlink(target, at).expect("a symbolic link");
+}
+
 fn write(path: &Path, bytes: &[u8]) -> PathBuf {
     std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
     std::fs::write(path, bytes).expect("write");
@@ -397,16 +402,14 @@ fn links_to_folders_are_followed_once() {
         &fixture("era_c_turns.jsonl"),
     );
     std::fs::create_dir_all(codex.path().join("sessions/2026")).unwrap();
-    std::os::unix::fs::symlink(
+    link(
         elsewhere.path().join("codex"),
         codex.path().join("sessions/2026/11"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(
+    );
+    link(
         codex.path().join("sessions"),
         codex.path().join("sessions/2026/loop"),
-    )
-    .unwrap();
+    );
     let listing = sessions_json(codex.path());
     let ids: Vec<&str> = listing["sessions"]
         .as_array()
@@ -431,16 +434,14 @@ fn links_to_folders_are_followed_once() {
         &transcript,
     );
     std::fs::create_dir_all(claude.path().join("projects")).unwrap();
-    std::os::unix::fs::symlink(
+    link(
         elsewhere.path().join("project"),
         claude.path().join("projects/-work"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(
+    );
+    link(
         claude.path().join("projects"),
         claude.path().join("projects/-loop"),
-    )
-    .unwrap();
+    );
     let output = promptc()
         .args(["sessions", "--json", "--agent", "claude", "--claude-home"])
         .arg(claude.path())
@@ -467,11 +468,10 @@ fn links_to_folders_are_followed_once() {
         &transcript,
     );
     for alias in ["-a", "-zz"] {
-        std::os::unix::fs::symlink(
+        link(
             claude.path().join("projects/-real"),
             claude.path().join("projects").join(alias),
-        )
-        .unwrap();
+        );
     }
     let output = promptc()
         .args(["sessions", "--json", "--agent", "claude", "--claude-home"])
