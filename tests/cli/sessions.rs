@@ -7,7 +7,7 @@ use std::process::Output;
 use ruzstd::encoding::{CompressionLevel, compress_to_vec};
 use serde_json::Value;
 
-use crate::support::{promptc, root};
+use crate::support::{json, promptc, root};
 
 const ID_NEW: &str = "019d0a20-0000-7000-8000-000000000005";
 const ID_MID: &str = "019b8e10-0000-7000-8000-000000000004";
@@ -434,6 +434,7 @@ fn links_to_folders_are_followed_once() {
         &transcript,
     );
     std::fs::create_dir_all(claude.path().join("projects")).unwrap();
+    let claude_home = claude.path().to_str().unwrap();
     link(
         elsewhere.path().join("project"),
         claude.path().join("projects/-work"),
@@ -442,18 +443,14 @@ fn links_to_folders_are_followed_once() {
         claude.path().join("projects"),
         claude.path().join("projects/-loop"),
     );
-    let output = promptc()
-        .args(["sessions", "--json", "--agent", "claude", "--claude-home"])
-        .arg(claude.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listing = json(&[
+        "sessions",
+        "--json",
+        "--agent",
+        "claude",
+        "--claude-home",
+        claude_home,
+    ]);
     assert_eq!(
         listing["sessions"].as_array().unwrap().len(),
         1,
@@ -473,12 +470,14 @@ fn links_to_folders_are_followed_once() {
             claude.path().join("projects").join(alias),
         );
     }
-    let output = promptc()
-        .args(["sessions", "--json", "--agent", "claude", "--claude-home"])
-        .arg(claude.path())
-        .output()
-        .unwrap();
-    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listing = json(&[
+        "sessions",
+        "--json",
+        "--agent",
+        "claude",
+        "--claude-home",
+        claude_home,
+    ]);
     let projects: Vec<&str> = listing["sessions"]
         .as_array()
         .unwrap()
@@ -491,18 +490,8 @@ fn links_to_folders_are_followed_once() {
         "{projects:?}"
     );
     // `report` of a folder that is no home follows them too.
-    let output = promptc()
-        .args(["report", "--json"])
-        .arg(codex.path().join("sessions"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let sessions = codex.path().join("sessions");
+    let report = json(&["report", "--json", sessions.to_str().unwrap()]);
     assert_eq!(report["files"], 1, "{report}");
 }
 

@@ -168,120 +168,91 @@ pub struct ClaudeFile {
     pub size: u64,
 }
 
-/// The folders a walk has read, by their real paths. A link to a folder outside the walk's root
-/// (sessions kept on another disk) is followed; one to a folder inside it is not, as that folder
-/// is walked under its own name; no folder is read twice, so a link back up ends there. The
-/// walks read a folder's entries in name order, so which path a folder is listed under does
-/// not depend on the file system's order.
-pub struct Walked {
-    root: Option<PathBuf>,
-    seen: std::collections::HashSet<PathBuf>,
-}
-
-impl Walked {
-    /// A walk from `root` (read first).
-    pub fn from(root: &Path) -> Walked {
-        let root = std::fs::canonicalize(root).ok();
-        Walked {
-            seen: root.iter().cloned().collect(),
-            root,
-        }
-    }
-
-    /// Whether to walk the entry `path`, a folder or (`link`) a link to one. A folder whose real
-    /// path cannot be had is left out with a warning.
-    pub fn enter(&mut self, path: &Path, link: bool) -> bool {
-        let real = match std::fs::canonicalize(path) {
-            Ok(real) => real,
+/// Call `file` for each entry under `root` that is not a folder (each one below it too when
+/// `recurse`), with its type. A folder's entries are read in name order; a link to a folder
+/// outside `root` (sessions kept on another disk) is followed, one to a folder inside it is not
+/// (that folder is walked under its own name), and no folder is read twice, so a link back up
+/// ends there: which path a file is found under does not depend on the file system's order. A
+/// missing `root` holds nothing; a folder that cannot be listed is left out with a warning.
+pub fn walk_files(
+    root: &Path,
+    recurse: bool,
+    file: &mut dyn FnMut(&std::fs::DirEntry, std::fs::FileType) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let real_root = std::fs::canonicalize(root).ok();
+    let mut seen: std::collections::HashSet<PathBuf> = real_root.iter().cloned().collect();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(dir) = folders.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == root => continue,
             Err(e) => {
-                crate::commands::warn_unlisted(path, &e);
-                return false;
+                crate::commands::warn_unlisted(&dir, &e);
+                continue;
             }
         };
-        let inside = self
-            .root
-            .as_ref()
-            .is_some_and(|root| real.starts_with(root));
-        !(link && inside) && self.seen.insert(real)
+        let mut entries = entries
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(|| format!("{}: cannot list", dir.display()))?;
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        let mut below = Vec::new();
+        for entry in entries {
+            let path = entry.path();
+            let kind = entry
+                .file_type()
+                .with_context(|| format!("{}: cannot stat", path.display()))?;
+            if !(kind.is_dir() || (kind.is_symlink() && path.is_dir())) {
+                file(&entry, kind)?;
+                continue;
+            }
+            if !recurse {
+                continue;
+            }
+            let real = match std::fs::canonicalize(&path) {
+                Ok(real) => real,
+                Err(e) => {
+                    crate::commands::warn_unlisted(&path, &e);
+                    continue;
+                }
+            };
+            let inside = real_root.as_ref().is_some_and(|r| real.starts_with(r));
+            if !(kind.is_symlink() && inside) && seen.insert(real) {
+                below.push(path);
+            }
+        }
+        // Depth first, in name order.
+        folders.extend(below.into_iter().rev());
     }
-}
-
-/// Whether a folder's entry is a folder to walk: a folder, or a link to one.
-pub fn is_folder(kind: std::fs::FileType, path: &Path) -> bool {
-    kind.is_dir() || (kind.is_symlink() && path.is_dir())
-}
-
-/// A folder's entries in name order (see [`Walked`]).
-pub fn sorted_entries(
-    dir: &Path,
-    entries: std::fs::ReadDir,
-) -> anyhow::Result<Vec<std::fs::DirEntry>> {
-    let mut entries = entries
-        .collect::<Result<Vec<_>, _>>()
-        .with_context(|| format!("{}: cannot list", dir.display()))?;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    Ok(entries)
+    Ok(())
 }
 
 /// Every `*.jsonl` under `home/projects/`, sorted by their relative path. A missing `projects/`
-/// holds none. Links are followed, to folders once ([`Walked`]).
+/// holds none. Links are followed ([`walk_files`]).
 pub fn claude_files(home: &Path) -> anyhow::Result<Vec<ClaudeFile>> {
     let projects = home.join(PROJECTS);
     let mut found = Vec::new();
-    walk(
-        &projects,
-        &projects,
-        &mut found,
-        &mut Walked::from(&projects),
-    )?;
-    found.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(found)
-}
-
-fn walk(
-    dir: &Path,
-    projects: &Path,
-    found: &mut Vec<ClaudeFile>,
-    walked: &mut Walked,
-) -> anyhow::Result<()> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == projects => return Ok(()),
-        Err(e) => {
-            crate::commands::warn_unlisted(dir, &e);
+    walk_files(&projects, true, &mut |entry, kind| {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
             return Ok(());
         }
-    };
-    for entry in sorted_entries(dir, entries)? {
-        let path = entry.path();
-        let kind = entry
-            .file_type()
-            .with_context(|| format!("{}: cannot stat", path.display()))?;
-        if is_folder(kind, &path) {
-            if walked.enter(&path, kind.is_symlink()) {
-                walk(&path, projects, found, walked)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            // One stat: the size (a link's target's, and whether it is a file).
-            let metadata = if kind.is_symlink() {
-                std::fs::metadata(&path)
-            } else {
-                entry.metadata()
-            };
-            let Ok(metadata) = metadata else {
-                continue;
-            };
-            if metadata.is_file() {
-                let rel = relative(&path, projects);
-                found.push(ClaudeFile {
-                    path,
-                    rel,
-                    size: metadata.len(),
-                });
-            }
+        // One stat: the size (a link's target's, and whether it is a file).
+        let metadata = if kind.is_symlink() {
+            std::fs::metadata(&path)
+        } else {
+            entry.metadata()
+        };
+        if let Some(metadata) = metadata.ok().filter(std::fs::Metadata::is_file) {
+            found.push(ClaudeFile {
+                rel: relative(&path, &projects),
+                path,
+                size: metadata.len(),
+            });
         }
-    }
-    Ok(())
+        Ok(())
+    })?;
+    found.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(found)
 }
 
 /// `path` relative to `base`, `/`-separated.

@@ -328,9 +328,24 @@ pub struct Rollout {
 pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
     let mut found = Vec::new();
     for (dir, recurse, archived) in [(SESSIONS, true, false), (ARCHIVED, false, true)] {
-        let dir = home.join(dir);
-        let mut walked = crate::homes::Walked::from(&dir);
-        walk(&dir, recurse, archived, &mut found, &mut walked)?;
+        crate::homes::walk_files(&home.join(dir), recurse, &mut |entry, kind| {
+            let path = entry.path();
+            let file_name = entry.file_name();
+            let Some(file_name) = file_name.to_str() else {
+                return Ok(());
+            };
+            if !promptc::agents::codex::discover::is_rollout_file_name(file_name)
+                || (kind.is_symlink() && !path.is_file())
+            {
+                return Ok(());
+            }
+            found.push(Rollout {
+                name: parse_file_name(file_name),
+                path,
+                archived,
+            });
+            Ok(())
+        })?;
     }
     found.sort_by(|a, b| {
         newest_first(
@@ -339,52 +354,6 @@ pub fn find_rollouts(home: &Path) -> anyhow::Result<Vec<Rollout>> {
         )
     });
     Ok(found)
-}
-
-fn walk(
-    dir: &Path,
-    recurse: bool,
-    archived: bool,
-    found: &mut Vec<Rollout>,
-    walked: &mut crate::homes::Walked,
-) -> anyhow::Result<()> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => {
-            crate::commands::warn_unlisted(dir, &e);
-            return Ok(());
-        }
-    };
-    for entry in crate::homes::sorted_entries(dir, entries)? {
-        let path = entry.path();
-        let kind = entry
-            .file_type()
-            .with_context(|| format!("{}: cannot stat", path.display()))?;
-        // Links are followed, to folders once (`Walked`: no cycles).
-        if crate::homes::is_folder(kind, &path) {
-            if recurse && walked.enter(&path, kind.is_symlink()) {
-                walk(&path, recurse, archived, found, walked)?;
-            }
-            continue;
-        }
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        if !promptc::agents::codex::discover::is_rollout_file_name(file_name) {
-            continue;
-        }
-        if kind.is_symlink() && !path.is_file() {
-            continue;
-        }
-        found.push(Rollout {
-            name: parse_file_name(file_name),
-            path,
-            archived,
-        });
-    }
-    Ok(())
 }
 
 /// True when the bytes start with a zstd frame.

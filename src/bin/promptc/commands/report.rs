@@ -247,39 +247,19 @@ fn is_transcript(path: &Path) -> bool {
 /// Every `*.jsonl` and `*.jsonl.zst` under a folder that is no agent's home. A folder below it
 /// that cannot be listed is left out with a warning; the folder given is listed or an error.
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
-    walk_entries(dir, entries, found, &mut crate::homes::Walked::from(dir))
-}
-
-fn walk_entries(
-    dir: &Path,
-    entries: std::fs::ReadDir,
-    found: &mut Vec<PathBuf>,
-    walked: &mut crate::homes::Walked,
-) -> anyhow::Result<()> {
-    for entry in crate::homes::sorted_entries(dir, entries)? {
+    std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
+    crate::homes::walk_files(dir, true, &mut |entry, _| {
         let path = entry.path();
-        // Links are followed, to folders once (`Walked`: no cycles).
-        let kind = entry.file_type().ok();
-        if let Some(kind) = kind.filter(|&kind| crate::homes::is_folder(kind, &path)) {
-            if !walked.enter(&path, kind.is_symlink()) {
-                continue;
-            }
-            match std::fs::read_dir(&path) {
-                Ok(entries) => walk_entries(&path, entries, found, walked)?,
-                Err(e) => crate::commands::warn_unlisted(&path, &e),
-            }
-        } else if entry
-            .file_name()
+        let name = entry.file_name();
+        if name
             .to_str()
             .is_some_and(|n| n.ends_with(".jsonl") || n.ends_with(".jsonl.zst"))
             && path.is_file()
         {
             found.push(path);
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Read one rollout and what it says about usage, or why it could not be read.
