@@ -15,8 +15,8 @@ use crate::core::hash::Hash;
 use crate::providers::anthropic::block_hash;
 
 mod scan;
-use scan::fast;
-pub use scan::message_sha256;
+use scan::{fast, fast_at};
+pub use scan::{message_sha256, value_end};
 
 /// A line's (or a replay blob's) content blocks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -138,6 +138,20 @@ pub fn read(role: &str, content: &str) -> (Content, Heads) {
     }
     let value: Value = serde_json::from_str(content).unwrap_or(Value::Null);
     (Content::of(role, &value), heads(content))
+}
+
+/// [`read`] of the content at the start of `text`, not yet checked as JSON (the loader reads a
+/// line's content apart from the rest of it), with where it ends: `None` unless it is a string
+/// or an array of block objects in serde's form, which the one scan reads and so checks.
+/// `role` is `user` or `assistant`.
+pub fn read_unchecked(role: &str, text: &str) -> Option<(Content, Heads, usize)> {
+    let (content, heads, end) = fast_at(role, text.as_bytes())?;
+    // Text in serde's form has no byte below a space: none outside strings (no whitespace),
+    // none inside them (JSON escapes control characters). The scan does not look for them.
+    let no_control = text.as_bytes()[..end]
+        .chunks(32)
+        .all(|chunk| chunk.iter().fold(b' ', |low, &c| low.min(c)) == b' ');
+    no_control.then_some((content, heads, end))
 }
 
 /// The heads as serde reads them, block by block: a block that is not an object whose `type`,

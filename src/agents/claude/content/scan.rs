@@ -10,6 +10,24 @@ use crate::core::hash::Hash;
 
 /// The one-scan reading, where the text is in serde's form and every block a plain object.
 pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
+    match b.first()? {
+        b'"' | b'[' => {
+            let (content, heads, end) = fast_at(role, b)?;
+            (end == b.len()).then_some((content, heads))
+        }
+        // Neither a string nor an array: no blocks (and no heads).
+        _ => Some((
+            Content {
+                all_objects: true,
+                ..Content::default()
+            },
+            Heads::default(),
+        )),
+    }
+}
+
+/// [`fast`] of the string or array at the start of `b`, with where it ends.
+pub(super) fn fast_at(role: &str, b: &[u8]) -> Option<(Content, Heads, usize)> {
     let role_prefix = |h: &mut Xxh3Default| {
         h.update(b"claude-block\0[\"");
         h.update(role.as_bytes());
@@ -22,7 +40,8 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
     match b.first()? {
         b'"' => {
             let mut scan = Scan::default();
-            if scan.value(b, 0)? != b.len() || scan.odd {
+            let b = &b[..scan.value(b, 0)?];
+            if scan.odd {
                 return None;
             }
             let text_block = |h: &mut Xxh3Default, newline: bool| {
@@ -54,7 +73,7 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                     finish(h)
                 }),
             };
-            Some((content, Heads::default()))
+            Some((content, Heads::default(), b.len()))
         }
         b'[' => {
             let mut hashes: Vec<Hash> = Vec::new();
@@ -122,9 +141,6 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                     }
                 }
             }
-            if i != b.len() {
-                return None;
-            }
             let lone_text_not_plain = hashes.len() == 1 && first_is_text && !lone_plain;
             let content = Content {
                 last_is_object: !hashes.is_empty(),
@@ -137,17 +153,16 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
                 first_prompt,
                 newline_last,
             };
-            Some((content, heads))
+            Some((content, heads, i))
         }
-        // Neither a string nor an array: no blocks (and no heads).
-        _ => Some((
-            Content {
-                all_objects: true,
-                ..Content::default()
-            },
-            Heads::default(),
-        )),
+        _ => None,
     }
+}
+
+/// The end of the JSON value at `b[i..]` as the one scan reads it; `None` where it cannot
+/// tell (whitespace, a value cut short). For finding a key's value: serde checks the text.
+pub fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    Scan::default().value(b, i)
 }
 
 /// A JSON string's text (its bytes as written, quotes included).
@@ -227,7 +242,13 @@ struct Scan {
     odd: bool,
     /// A key `cache_control`, at any depth.
     cache_control: bool,
+    /// Arrays and objects open around the value being scanned.
+    depth: usize,
 }
+
+/// The most arrays and objects a scan opens one inside another: more is left to serde (whose
+/// limit is 128 for the whole line), and the scan's stack stays small.
+const DEEPEST: usize = 100;
 
 impl Scan {
     /// A block object at `i`; `None` where it is not an object or one of its head fields is not
@@ -296,8 +317,22 @@ impl Scan {
 
     /// The end of the value at `i`.
     fn value(&mut self, b: &[u8], i: usize) -> Option<usize> {
+        if !matches!(b.get(i), Some(b'{' | b'[')) {
+            return self.scalar(b, i);
+        }
+        if self.depth == DEEPEST {
+            self.odd = true;
+            return None;
+        }
+        self.depth += 1;
+        let end = self.nested(b, i);
+        self.depth -= 1;
+        end
+    }
+
+    /// The end of the object or array at `i`.
+    fn nested(&mut self, b: &[u8], i: usize) -> Option<usize> {
         match *b.get(i)? {
-            b'"' => self.string(b, i),
             b'{' => {
                 let mut keys = Keys::new();
                 let mut j = i + 1;
@@ -334,6 +369,14 @@ impl Scan {
                     }
                 }
             }
+            _ => None,
+        }
+    }
+
+    /// The end of the string, number or literal at `i`.
+    fn scalar(&mut self, b: &[u8], i: usize) -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => self.string(b, i),
             b't' if b[i..].starts_with(b"true") => Some(i + 4),
             b'f' if b[i..].starts_with(b"false") => Some(i + 5),
             b'n' if b[i..].starts_with(b"null") => Some(i + 4),

@@ -59,6 +59,8 @@ pub(crate) struct Repeated {
     /// bookkeeping lines, does not make the next line copy it again).
     texts: [Option<Arc<str>>; 4],
     model: Option<Arc<str>>,
+    /// Room for a line without its content ([`read_split`]), kept from one line to the next.
+    rest: String,
 }
 
 impl Repeated {
@@ -236,17 +238,119 @@ pub(crate) fn read_line(
             Err(e) => LineError::json("not JSON: ", &e),
         });
     }
+    match read_split(text, number, lean, repeated) {
+        Some(line) => line,
+        None => read_whole(text, number, lean, repeated),
+    }
+}
+
+/// A line that is a JSON object read by serde whole.
+fn read_whole(
+    text: &str,
+    number: usize,
+    lean: bool,
+    repeated: &mut Repeated,
+) -> Result<Line, LineError> {
     // One pass reads the message too; a blob's message is kept as written, and a line that does
     // not read so is read again to say why.
     match serde_json::from_str::<Envelope<'_, Message<'_>>>(text) {
         Ok(e) if e.type_.as_ref().is_none_or(|t| t.0 != "api-request-blob") => {
-            line_of(e, number, lean, repeated)
+            line_of(e, number, lean, repeated, None)
         }
         _ => {
             let e: Envelope<'_, &RawValue> =
                 serde_json::from_str(text).map_err(|err| LineError::json("not JSON: ", &err))?;
-            line_of(e, number, lean, repeated)
+            line_of(e, number, lean, repeated, None)
         }
+    }
+}
+
+/// A message's content read apart from its line.
+struct ContentRead<'a> {
+    /// As written.
+    text: &'a str,
+    blocks: super::super::content::Content,
+    heads: super::super::content::Heads,
+}
+
+/// A user or assistant line read in two parts: its `message.content` by the content's one scan,
+/// which checks it as serde would, and the rest by serde with a `0` in the content's place.
+/// serde reading the whole line would scan the content, most of its bytes, only to step over
+/// it. `None` where the line is not of that shape, or serde does not find the content where the
+/// scan did: the caller reads the line whole (and says what is wrong with it).
+fn read_split(
+    text: &str,
+    number: usize,
+    lean: bool,
+    repeated: &mut Repeated,
+) -> Option<Result<Line, LineError>> {
+    let (role, start) = content_at(text.as_bytes())?;
+    let (blocks, heads, len) = super::super::content::read_unchecked(role, &text[start..])?;
+    let mut rest = std::mem::take(&mut repeated.rest);
+    rest.clear();
+    rest.push_str(&text[..start]);
+    rest.push('0');
+    rest.push_str(&text[start + len..]);
+    let read = ContentRead {
+        text: &text[start..start + len],
+        blocks,
+        heads,
+    };
+    let line = serde_json::from_str::<Envelope<'_, Message<'_>>>(&rest)
+        .ok()
+        .filter(|e| {
+            // The rest is JSON with the content's place a value of its message, so the line is
+            // JSON: serde finding its content elsewhere would be a misreading of the keys.
+            let held = e.message.as_ref().and_then(|m| m.content);
+            held.is_some_and(|h| std::ptr::eq(h.get().as_ptr(), rest[start..].as_ptr()))
+                && e.type_.as_ref().is_some_and(|t| t.0 == role)
+        })
+        .map(|e| line_of(e, number, lean, repeated, Some(read)));
+    repeated.rest = rest;
+    line
+}
+
+/// Where `message.content` starts in a line, and the role its blocks are hashed under: the
+/// message's `role` or the line's `type`, the last of them before the content. `None` where
+/// neither says `user` or `assistant` before it, or the keys before it do not read as the
+/// content's scan reads them.
+fn content_at(b: &[u8]) -> Option<(&'static str, usize)> {
+    use super::super::content::value_end;
+    let role_of = |value: &[u8]| match value {
+        b"\"user\"" => Some("user"),
+        b"\"assistant\"" => Some("assistant"),
+        _ => None,
+    };
+    // The key at `at` and where its value starts.
+    let key_at = |at: usize| {
+        let end = value_end(b, at)?;
+        (b[at] == b'"' && b.get(end) == Some(&b':')).then(|| (&b[at + 1..end - 1], end + 1))
+    };
+    let first_key = |open: usize| (b.get(open) == Some(&b'{')).then_some(open + 1);
+    let next_key = |end: usize| (b.get(end) == Some(&b',')).then_some(end + 1);
+    let mut role = None;
+    let mut at = first_key(0)?;
+    let mut in_message = false;
+    loop {
+        let (key, value) = key_at(at)?;
+        if in_message && key == b"content" {
+            return Some((role?, value));
+        }
+        if !in_message && key == b"message" {
+            in_message = true;
+            at = first_key(value)?;
+            continue;
+        }
+        let end = value_end(b, value)?;
+        let says_role = if in_message {
+            key == b"role"
+        } else {
+            key == b"type"
+        };
+        if says_role {
+            role = Some(role_of(&b[value..end])?);
+        }
+        at = next_key(end)?;
     }
 }
 
@@ -282,6 +386,7 @@ fn line_of<'a, M: MessageField<'a>>(
     number: usize,
     lean: bool,
     repeated: &mut Repeated,
+    read: Option<ContentRead<'a>>,
 ) -> Result<Line, LineError> {
     let context = repeated.context(&e);
     // Builds that write replay records name their messages by sha256 of the content.
@@ -293,10 +398,14 @@ fn line_of<'a, M: MessageField<'a>>(
         .map(|t| t.0.as_ref())
         .ok_or_else(|| LineError::new("a JSON object without a `type`"))?;
     let kind = match type_name {
-        "user" => LineKind::User(user(&e, keep_content, replayed)?),
-        "assistant" => {
-            LineKind::Assistant(Box::new(assistant(&e, keep_content, replayed, repeated)?))
-        }
+        "user" => LineKind::User(user(&e, read, keep_content, replayed)?),
+        "assistant" => LineKind::Assistant(Box::new(assistant(
+            &e,
+            read,
+            keep_content,
+            replayed,
+            repeated,
+        )?)),
         "system" => LineKind::System(System {
             subtype: boxed(e.subtype),
             compact_trigger: e
@@ -397,31 +506,51 @@ fn message<'a, M: MessageField<'a>>(
 }
 
 /// A message's content as written, or left out (empty: no JSON text is).
-fn kept(content: &RawValue, keep: bool) -> Box<str> {
-    if keep {
-        content.get().into()
-    } else {
-        Box::default()
-    }
+fn kept(content: &str, keep: bool) -> Box<str> {
+    if keep { content.into() } else { Box::default() }
 }
 
 /// The sha256 replay records name a message of this line alone by.
-fn one_line_sha256(role: &str, content: &RawValue) -> Option<Sha256Name> {
-    super::super::content::message_sha256(role, std::iter::once(content.get()))
+fn one_line_sha256(role: &str, content: &str) -> Option<Sha256Name> {
+    super::super::content::message_sha256(role, std::iter::once(content))
+}
+
+/// The message's content as written, and its blocks and heads: as read apart from the line, or
+/// read now.
+fn content_of<'a>(
+    m: &Message<'a>,
+    read: Option<ContentRead<'a>>,
+    role: &str,
+) -> Result<ContentRead<'a>, LineError> {
+    if let Some(read) = read {
+        return Ok(read);
+    }
+    let text = m
+        .content
+        .ok_or_else(|| LineError::new(format!("`{role}` message without `content`")))?
+        .get();
+    let (blocks, heads) = super::super::content::read(role, text);
+    Ok(ContentRead {
+        text,
+        blocks,
+        heads,
+    })
 }
 
 fn user<'a, M: MessageField<'a>>(
     e: &Envelope<'a, M>,
+    read: Option<ContentRead<'a>>,
     keep_content: bool,
     replayed: bool,
 ) -> Result<User, LineError> {
     let m = message(e, "user")?;
-    let content = m
-        .content
-        .ok_or_else(|| LineError::new("`user` message without `content`"))?;
     // An array of another shape is kept as written and pairs no call (the model view shows it
     // as recorded).
-    let (blocks, heads) = super::super::content::read("user", content.get());
+    let ContentRead {
+        text: content,
+        blocks,
+        heads,
+    } = content_of(&m, read, "user")?;
     Ok(User {
         content: kept(content, keep_content),
         tool_results: heads.tool_results,
@@ -438,15 +567,17 @@ fn user<'a, M: MessageField<'a>>(
 
 fn assistant<'a, M: MessageField<'a>>(
     e: &Envelope<'a, M>,
+    read: Option<ContentRead<'a>>,
     keep_content: bool,
     replayed: bool,
     repeated: &mut Repeated,
 ) -> Result<Assistant, LineError> {
     let m = message(e, "assistant")?;
-    let content = m
-        .content
-        .ok_or_else(|| LineError::new("`assistant` message without `content`"))?;
-    let (blocks, heads) = super::super::content::read("assistant", content.get());
+    let ContentRead {
+        text: content,
+        blocks,
+        heads,
+    } = content_of(&m, read, "assistant")?;
     let fields = m
         .usage
         .filter(|u| u.get() != "null")
@@ -486,3 +617,6 @@ fn assistant<'a, M: MessageField<'a>>(
             .flatten(),
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,190 @@
+use proptest::prelude::*;
+
+use super::{LineError, Repeated, read_line, read_split, read_whole};
+use crate::agents::claude::record::Line;
+use crate::test_support::claude_sample_bytes;
+
+/// A line's reading as text, to hold one way of reading to another.
+fn shown(read: &Result<Line, LineError>) -> String {
+    match read {
+        Ok(line) => format!("{line:?}"),
+        Err(e) => format!("error at {:?}: {}", e.column, e.reason),
+    }
+}
+
+/// Every non-blank line of the recorded transcripts and the real samples, in file order.
+fn recorded_lines() -> Vec<String> {
+    let mut files = claude_sample_bytes();
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    let mut stack = vec![base];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files
+        .iter()
+        .flat_map(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Read `lines` both ways, in order and each way with its own shared texts: how many the split
+/// read, and the first line whose readings differ.
+fn split_against_whole(lines: &[String], lean: bool) -> (usize, Option<String>) {
+    let (mut split_repeated, mut whole_repeated) = (Repeated::default(), Repeated::default());
+    let mut split = 0;
+    for (k, line) in lines.iter().enumerate() {
+        let whole = read_whole(line, k + 1, lean, &mut whole_repeated);
+        let Some(read) = read_split(line, k + 1, lean, &mut split_repeated) else {
+            // Read whole by `read_line` too: keep the shared texts in step.
+            let _ = read_whole(line, k + 1, lean, &mut split_repeated);
+            continue;
+        };
+        split += 1;
+        if shown(&read) != shown(&whole) {
+            return (
+                split,
+                Some(format!("{line:.300}\n{}\n{}", shown(&read), shown(&whole))),
+            );
+        }
+    }
+    (split, None)
+}
+
+#[test]
+fn a_split_line_reads_as_the_whole_line_reads() {
+    let lines = recorded_lines();
+    for lean in [false, true] {
+        let (split, differs) = split_against_whole(&lines, lean);
+        assert_eq!(differs, None);
+        // Claude Code writes what the content's scan reads: most lines are read split.
+        let conversational = lines
+            .iter()
+            .filter(|l| l.contains(r#""type":"user""#) || l.contains(r#""type":"assistant""#))
+            .count();
+        assert!(
+            split * 100 > conversational * 90,
+            "{split} of {conversational} split"
+        );
+    }
+}
+
+/// Lines the split cannot vouch for: each is read whole, and the bad ones say why as before.
+#[test]
+fn a_line_the_split_cannot_vouch_for_is_read_whole() {
+    let deep = format!(
+        r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"text","text":"x","n":{}1{}}}]}}}}"#,
+        "[".repeat(110),
+        "]".repeat(110)
+    );
+    let cases: &[(&str, Option<&str>)] = &[
+        // A control character in the content's text: not JSON.
+        (
+            "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\u{1}b\"}}",
+            Some("control character"),
+        ),
+        // Not in serde's form: a float, spaces, an escape serde writes otherwise.
+        (
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":{"n":1.5}}]}}"#,
+            None,
+        ),
+        (
+            r#"{"type":"user","message":{"role":"user","content": "spaced"}}"#,
+            None,
+        ),
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a \/ slash"}}"#,
+            None,
+        ),
+        // The message's role is not the line's type.
+        (
+            r#"{"type":"user","message":{"role":"assistant","content":"x"}}"#,
+            None,
+        ),
+        // The content twice, or under an escaped key.
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a","content":"b"}}"#,
+            Some("duplicate field `content`"),
+        ),
+        (
+            r#"{"type":"user","message":{"role":"user","cont\u0065nt":"a"}}"#,
+            None,
+        ),
+        // What follows the content is not JSON.
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a"},}"#,
+            Some("trailing comma"),
+        ),
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a"}} x"#,
+            Some("trailing characters"),
+        ),
+        // Deeper than the scan goes (serde's limit is further).
+        (&deep, None),
+    ];
+    for (line, error) in cases {
+        assert!(
+            read_split(line, 1, true, &mut Repeated::default()).is_none(),
+            "{line}"
+        );
+        let read = read_line(line.as_bytes(), 1, true, &mut Repeated::default());
+        assert_eq!(
+            shown(&read),
+            shown(&read_whole(line, 1, true, &mut Repeated::default()))
+        );
+        match error {
+            Some(error) => assert!(shown(&read).contains(error), "{line}: {}", shown(&read)),
+            None => assert!(read.is_ok(), "{line}: {}", shown(&read)),
+        }
+    }
+}
+
+/// Lines to mutate: a user line of each content shape and an assistant line.
+const SEEDS: &[&str] = &[
+    r#"{"parentUuid":"a","type":"user","uuid":"b","message":{"role":"user","content":"say \"hi\"\n\u001b"},"sessionId":"s","version":"2.1.100"}"#,
+    r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"ok\\done"}]},"uuid":"c","version":"2.1.332","toolUseResult":{"stdout":"ok"}}"#,
+    r#"{"parentUuid":"c","message":{"id":"m","type":"message","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"n":-3,"a":[true,null]}}],"usage":{"input_tokens":3}},"type":"assistant","uuid":"d"}"#,
+];
+
+/// Bytes a mutation puts in: JSON's structure, escapes, a control character, a space.
+const INSERTS: &[u8] = b"\"\\{}[]:,0-.e \x01\tnu";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// A line cut, grown or changed anywhere reads the same either way: where the split reads
+    /// it, it reads what serde reads of the whole line.
+    #[test]
+    fn a_mutated_line_reads_as_the_whole_line_reads(
+        seed in 0..SEEDS.len(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..3u8, 0..INSERTS.len()), 1..4),
+    ) {
+        let mut bytes = SEEDS[seed].as_bytes().to_vec();
+        for (at, kind, insert) in edits {
+            let at = at.index(bytes.len() + 1);
+            match kind {
+                0 => bytes.insert(at, INSERTS[insert]),
+                1 if at < bytes.len() => { bytes.remove(at); }
+                _ if at < bytes.len() => bytes[at] = INSERTS[insert],
+                _ => {}
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Ok(());
+        };
+        if let Some(split) = read_split(text, 1, false, &mut Repeated::default()) {
+            prop_assert_eq!(shown(&split), shown(&read_whole(text, 1, false, &mut Repeated::default())));
+        }
+    }
+}
