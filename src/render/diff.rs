@@ -142,7 +142,18 @@ pub fn write_diff_text<S: AgentSession>(
             "identical: every shared request is the same",
         ),
         "expected_drift_only" => paint(options, Tone::Good, "only expected drift"),
-        // Unexpected for no drift but A's steps B lacks: said so, not "drift".
+        // Unexpected for no drift but A's steps B lacks: said so, not "drift". Where each has
+        // steps the other lacks and none is shared, neither continues the other.
+        _ if diff.drifts.iter().all(|d| d.expected())
+            && diff.pairs.is_empty()
+            && !diff.b_only.is_empty() =>
+        {
+            paint(
+                options,
+                Tone::Removed,
+                "unexpected: A and B share no request (two sessions, neither a resume nor a fork of the other)",
+            )
+        }
         _ if diff.drifts.iter().all(|d| d.expected()) => paint(
             options,
             Tone::Removed,

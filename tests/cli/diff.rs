@@ -249,6 +249,33 @@ fn steps_of_a_missing_from_b_are_the_headline_when_nothing_drifted() {
     assert_eq!(code(&run(&["diff", &a, &b])), 0);
 }
 
+/// Two sessions that share no request, in either order: neither continues the other, and the
+/// headline says so instead of that B lacks A's steps.
+#[test]
+fn sessions_that_share_no_request_are_named_as_two() {
+    let (a, b) = (
+        "fixtures/rollouts/era_c_turns.jsonl",
+        "fixtures/rollouts/era_d_newer.jsonl",
+    );
+    for (a, b) in [(a, b), (b, a)] {
+        let output = run(&["diff", a, b]);
+        assert_eq!(code(&output), 1);
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            text.lines().next(),
+            Some(
+                "unexpected: A and B share no request (two sessions, neither a resume nor a fork of the other)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("0 aligned steps"), "{text}");
+        assert!(
+            !text.contains("continues A") && !text.contains("lacks"),
+            "{text}"
+        );
+    }
+}
+
 fn diff_json(case: &str, reversed: bool) -> Value {
     let (a, b) = diff_pair(case);
     let (first, second) = if reversed { (b, a) } else { (a, b) };
