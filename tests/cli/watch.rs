@@ -376,6 +376,41 @@ fn a_codex_tool_list_follows_a_rollout() {
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
 }
 
+/// The other agent's flags are named as not used once the file's agent is known, as the other
+/// commands name them: `--system` for a rollout, `--instructions` for a transcript.
+#[test]
+fn the_other_agents_flags_are_named_once_the_agent_is_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let given = dir.path().join("given.txt");
+    std::fs::write(&given, "you are a test").unwrap();
+    let given = given.to_str().unwrap();
+    let rollout = root().join("fixtures/rollouts/era_b_steps.jsonl");
+    let transcript = root().join("fixtures/claude/tool_call_2.1.100.jsonl");
+    for (path, flag, message) in [
+        (
+            &rollout,
+            "--system",
+            "--system is for Claude Code transcripts, and {} is a Codex rollout: not used for it",
+        ),
+        (
+            &transcript,
+            "--instructions",
+            "--instructions is for Codex rollouts, and {} is a Claude Code transcript: not used for it",
+        ),
+    ] {
+        let mut watching = Watching::start(path, &["--format", "json", flag, given]);
+        watching.wait_for(|l| l.contains(r#""event":"step""#));
+        let (_, code, stderr) = watching.interrupt();
+        assert_eq!(code, Some(0));
+        let name = path.display().to_string();
+        assert_eq!(
+            stderr,
+            format!("warning: {}\n", message.replace("{}", &name)),
+            "{flag}"
+        );
+    }
+}
+
 /// A path that does not exist yet is said so on stderr (a mistyped path would otherwise wait in
 /// silence), and is followed once it is written.
 #[test]

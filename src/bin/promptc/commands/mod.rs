@@ -311,17 +311,38 @@ pub fn warn_other_agents_flags(
     output_schema: Option<&std::path::Path>,
     context: &Context,
 ) {
-    let (kind, theirs, flags) = if claude {
-        let flags = [
+    let flags = other_agents_flags(claude, args, output_schema.is_some());
+    warn_unused_flags(name, claude, &flags, context);
+}
+
+/// The flags given that are the other agent's, for a session of Claude Code (`claude`) or Codex.
+pub fn other_agents_flags(
+    claude: bool,
+    args: &crate::cli::PlanArgs,
+    output_schema: bool,
+) -> Vec<&'static str> {
+    let flags = if claude {
+        vec![
             ("--instructions", args.instructions.is_some()),
-            ("--output-schema", output_schema.is_some()),
-        ];
-        ("a Claude Code transcript", "Codex rollouts", flags.to_vec())
+            ("--output-schema", output_schema),
+        ]
     } else {
-        let flags = [("--system", args.system.is_some())];
-        ("a Codex rollout", "Claude Code transcripts", flags.to_vec())
+        vec![("--system", args.system.is_some())]
     };
-    for (flag, _) in flags.iter().filter(|(_, given)| *given) {
+    flags
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+}
+
+/// Say that each of `flags`, the other agent's, is not used for session `name`.
+pub fn warn_unused_flags(name: &str, claude: bool, flags: &[&str], context: &Context) {
+    let (kind, theirs) = if claude {
+        ("a Claude Code transcript", "Codex rollouts")
+    } else {
+        ("a Codex rollout", "Claude Code transcripts")
+    };
+    for flag in flags {
         warn(
             &format!("{flag} is for {theirs}, and {name} is {kind}: not used for it"),
             context,

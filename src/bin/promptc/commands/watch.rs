@@ -83,6 +83,8 @@ pub fn run(args: WatchArgs, context: &Context) -> anyhow::Result<ExitStatus> {
         // Read when a Claude Code transcript is followed: a Codex --tools list is not one.
         given: crate::commands::claude::given(&args.rows.plan).map_err(|e| format!("{e:#}")),
         agent: args.agent,
+        unused: [false, true]
+            .map(|claude| crate::commands::other_agents_flags(claude, &args.rows.plan, false)),
     };
     // A mistyped path would otherwise wait in silence (said once the arguments are read).
     if path.try_exists().is_ok_and(|exists| !exists) {
@@ -175,6 +177,9 @@ struct Setup {
     given: Result<promptc::agents::claude::wire::Given, String>,
     /// `--agent`: the agent a file must be (and an empty one is taken to be).
     agent: Option<AgentChoice>,
+    /// The flags given that are Claude Code's (not used for a rollout) and Codex's (not used for
+    /// a transcript), said once the file's agent is known.
+    unused: [Vec<&'static str>; 2],
 }
 
 impl Clone for Setup {
@@ -183,6 +188,7 @@ impl Clone for Setup {
             options: self.options.clone(),
             given: self.given.clone(),
             agent: self.agent,
+            unused: self.unused.clone(),
         }
     }
 }
@@ -214,6 +220,9 @@ struct Followed {
     /// Its first bytes, as read.
     head: Vec<u8>,
     watch: Watcher,
+    /// The other agent's flags given (see [`Setup::unused`]), until they are named: once the
+    /// file's agent is known.
+    unused: Option<[Vec<&'static str>; 2]>,
 }
 
 /// Lines whose first lines tell no agent are held this far before they are taken as Codex's.
@@ -328,6 +337,15 @@ impl Watcher {
         .map_err(anyhow::Error::msg)
     }
 
+    /// Whether the file is Claude Code's; `None` while its agent is not known.
+    fn agent_is_claude(&self) -> Option<bool> {
+        match self {
+            Watcher::Codex(_) => Some(false),
+            Watcher::Claude(_) => Some(true),
+            Watcher::Undecided(..) => None,
+        }
+    }
+
     /// The provider reports cache writes (the table's columns are Anthropic's); `None` while
     /// the agent is not known.
     fn writes(&self) -> Option<bool> {
@@ -406,6 +424,7 @@ impl Followed {
             file: None,
             offset: 0,
             head: Vec::new(),
+            unused: Some(setup.unused.clone()),
         }
     }
 
@@ -458,7 +477,7 @@ impl Followed {
     /// heading's (`heading`); true when one was an unexpected drift, the last written when
     /// `stop_at_drift`.
     fn write(
-        &self,
+        &mut self,
         out: &mut dyn Write,
         events: &[Event],
         json: bool,
@@ -466,6 +485,12 @@ impl Followed {
         heading: &mut Option<bool>,
         context: &Context,
     ) -> anyhow::Result<bool> {
+        if let Some(claude) = self.watch.agent_is_claude()
+            && let Some(unused) = self.unused.take()
+        {
+            let flags = &unused[usize::from(claude)];
+            crate::commands::warn_unused_flags(&self.name, claude, flags, context);
+        }
         if let Some(writes) = self.watch.writes()
             && *heading != Some(writes)
         {
