@@ -143,10 +143,12 @@ pub fn write_diff_text<S: AgentSession>(
         ),
         "expected_drift_only" => paint(options, Tone::Good, "only expected drift"),
         // Unexpected for no drift but A's steps B lacks: said so, not "drift". Where each has
-        // steps the other lacks and none is shared, neither continues the other.
-        _ if diff.drifts.iter().all(|d| d.expected())
+        // steps the other lacks, none is shared and nothing held B's first request to A's last
+        // (an agent without step keys), neither continues the other.
+        _ if diff.drifts.is_empty()
             && diff.pairs.is_empty()
-            && !diff.b_only.is_empty() =>
+            && !diff.b_only.is_empty()
+            && (0..a.steps().len()).all(|k| a.step_key(k).is_none()) =>
         {
             paint(
                 options,

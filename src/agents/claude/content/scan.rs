@@ -235,8 +235,9 @@ impl<'a> Keys<'a> {
     }
 }
 
-/// A scan of JSON text serde_json has already checked: where each value ends, and whether the
-/// text is what serde_json would write back (`odd` when not).
+/// A scan of JSON text: where each value ends, and whether the text is what serde_json would
+/// write back (`odd` when not). Text it reads without `odd` is JSON but for control bytes, which
+/// it does not look for: serde has checked the text, or [`super::read_unchecked`] checks them.
 #[derive(Default)]
 struct Scan {
     odd: bool,

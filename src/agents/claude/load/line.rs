@@ -301,9 +301,12 @@ fn read_split(
         .filter(|e| {
             // The rest is JSON with the content's place a value of its message, so the line is
             // JSON: serde finding its content elsewhere would be a misreading of the keys.
+            // The `0` alone: one that what follows the content continues (`0.5`, `0e5`) would
+            // take text that is not JSON after a value for part of a number.
             let held = e.message.as_ref().and_then(|m| m.content);
-            held.is_some_and(|h| std::ptr::eq(h.get().as_ptr(), rest[start..].as_ptr()))
-                && e.type_.as_ref().is_some_and(|t| t.0 == role)
+            held.is_some_and(|h| {
+                std::ptr::eq(h.get().as_ptr(), rest[start..].as_ptr()) && h.get() == "0"
+            }) && e.type_.as_ref().is_some_and(|t| t.0 == role)
         })
         .map(|e| line_of(e, number, lean, repeated, Some(read)));
     repeated.rest = rest;

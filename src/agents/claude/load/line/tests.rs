@@ -130,6 +130,23 @@ fn a_line_the_split_cannot_vouch_for_is_read_whole() {
             r#"{"type":"user","message":{"role":"user","content":"a"}} x"#,
             Some("trailing characters"),
         ),
+        // What follows the content would continue the `0` in its place into a number.
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a".5}}"#,
+            Some("expected `,` or `}`"),
+        ),
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a"e5}}"#,
+            Some("expected `,` or `}`"),
+        ),
+        (
+            r#"{"type":"user","message":{"role":"user","content":"a"E+3}}"#,
+            Some("expected `,` or `}`"),
+        ),
+        (
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}].25e-1}}"#,
+            Some("expected `,` or `}`"),
+        ),
         // Deeper than the scan goes (serde's limit is further).
         (&deep, None),
     ];
