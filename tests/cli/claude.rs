@@ -940,3 +940,40 @@ fn transcripts_on_stdin_and_compressed_read_like_plain_ones() {
         );
     }
 }
+
+/// `compile --json` lists the request's message blocks as its input items, as for a rollout:
+/// one per block of the body's messages, in order, the last one's chain the fingerprint's input.
+#[test]
+fn compile_lists_the_message_blocks_as_input_items() {
+    for name in [
+        "tool_call_2.1.100",
+        "claude_md_edit_2.1.100",
+        "parallel_calls_1.0.30",
+    ] {
+        let compiled = json(&["compile", "--json", &fixture(name)]);
+        let items = compiled["input_items"].as_array().unwrap();
+        let blocks: usize = compiled["request"]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_array().map_or(1, Vec::len))
+            .sum();
+        assert_eq!(items.len(), blocks, "{name}");
+        assert_eq!(compiled["fingerprint"]["input_items"], blocks, "{name}");
+        assert_eq!(
+            items.last().unwrap()["chain"],
+            compiled["fingerprint"]["input"],
+            "{name}"
+        );
+        for (k, item) in items.iter().enumerate() {
+            assert_eq!(
+                (item["index"].as_u64(), item["origin"].as_str()),
+                (Some(k as u64), Some("raw")),
+                "{name}"
+            );
+        }
+        let hashes: std::collections::HashSet<&str> =
+            items.iter().map(|i| i["hash"].as_str().unwrap()).collect();
+        assert_eq!(hashes.len(), items.len(), "{name}: each block its own hash");
+    }
+}

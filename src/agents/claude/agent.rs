@@ -161,21 +161,14 @@ impl AgentSession for Session {
 
     fn compiled_text(&self, plan: &Plan, step: usize) -> String {
         let compiled = self.compile(step, &claude(plan).given);
-        let (s, turn) = (&self.steps[step], &self.turns[self.steps[step].turn]);
         let mut out = Vec::new();
         let options = crate::render::RenderOptions {
             color: false,
             width: 100,
             full: false,
         };
-        let _ = super::render::write_compile(
-            &mut out,
-            &self.transcript,
-            (turn.number, s.number),
-            (&compiled, &plan.fingerprints[step]),
-            false,
-            &options,
-        );
+        let _ =
+            super::render::write_compile(&mut out, (self, plan, step), &compiled, false, &options);
         String::from_utf8_lossy(&out).into_owned()
     }
 

@@ -9,10 +9,11 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agents::claude::load::Transcript;
+use crate::AgentSession;
+use crate::agents::claude::session::Session;
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Plan, canonical_item_hash, hex};
 use crate::render::fingerprint::{FingerprintDocument, write_fingerprint_block};
 use crate::render::{RenderOptions, Tone, paint, write_json};
 
@@ -29,20 +30,39 @@ struct CompileDocument<'a> {
     request: &'a Value,
     /// The request's fingerprint, as `fingerprint` gives it (`input` the message blocks).
     fingerprint: FingerprintDocument,
+    /// The message blocks, in order, as Codex's `compile` lists its input items.
+    input_items: Vec<InputItemDocument>,
     approximations: Vec<Value>,
     rules: Vec<Value>,
+}
+
+/// One block of the request's messages: its hash, the chain of the blocks up to it (the last is
+/// the fingerprint's `input`), and the hash of its canonical JSON.
+#[derive(Serialize)]
+struct InputItemDocument {
+    index: usize,
+    /// `raw`, or `synthetic` for a block Claude Code's repair of the history made.
+    origin: &'static str,
+    hash: String,
+    chain: String,
+    canonical: String,
 }
 
 /// `compile`: the body of one request, with what it could not know, the rules it applied and
 /// its fingerprint.
 pub fn write_compile(
     out: &mut dyn Write,
-    t: &Transcript,
-    (turn, step): (usize, usize),
-    (compiled, fingerprint): (&Compiled, &Fingerprint),
+    (session, plan, step): (&Session, &Plan, usize),
+    compiled: &Compiled,
     json: bool,
     options: &RenderOptions,
 ) -> io::Result<()> {
+    let t = &session.transcript;
+    let fingerprint = &plan.fingerprints[step];
+    let (turn, number) = {
+        let s = &session.steps()[step];
+        (session.turns()[s.turn].number, s.number)
+    };
     let approximations: Vec<Value> = compiled
         .unknown
         .iter()
@@ -54,6 +74,18 @@ pub fn write_compile(
         .map(|r| serde_json::json!({"part": r.part, "rule": r.rule, "case": r.case}))
         .collect();
     if json {
+        let input_items = (0..plan.views[step].1)
+            .map(|index| {
+                let entry = session.entry(plan, step, index);
+                InputItemDocument {
+                    index,
+                    origin: if entry.synthetic { "synthetic" } else { "raw" },
+                    hash: hex(plan.item_hash(step, index)),
+                    chain: hex(plan.chain(step, index + 1)),
+                    canonical: hex(&canonical_item_hash(&entry.json)),
+                }
+            })
+            .collect();
         return write_json(
             out,
             &CompileDocument {
@@ -61,11 +93,12 @@ pub fn write_compile(
                 file: &t.name,
                 agent: "claude",
                 turn,
-                step,
+                step: number,
                 version: compiled.version.as_deref(),
                 verified: compiled.verified,
                 request: &compiled.body,
                 fingerprint: FingerprintDocument::new(fingerprint),
+                input_items,
                 approximations,
                 rules,
             },
@@ -80,7 +113,7 @@ pub fn write_compile(
     )?;
     writeln!(
         out,
-        "{} turn {turn} step {step}, claude-code {}",
+        "{} turn {turn} step {number}, claude-code {}",
         label("request"),
         escape_line(compiled.version.as_deref().unwrap_or("-"))
     )?;

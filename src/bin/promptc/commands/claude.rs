@@ -230,14 +230,11 @@ pub fn run_compile(
         ..context.stdout
     };
     let json = args.format.format() == Format::Json;
-    let s = &session.steps()[step];
-    let turn = session.turns()[s.turn].number;
     with_stdout(|out| {
         promptc::agents::claude::render::write_compile(
             out,
-            &session.transcript,
-            (turn, s.number),
-            (&compiled, &plan.fingerprints[step]),
+            (session, &plan, step),
+            &compiled,
             json,
             &options,
         )
