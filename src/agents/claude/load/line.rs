@@ -273,6 +273,9 @@ struct ContentRead<'a> {
     heads: super::super::content::Heads,
 }
 
+/// The most room [`read_split`] keeps between lines for a line without its content.
+const KEPT_REST: usize = 1 << 20;
+
 /// A user or assistant line read in two parts: its `message.content` by the content's one scan,
 /// which checks it as serde would, and the rest by serde with a `0` in the content's place.
 /// serde reading the whole line would scan the content, most of its bytes, only to step over
@@ -309,7 +312,10 @@ fn read_split(
             }) && e.type_.as_ref().is_some_and(|t| t.0 == role)
         })
         .map(|e| line_of(e, number, lean, repeated, Some(read)));
-    repeated.rest = rest;
+    // Kept for the next line, unless one long line grew it (a large `toolUseResult`).
+    if rest.capacity() <= KEPT_REST {
+        repeated.rest = rest;
+    }
     line
 }
 
