@@ -167,3 +167,24 @@ pub fn claude_sample_bytes() -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// Every transcript the recorded Claude Code cases wrote (`tests/conformance/claude/**/home/`),
+/// by path, in the walk's order.
+pub fn claude_recorded_bytes() -> Vec<(String, Vec<u8>)> {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
+    let mut out = Vec::new();
+    let mut stack = vec![base];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl")
+                && path.to_string_lossy().contains("/home/")
+            {
+                out.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}

@@ -10,6 +10,38 @@ use crate::AgentSession;
 use crate::core::hash::push_hex;
 use crate::fingerprint::{Fingerprint, Plan, hex};
 
+/// One entry of a request's input in `compile`'s JSON: its hash, the chain of the entries up to
+/// it (the last is the fingerprint's `input`), and the hash of its canonical JSON.
+#[derive(Serialize)]
+pub struct InputItemDocument {
+    index: usize,
+    /// `raw`, or `synthetic` for an entry the agent's repair of the history made.
+    origin: &'static str,
+    hash: String,
+    chain: String,
+    canonical: String,
+}
+
+/// The input entries of step `step`'s request, in order.
+pub fn input_items<S: AgentSession>(
+    session: &S,
+    plan: &Plan,
+    step: usize,
+) -> Vec<InputItemDocument> {
+    (0..plan.views[step].1)
+        .map(|index| {
+            let entry = session.entry(plan, step, index);
+            InputItemDocument {
+                index,
+                origin: if entry.synthetic { "synthetic" } else { "raw" },
+                hash: hex(plan.item_hash(step, index)),
+                chain: hex(plan.chain(step, index + 1)),
+                canonical: hex(&crate::fingerprint::canonical_item_hash(&entry.json)),
+            }
+        })
+        .collect()
+}
+
 /// A fingerprint in JSON: hex strings, `null` for unknown components.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FingerprintDocument {

@@ -435,6 +435,16 @@ fn links_to_folders_are_followed_once() {
     );
     std::fs::create_dir_all(claude.path().join("projects")).unwrap();
     let claude_home = claude.path().to_str().unwrap();
+    let claude_sessions = || {
+        json(&[
+            "sessions",
+            "--json",
+            "--agent",
+            "claude",
+            "--claude-home",
+            claude_home,
+        ])
+    };
     link(
         elsewhere.path().join("project"),
         claude.path().join("projects/-work"),
@@ -443,14 +453,7 @@ fn links_to_folders_are_followed_once() {
         claude.path().join("projects"),
         claude.path().join("projects/-loop"),
     );
-    let listing = json(&[
-        "sessions",
-        "--json",
-        "--agent",
-        "claude",
-        "--claude-home",
-        claude_home,
-    ]);
+    let listing = claude_sessions();
     assert_eq!(
         listing["sessions"].as_array().unwrap().len(),
         1,
@@ -470,14 +473,7 @@ fn links_to_folders_are_followed_once() {
             claude.path().join("projects").join(alias),
         );
     }
-    let listing = json(&[
-        "sessions",
-        "--json",
-        "--agent",
-        "claude",
-        "--claude-home",
-        claude_home,
-    ]);
+    let listing = claude_sessions();
     let projects: Vec<&str> = listing["sessions"]
         .as_array()
         .unwrap()

@@ -13,8 +13,10 @@ use crate::AgentSession;
 use crate::agents::claude::session::Session;
 use crate::agents::claude::wire::Compiled;
 use crate::core::sanitize::escape_line;
-use crate::fingerprint::{Plan, canonical_item_hash, hex};
-use crate::render::fingerprint::{FingerprintDocument, write_fingerprint_block};
+use crate::fingerprint::Plan;
+use crate::render::fingerprint::{
+    FingerprintDocument, InputItemDocument, input_items, write_fingerprint_block,
+};
 use crate::render::{RenderOptions, Tone, paint, write_json};
 
 #[derive(Serialize)]
@@ -30,22 +32,10 @@ struct CompileDocument<'a> {
     request: &'a Value,
     /// The request's fingerprint, as `fingerprint` gives it (`input` the message blocks).
     fingerprint: FingerprintDocument,
-    /// The message blocks, in order, as Codex's `compile` lists its input items.
+    /// The message blocks, in order, as a rollout's `compile` lists its input items.
     input_items: Vec<InputItemDocument>,
     approximations: Vec<Value>,
     rules: Vec<Value>,
-}
-
-/// One block of the request's messages: its hash, the chain of the blocks up to it (the last is
-/// the fingerprint's `input`), and the hash of its canonical JSON.
-#[derive(Serialize)]
-struct InputItemDocument {
-    index: usize,
-    /// `raw`, or `synthetic` for a block Claude Code's repair of the history made.
-    origin: &'static str,
-    hash: String,
-    chain: String,
-    canonical: String,
 }
 
 /// `compile`: the body of one request, with what it could not know, the rules it applied and
@@ -74,18 +64,7 @@ pub fn write_compile(
         .map(|r| serde_json::json!({"part": r.part, "rule": r.rule, "case": r.case}))
         .collect();
     if json {
-        let input_items = (0..plan.views[step].1)
-            .map(|index| {
-                let entry = session.entry(plan, step, index);
-                InputItemDocument {
-                    index,
-                    origin: if entry.synthetic { "synthetic" } else { "raw" },
-                    hash: hex(plan.item_hash(step, index)),
-                    chain: hex(plan.chain(step, index + 1)),
-                    canonical: hex(&canonical_item_hash(&entry.json)),
-                }
-            })
-            .collect();
+        let input_items = input_items(session, plan, step);
         return write_json(
             out,
             &CompileDocument {

@@ -3,7 +3,7 @@ use serde_json::Value;
 use super::super::load::Sha256Name;
 use super::{Content, fast, heads, message_sha256, read};
 use crate::agents::claude::replay::message_hash;
-use crate::test_support::claude_sample_bytes;
+use crate::test_support::{claude_recorded_bytes, claude_sample_bytes};
 
 /// The value's way: what the loader read before the one-scan reading.
 fn slow(role: &str, content: &str) -> (Content, super::Heads) {
@@ -113,20 +113,7 @@ fn message_hashes_are_replays() {
 #[test]
 fn every_recorded_content_reads_as_its_value() {
     let mut inputs = claude_sample_bytes();
-    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
-    let mut stack = vec![base];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl")
-                && path.to_string_lossy().contains("/home/")
-            {
-                inputs.push((path.display().to_string(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
+    inputs.extend(claude_recorded_bytes());
     let (mut lines, mut fast_lines) = (0, 0);
     for (name, bytes) in &inputs {
         for line in String::from_utf8_lossy(bytes).lines() {

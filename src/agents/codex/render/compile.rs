@@ -12,7 +12,9 @@ use crate::agents::codex::compile::{CompileOptions, Rule, compile_step};
 use crate::agents::codex::session::Session;
 use crate::core::sanitize::escape_block;
 use crate::fingerprint::{Plan, hex};
-use crate::render::fingerprint::{FingerprintDocument, write_fingerprint_block};
+use crate::render::fingerprint::{
+    FingerprintDocument, InputItemDocument, input_items, write_fingerprint_block,
+};
 use crate::render::header::write_header;
 use crate::render::{RenderOptions, Tone, paint, raw_json, write_json};
 
@@ -56,15 +58,6 @@ struct CompileDocument<'a> {
     rules: Vec<RuleDocument>,
 }
 
-#[derive(Serialize)]
-struct InputItemDocument {
-    index: usize,
-    origin: &'static str,
-    hash: String,
-    chain: String,
-    canonical: String,
-}
-
 /// `compile --format json`.
 pub fn write_compile_json(
     out: &mut dyn Write,
@@ -87,22 +80,7 @@ pub fn write_compile_json_with(
     let s = &session.replay.steps[step];
     let turn = &session.replay.turns[s.turn];
     let fingerprint = &plan.fingerprints[step];
-    let input_items = crate::agents::codex::plan::view(plan, step)
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| InputItemDocument {
-            index,
-            origin: match entry.origin {
-                crate::agents::codex::normalize::Origin::Raw(_) => "raw",
-                crate::agents::codex::normalize::Origin::Synthetic { .. } => "synthetic",
-            },
-            hash: hex(plan.item_hash(step, index)),
-            chain: hex(plan.chain(step, index + 1)),
-            canonical: hex(&crate::fingerprint::canonical_item_hash(
-                session.view_json(entry),
-            )),
-        })
-        .collect();
+    let input_items = input_items(session, plan, step);
     let document = CompileDocument {
         schema_version: crate::SCHEMA_VERSION,
         file: session.name(),

@@ -2,7 +2,7 @@ use proptest::prelude::*;
 
 use super::{LineError, Repeated, read_line, read_split, read_whole};
 use crate::agents::claude::record::Line;
-use crate::test_support::claude_sample_bytes;
+use crate::test_support::{claude_recorded_bytes, claude_sample_bytes};
 
 /// A line's reading as text, to hold one way of reading to another.
 fn shown(read: &Result<Line, LineError>) -> String {
@@ -15,18 +15,7 @@ fn shown(read: &Result<Line, LineError>) -> String {
 /// Every non-blank line of the recorded transcripts and the real samples, in file order.
 fn recorded_lines() -> Vec<String> {
     let mut files = claude_sample_bytes();
-    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
-    let mut stack = vec![base];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                files.push((path.display().to_string(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
+    files.extend(claude_recorded_bytes());
     files
         .iter()
         .flat_map(|(_, bytes)| {
