@@ -43,14 +43,19 @@ impl GrowingLoad {
     /// Read a piece of the file (any cut), then grow the steps from the lines recorded.
     pub fn push(&mut self, bytes: &[u8]) {
         self.loader.push(bytes);
-        if self.at_the_end {
-            return;
-        }
-        let before = self.session.steps.len();
-        std::mem::swap(&mut self.session.transcript, self.loader.transcript_mut());
-        let unchanged = self.session.grow();
-        std::mem::swap(&mut self.session.transcript, self.loader.transcript_mut());
-        self.at_the_end = before > 1 && unchanged == 0;
+        grow_from(
+            &mut self.session,
+            &mut self.at_the_end,
+            self.loader.transcript_mut(),
+        );
+    }
+
+    /// Read `source` to its end ([`Loader::read_from`]), growing the steps from each piece's
+    /// lines once they are recorded.
+    pub fn read_from(&mut self, source: &mut (dyn std::io::Read + Send)) -> std::io::Result<()> {
+        let (session, at_the_end) = (&mut self.session, &mut self.at_the_end);
+        self.loader
+            .read_from(source, |t| grow_from(session, at_the_end, t))
     }
 
     /// The session of the whole file. Where a lean load finds it needs the contents after all
@@ -73,6 +78,18 @@ impl GrowingLoad {
         self.session.settle();
         Ok(self.session)
     }
+}
+
+/// Grow `session`'s steps from the lines recorded in `t` (the loader's transcript, lent).
+fn grow_from(session: &mut Session, at_the_end: &mut bool, t: &mut Transcript) {
+    if *at_the_end {
+        return;
+    }
+    let before = session.steps.len();
+    std::mem::swap(&mut session.transcript, t);
+    let unchanged = session.grow();
+    std::mem::swap(&mut session.transcript, t);
+    *at_the_end = before > 1 && unchanged == 0;
 }
 
 /// What a Claude Code step is beyond the neutral [`Step`].

@@ -389,6 +389,110 @@ fn pieces_of_any_size_load_as_the_whole() {
     }
 }
 
+/// A source that hands over its bytes a few at a time, now and then interrupted, and fails
+/// with `fail` once they are all read (`None`: it ends).
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    calls: usize,
+    fail: Option<std::io::ErrorKind>,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls.is_multiple_of(5) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        if self.bytes.is_empty() {
+            return match self.fail {
+                Some(kind) => Err(std::io::Error::new(kind, "the disk went away")),
+                None => Ok(0),
+            };
+        }
+        let n = (self.calls % 13 + 1)
+            .min(buffer.len())
+            .min(self.bytes.len());
+        buffer[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// A file read to its end by `read_from` (its bytes read on the helper's side, or here with one
+/// thread) loads as the whole read at once: the same lines, numbered the same, the same lines
+/// skipped (the last one cut short), whatever the pieces and however the source hands its
+/// bytes over; each piece's lines are recorded before the next call.
+#[test]
+fn a_source_read_to_its_end_loads_as_the_whole() {
+    let bad = concat!(
+        "{\"type\":\"user\",\"uuid\":\"a\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        "not json\n",
+        "\r\n",
+        "[1,2]\n",
+        "{\"type\":\"brand-new\"}\n",
+        "{\"type\":\"user\",\"uuid\":\"f\",\"message\":{\"content\":\"cut",
+    );
+    let mut files = vec![("bad.jsonl".to_string(), bad.as_bytes().to_vec())];
+    for (case, meta) in recorded_cases().into_iter().step_by(9) {
+        files.extend(transcripts(&case, &meta));
+    }
+    let read = |t: &super::Transcript| {
+        format!("{:?}", (&t.lines, &t.skipped, &t.notes, t.non_blank_lines))
+    };
+    for (name, bytes) in &files {
+        let whole = read(&load(name, bytes).unwrap());
+        for threads in [1, 2] {
+            for piece in [1, 7, 300, 4096, 1 << 20] {
+                let mut loader = Loader::with_threads(name, Threads::new(threads));
+                let mut source = Trickle {
+                    bytes,
+                    calls: 0,
+                    fail: None,
+                };
+                let mut recorded = 0;
+                loader
+                    .read_pieces_from(&mut source, piece, &mut |t| {
+                        assert!(t.non_blank_lines >= recorded, "{name}");
+                        recorded = t.non_blank_lines;
+                    })
+                    .unwrap();
+                let t = loader.finish().unwrap();
+                assert!(recorded > 0, "{name} in {piece} on {threads}");
+                assert_eq!(read(&t), whole, "{name} in {piece} on {threads}");
+            }
+        }
+    }
+}
+
+/// A source that fails partway is the error of `read_from`, on either side, with no thread
+/// left waiting.
+#[test]
+fn a_source_that_fails_is_the_error() {
+    let (_, bytes) = claude_sample_bytes()
+        .into_iter()
+        .chain(crate::test_support::claude_recorded_bytes())
+        .max_by_key(|(_, b)| b.len())
+        .expect("a transcript");
+    for threads in [1, 2] {
+        for piece in [64, 4096] {
+            let mut loader = Loader::with_threads("f.jsonl", Threads::new(threads));
+            let mut source = Trickle {
+                bytes: &bytes[..bytes.len().min(200_000)],
+                calls: 0,
+                fail: Some(std::io::ErrorKind::BrokenPipe),
+            };
+            let err = loader
+                .read_pieces_from(&mut source, piece, &mut |_| {})
+                .unwrap_err();
+            assert_eq!(
+                err.kind(),
+                std::io::ErrorKind::BrokenPipe,
+                "{piece} on {threads}"
+            );
+        }
+    }
+}
+
 /// Many megabytes pushed at once (standard input, `watch`'s first read) are handed to the helper
 /// a megabyte at a time: the same lines, numbered the same, as read on one thread.
 #[test]

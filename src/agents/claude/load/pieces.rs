@@ -111,25 +111,32 @@ impl Piece {
     /// The complete lines `bytes` (ended by a newline), the first numbered `first`, copied into
     /// `buffer`: the piece, and how many lines it has.
     fn new(bytes: &[u8], first: usize, mut buffer: Vec<u8>) -> (Piece, usize) {
-        debug_assert!(bytes.is_empty() || bytes.ends_with(b"\n"));
+        buffer.clear();
+        buffer.extend_from_slice(bytes);
+        let end = buffer.len();
+        Piece::of(buffer, end, first)
+    }
+
+    /// The complete lines `bytes[..end]` (ended by a newline), the first numbered `first`: the
+    /// piece, and how many lines it has. The bytes after `end` are not read.
+    fn of(bytes: Vec<u8>, end: usize, first: usize) -> (Piece, usize) {
+        debug_assert!(end == 0 || bytes[end - 1] == b'\n');
         let mut runs = Vec::new();
         let (mut start, mut number) = (0, first);
-        while start < bytes.len() {
-            let cut = (start + RUN).min(bytes.len() - 1);
-            let end = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |k| cut + k + 1);
-            let lines = memchr::memchr_iter(b'\n', &bytes[start..end]).count();
+        while start < end {
+            let cut = (start + RUN).min(end - 1);
+            let run_end = memchr::memchr(b'\n', &bytes[cut..end]).map_or(end, |k| cut + k + 1);
+            let lines = memchr::memchr_iter(b'\n', &bytes[start..run_end]).count();
             runs.push(Run {
-                bytes: start..end,
+                bytes: start..run_end,
                 first_line: number,
                 lines,
             });
             number += lines;
-            start = end;
+            start = run_end;
         }
-        buffer.clear();
-        buffer.extend_from_slice(bytes);
         let piece = Piece {
-            bytes: buffer,
+            bytes,
             done: Mutex::new(Done {
                 runs: runs
                     .iter()
@@ -172,6 +179,40 @@ impl Piece {
         }
     }
 
+    /// Read the runs nobody took here, then wait for those another thread is reading; `None`
+    /// when that thread stopped on a panic (`stopped`) with a run unread.
+    fn wait(&self, lean: bool, repeated: &mut Repeated, stopped: &AtomicBool) -> Option<()> {
+        self.read_runs(lean, repeated);
+        let mut done = lock(&self.done);
+        while done.runs.iter().any(|r| !matches!(r, RunLines::Read(_))) {
+            if stopped.load(Ordering::Acquire) {
+                done.waiting = false;
+                return None;
+            }
+            done.waiting = true;
+            done = self
+                .run_done
+                .wait(done)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        done.waiting = false;
+        Some(())
+    }
+
+    /// Read here the runs a thread that stopped on a panic took and left unread.
+    fn read_taken(&self, lean: bool, repeated: &mut Repeated) {
+        let unread: Vec<usize> = lock(&self.done)
+            .runs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !matches!(r, RunLines::Read(_)))
+            .map(|(k, _)| k)
+            .collect();
+        for k in unread {
+            self.read_run(k, lean, repeated);
+        }
+    }
+
     /// The runs' lines, in order, once all are read.
     fn take(&self) -> Vec<Vec<Parsed>> {
         let mut done = lock(&self.done);
@@ -188,6 +229,23 @@ impl Piece {
 /// The lock of a piece's runs: a thread that panicked holding it left whole runs or none.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Wakes the calling thread if the thread holding it panics in a run of the piece it names.
+struct WakeOnPanic<'a>(&'a AtomicBool, Option<Arc<Piece>>);
+
+impl Drop for WakeOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Release);
+            if let Some(piece) = &self.1 {
+                // Taken and let go: the calling thread is waiting, or will see the flag
+                // before it waits.
+                drop(lock(&piece.done));
+                piece.run_done.notify_all();
+            }
+        }
+    }
 }
 
 /// A piece's lines, in the order they are recorded.
@@ -218,22 +276,7 @@ impl Helper {
         let thread = std::thread::Builder::new()
             .name("claude-load".into())
             .spawn(move || {
-                /// Wakes the calling thread if the helper panics in a run.
-                struct WakeOnPanic(Arc<AtomicBool>, Option<Arc<Piece>>);
-                impl Drop for WakeOnPanic {
-                    fn drop(&mut self) {
-                        if std::thread::panicking() {
-                            self.0.store(true, Ordering::Release);
-                            if let Some(piece) = &self.1 {
-                                // Taken and let go: the calling thread is waiting, or will
-                                // see the flag before it waits.
-                                drop(lock(&piece.done));
-                                piece.run_done.notify_all();
-                            }
-                        }
-                    }
-                }
-                let mut wake = WakeOnPanic(flag, None);
+                let mut wake = WakeOnPanic(&flag, None);
                 let mut repeated = Repeated::default();
                 while let Ok(piece) = receive_jobs.recv() {
                     wake.1 = Some(Arc::clone(&piece));
@@ -267,29 +310,11 @@ impl Helper {
     /// The lines of `piece`, run by run: the runs the helper has not taken are read here, then
     /// those it is reading are waited for.
     pub fn receive(&mut self, piece: Arc<Piece>, repeated: &mut Repeated) -> Vec<Vec<Parsed>> {
-        piece.read_runs(self.lean, repeated);
-        let mut done = lock(&piece.done);
-        while let Some(k) = done
-            .runs
-            .iter()
-            .position(|r| !matches!(r, RunLines::Read(_)))
-        {
-            if self.panicked.load(Ordering::Acquire) {
-                drop(done);
-                self.resume_panic();
-                // The panic was caught before (the helper is gone): its run is read here.
-                piece.read_run(k, self.lean, repeated);
-                done = lock(&piece.done);
-                continue;
-            }
-            done.waiting = true;
-            done = piece
-                .run_done
-                .wait(done)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while piece.wait(self.lean, repeated, &self.panicked).is_none() {
+            self.resume_panic();
+            // The panic was caught before (the helper is gone): its runs are read here.
+            piece.read_taken(self.lean, repeated);
         }
-        done.waiting = false;
-        drop(done);
         let runs = piece.take();
         // The helper may not have let go of the piece yet: then its bytes go with it.
         if let Ok(piece) = Arc::try_unwrap(piece) {
@@ -306,6 +331,138 @@ impl Helper {
             std::panic::resume_unwind(panic);
         }
     }
+}
+
+/// What the thread reading a source hands the calling thread, in order.
+pub(super) enum Handed {
+    /// A piece of complete lines, and how many it has: its runs are read on the reading thread
+    /// after its next read, or on the calling thread where it needs them first.
+    Piece(Arc<Piece>, usize),
+    /// The end of the source, and the bytes after its last newline.
+    End(Vec<u8>),
+    Failed(std::io::Error),
+}
+
+/// Read `source` to its end on this thread, pieces of about `piece_bytes` bytes cut after a
+/// newline (a longer line makes a longer piece), the first line numbered `first`. Each piece is
+/// handed over (`out`) as soon as its bytes are read; its runs are read here after the next
+/// piece's bytes, so that the calling thread, which records one piece while this thread reads
+/// the next, has the bytes of the next at hand and a run or none left to read itself. Buffers
+/// come back through `spare` (new memory costs a page fault per page). `stopped` is set if this
+/// thread panics in a run, and the calling thread woken.
+pub(super) fn read_source(
+    source: &mut (dyn std::io::Read + Send),
+    piece_bytes: usize,
+    first: usize,
+    lean: bool,
+    out: &std::sync::mpsc::SyncSender<Handed>,
+    spare: &std::sync::mpsc::Receiver<Vec<u8>>,
+    stopped: &AtomicBool,
+) {
+    let mut wake = WakeOnPanic(stopped, None);
+    let mut repeated = Repeated::default();
+    let mut number = first;
+    // The bytes after the last newline read: the start of the next piece.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut unread: Option<Arc<Piece>> = None;
+    // A piece's bytes this thread let go of last.
+    let mut own_spare: Option<Vec<u8>> = None;
+    loop {
+        // A buffer keeps its length between uses: only what grows it is zeroed.
+        let mut bytes = own_spare
+            .take()
+            .or_else(|| spare.try_recv().ok())
+            .unwrap_or_default();
+        let mut filled = carry.len();
+        if bytes.len() < filled + piece_bytes {
+            bytes.resize(filled + piece_bytes, 0);
+        }
+        bytes[..filled].copy_from_slice(&carry);
+        carry.clear();
+        let mut end = 0;
+        let mut at_end = false;
+        while end == 0 || filled < piece_bytes {
+            if filled == bytes.len() {
+                bytes.resize(filled + piece_bytes, 0);
+            }
+            match source.read(&mut bytes[filled..]) {
+                Ok(0) => {
+                    at_end = true;
+                    break;
+                }
+                Ok(n) => {
+                    if let Some(k) = memchr::memrchr(b'\n', &bytes[filled..filled + n]) {
+                        end = filled + k + 1;
+                    }
+                    filled += n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = out.send(Handed::Failed(e));
+                    return;
+                }
+            }
+        }
+        carry.extend_from_slice(&bytes[end..filled]);
+        let next = (end > 0).then(|| {
+            let (piece, lines) = Piece::of(bytes, end, number);
+            number += lines;
+            (Arc::new(piece), lines)
+        });
+        if let Some((piece, lines)) = &next
+            && out.send(Handed::Piece(Arc::clone(piece), *lines)).is_err()
+        {
+            // The calling thread stopped waiting (an error, a panic).
+            return;
+        }
+        if let Some(piece) = unread.take() {
+            read_handed(piece, lean, &mut repeated, &mut wake, &mut own_spare);
+        }
+        unread = next.map(|(piece, _)| piece);
+        if at_end {
+            if let Some(piece) = unread.take() {
+                read_handed(piece, lean, &mut repeated, &mut wake, &mut own_spare);
+            }
+            let _ = out.send(Handed::End(carry));
+            return;
+        }
+    }
+}
+
+/// Read the runs of a piece handed over that the calling thread has not taken. Whichever
+/// thread lets go of the piece last keeps its bytes for another (freed, 1 MB of memory is given
+/// back to the system, and the next piece's takes a page fault per page).
+fn read_handed(
+    piece: Arc<Piece>,
+    lean: bool,
+    repeated: &mut Repeated,
+    wake: &mut WakeOnPanic<'_>,
+    spare: &mut Option<Vec<u8>>,
+) {
+    wake.1 = Some(Arc::clone(&piece));
+    piece.read_runs(lean, repeated);
+    wake.1 = None;
+    if let Ok(piece) = Arc::try_unwrap(piece) {
+        *spare = Some(piece.bytes);
+    }
+}
+
+/// The lines of a piece handed over by [`read_source`]'s thread: the runs it has not taken
+/// are read here, then those it is reading are waited for; `None` if it stopped on a panic.
+/// Its bytes go back to that thread (`spare`).
+pub(super) fn receive_handed(
+    piece: Arc<Piece>,
+    lean: bool,
+    repeated: &mut Repeated,
+    stopped: &AtomicBool,
+    spare: &Sender<Vec<u8>>,
+) -> Option<Vec<Vec<Parsed>>> {
+    piece.wait(lean, repeated, stopped)?;
+    let runs = piece.take();
+    if let Ok(piece) = Arc::try_unwrap(piece) {
+        let _ = spare.send(piece.bytes);
+    }
+    Some(runs)
 }
 
 /// The lines of a piece no helper reads (there is none): read here.

@@ -84,17 +84,7 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
     };
     // The steps grow from each piece's lines while the next piece is read.
     let mut load = GrowingLoad::new(loader);
-    let mut piece = vec![0; 1 << 20];
-    loop {
-        let read = match file.read(&mut piece) {
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            other => other.with_context(cannot_read)?,
-        };
-        if read == 0 {
-            break;
-        }
-        load.push(&piece[..read]);
-    }
+    load.read_from(&mut file).with_context(cannot_read)?;
     Ok(finish(load.finish()?))
 }
 
