@@ -374,18 +374,26 @@ pub(super) fn read_source(
             .or_else(|| spare.try_recv().ok())
             .unwrap_or_default();
         let mut filled = carry.len();
-        if bytes.len() < filled + piece_bytes {
-            bytes.resize(filled + piece_bytes, 0);
+        if bytes.len() < filled {
+            bytes.resize(filled, 0);
         }
         bytes[..filled].copy_from_slice(&carry);
         carry.clear();
         let mut end = 0;
         let mut at_end = false;
         while end == 0 || filled < piece_bytes {
-            if filled == bytes.len() {
-                bytes.resize(filled + piece_bytes, 0);
+            // Up to a piece's bytes (a buffer a long line grew reads no more at once), then a
+            // piece's more at a time while no newline has come (what a buffer grows by is
+            // zeroed, so not doubled ahead of the bytes).
+            let want = if filled < piece_bytes {
+                piece_bytes - filled
+            } else {
+                piece_bytes
+            };
+            if bytes.len() < filled + want {
+                bytes.resize(filled + want, 0);
             }
-            match source.read(&mut bytes[filled..]) {
+            match source.read(&mut bytes[filled..filled + want]) {
                 Ok(0) => {
                     at_end = true;
                     break;
