@@ -355,6 +355,9 @@ pub struct Loader {
     /// With a second thread: each piece's lines are read there, or here where this thread
     /// needs them first (see [`pieces`]).
     helper: Option<pieces::Helper>,
+    /// A second thread may be started: the helper at the first push (a source read to its end
+    /// is read on a thread of its own instead).
+    two_threads: bool,
     queue: std::collections::VecDeque<pieces::Batch>,
 }
 
@@ -390,9 +393,8 @@ impl Loader {
                 lean: lean.then(Lean::default),
                 ..Recorder::default()
             },
-            helper: (threads.count >= 2)
-                .then(|| pieces::Helper::start(lean))
-                .flatten(),
+            helper: None,
+            two_threads: threads.count >= 2,
             queue: std::collections::VecDeque::new(),
         }
     }
@@ -409,6 +411,11 @@ impl Loader {
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
+        if self.two_threads && self.helper.is_none() {
+            self.helper = pieces::Helper::start(self.recorder.lean.is_some());
+            // None started: read here from now on.
+            self.two_threads = self.helper.is_some();
+        }
         if self.helper.is_none() {
             while let Some(end) = memchr::memchr(b'\n', bytes) {
                 if self.partial.is_empty() {
@@ -478,7 +485,8 @@ impl Loader {
         piece_bytes: usize,
         recorded: &mut dyn FnMut(&mut Transcript),
     ) -> std::io::Result<()> {
-        if self.helper.is_some() && self.partial.is_empty() && self.queue.is_empty() {
+        let piece_bytes = piece_bytes.max(1);
+        if self.two_threads && self.partial.is_empty() && self.queue.is_empty() {
             // `None`: no thread could be started, and the bytes are read here.
             if let Some(read) = self.read_on_a_thread(source, piece_bytes, recorded) {
                 return read;
@@ -513,7 +521,7 @@ impl Loader {
         std::thread::scope(|scope| {
             let (out, handed) = std::sync::mpsc::sync_channel(1);
             let (spare, spares) = std::sync::mpsc::channel();
-            std::thread::Builder::new()
+            let reader = std::thread::Builder::new()
                 .name("claude-read".into())
                 .spawn_scoped(scope, move || {
                     pieces::read_source(source, piece_bytes, first, lean, &out, &spares, stopped);
@@ -525,7 +533,7 @@ impl Loader {
                 let repeated = &mut this.recorder.repeated;
                 let Some(runs) = pieces::receive_handed(piece, lean, repeated, stopped, &spare)
                 else {
-                    // The reading thread panicked: the scope's end resumes its panic.
+                    // The reading thread panicked: resumed below.
                     return false;
                 };
                 for (number, parsed) in runs.into_iter().flatten() {
@@ -555,11 +563,22 @@ impl Loader {
                         self.partial = rest;
                         break Ok(());
                     }
-                    Handed::Failed(e) => break Err(e),
+                    Handed::Failed(e, rest) => {
+                        // The lines read before the error are recorded, as on one thread.
+                        if let Some(last) = in_flight.take() {
+                            record(self, last);
+                        }
+                        self.push(&rest);
+                        break Err(e);
+                    }
                 }
             };
             // A reading thread waiting to hand over a piece stops.
             drop(handed);
+            // Its panic, as it was raised (the scope's own says only that a thread panicked).
+            if let Err(panic) = reader.join() {
+                std::panic::resume_unwind(panic);
+            }
             Some(read)
         })
     }

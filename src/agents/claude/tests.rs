@@ -444,14 +444,20 @@ fn a_source_read_to_its_end_loads_as_the_whole() {
         for threads in [1, 2] {
             for piece in [1, 7, 300, 4096, 1 << 20] {
                 let mut loader = Loader::with_threads(name, Threads::new(threads));
-                let mut source = Trickle {
+                // A few bytes a call, and, for some pieces, as many as asked.
+                let mut trickle = Trickle {
                     bytes,
                     calls: 0,
                     fail: None,
                 };
+                let mut whole_reads = &bytes[..];
+                let source: &mut (dyn std::io::Read + Send) = match piece {
+                    300 | 1_048_576 => &mut whole_reads,
+                    _ => &mut trickle,
+                };
                 let mut recorded = 0;
                 loader
-                    .read_pieces_from(&mut source, piece, &mut |t| {
+                    .read_pieces_from(source, piece, &mut |t| {
                         assert!(t.non_blank_lines >= recorded, "{name}");
                         recorded = t.non_blank_lines;
                     })
@@ -465,7 +471,7 @@ fn a_source_read_to_its_end_loads_as_the_whole() {
 }
 
 /// A source that fails partway is the error of `read_from`, on either side, with no thread
-/// left waiting.
+/// left waiting, and the lines read before it are recorded as on one thread.
 #[test]
 fn a_source_that_fails_is_the_error() {
     let (_, bytes) = claude_sample_bytes()
@@ -473,8 +479,8 @@ fn a_source_that_fails_is_the_error() {
         .chain(crate::test_support::claude_recorded_bytes())
         .max_by_key(|(_, b)| b.len())
         .expect("a transcript");
-    for threads in [1, 2] {
-        for piece in [64, 4096] {
+    for piece in [64, 4096] {
+        let read = |threads: usize| {
             let mut loader = Loader::with_threads("f.jsonl", Threads::new(threads));
             let mut source = Trickle {
                 bytes: &bytes[..bytes.len().min(200_000)],
@@ -489,7 +495,60 @@ fn a_source_that_fails_is_the_error() {
                 std::io::ErrorKind::BrokenPipe,
                 "{piece} on {threads}"
             );
+            let t = loader.finish().unwrap();
+            assert!(t.non_blank_lines > 10, "{piece} on {threads}");
+            format!("{:?}", (&t.lines, &t.skipped, &t.notes, t.non_blank_lines))
+        };
+        assert!(read(2) == read(1), "{piece}");
+    }
+}
+
+/// A panic on the reading thread reaches the caller as it was raised.
+#[test]
+fn a_panic_reading_a_source_is_resumed_as_raised() {
+    struct Exploding;
+    impl std::io::Read for Exploding {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            panic!("the source exploded")
         }
+    }
+    for threads in [1, 2] {
+        let panic = std::panic::catch_unwind(|| {
+            let mut loader = Loader::with_threads("p.jsonl", Threads::new(threads));
+            let _ = loader.read_pieces_from(&mut Exploding, 4096, &mut |_| {});
+        })
+        .unwrap_err();
+        assert_eq!(
+            panic.downcast_ref::<&str>(),
+            Some(&"the source exploded"),
+            "on {threads}"
+        );
+    }
+}
+
+/// After a line longer than a piece, the pieces are a piece's bytes again: the steps grow from
+/// each as it comes, not from the rest of the file at once.
+#[test]
+fn pieces_after_a_long_line_are_short_again() {
+    let line = |i: usize, text: &str| {
+        format!(
+            "{{\"type\":\"user\",\"uuid\":\"u{i}\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
+        )
+    };
+    let mut bytes = line(0, &"x".repeat(1 << 20));
+    for i in 1..=400 {
+        bytes.push_str(&line(i, &"y".repeat(200)));
+    }
+    for threads in [1, 2] {
+        let mut loader = Loader::with_threads("long.jsonl", Threads::new(threads));
+        let mut calls = 0;
+        loader
+            .read_pieces_from(&mut bytes.as_bytes(), 4096, &mut |_| calls += 1)
+            .unwrap();
+        let t = loader.finish().unwrap();
+        assert_eq!(t.lines.len(), 401);
+        // About 100 kB of short lines in pieces of 4 kB.
+        assert!(calls > 20, "{calls} pieces on {threads}");
     }
 }
 

@@ -90,10 +90,13 @@ struct Done {
     waiting: bool,
 }
 
-/// A run's lines. The list they go into is made by the thread that made the piece, which is
-/// the one that frees it: a list the helper made and the calling thread freed went back to
-/// the helper's allocator arena under its lock, contended while the helper allocated (2 869 of
-/// the 2 994 `futex` calls of `steps` on a 100 MB file).
+/// A run's lines. The list they go into is made by the thread that made the piece. For the
+/// pieces the calling thread hands the helper, that is the thread that frees it: a list the
+/// helper made and the calling thread freed went back to the helper's allocator arena under its
+/// lock, contended while the helper allocated (2 869 of the 2 994 `futex` calls of `steps` on a
+/// 100 MB file). A source read to its end has its pieces made on the reading thread, and the
+/// calling thread frees their lists: 487 `futex` calls on that file, against 186 before it was
+/// read there, for 0.93x the time.
 enum RunLines {
     Unread(Vec<Parsed>),
     Reading,
@@ -340,7 +343,8 @@ pub(super) enum Handed {
     Piece(Arc<Piece>, usize),
     /// The end of the source, and the bytes after its last newline.
     End(Vec<u8>),
-    Failed(std::io::Error),
+    /// The source's error, and the bytes read since the last piece handed over.
+    Failed(std::io::Error, Vec<u8>),
 }
 
 /// Read `source` to its end on this thread, pieces of about `piece_bytes` bytes cut after a
@@ -368,10 +372,12 @@ pub(super) fn read_source(
     // A piece's bytes this thread let go of last.
     let mut own_spare: Option<Vec<u8>> = None;
     loop {
-        // A buffer keeps its length between uses: only what grows it is zeroed.
+        // A buffer keeps its length between uses: only what grows it is zeroed. One a long
+        // line grew is let go.
         let mut bytes = own_spare
             .take()
             .or_else(|| spare.try_recv().ok())
+            .filter(|b| b.len() <= 2 * piece_bytes)
             .unwrap_or_default();
         let mut filled = carry.len();
         if bytes.len() < filled {
@@ -406,27 +412,33 @@ pub(super) fn read_source(
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    let _ = out.send(Handed::Failed(e));
+                    bytes.truncate(filled);
+                    let _ = out.send(Handed::Failed(e, bytes));
                     return;
                 }
             }
         }
+        if end == 0 {
+            // The end, and no newline since the last piece: the buffer is what is left.
+            bytes.truncate(filled);
+            if let Some(piece) = unread.take() {
+                read_handed(piece, lean, &mut repeated, &mut wake, &mut own_spare);
+            }
+            let _ = out.send(Handed::End(bytes));
+            return;
+        }
         carry.extend_from_slice(&bytes[end..filled]);
-        let next = (end > 0).then(|| {
-            let (piece, lines) = Piece::of(bytes, end, number);
-            number += lines;
-            (Arc::new(piece), lines)
-        });
-        if let Some((piece, lines)) = &next
-            && out.send(Handed::Piece(Arc::clone(piece), *lines)).is_err()
-        {
+        let (piece, lines) = Piece::of(bytes, end, number);
+        number += lines;
+        let piece = Arc::new(piece);
+        if out.send(Handed::Piece(Arc::clone(&piece), lines)).is_err() {
             // The calling thread stopped waiting (an error, a panic).
             return;
         }
         if let Some(piece) = unread.take() {
             read_handed(piece, lean, &mut repeated, &mut wake, &mut own_spare);
         }
-        unread = next.map(|(piece, _)| piece);
+        unread = Some(piece);
         if at_end {
             if let Some(piece) = unread.take() {
                 read_handed(piece, lean, &mut repeated, &mut wake, &mut own_spare);
