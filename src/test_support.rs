@@ -169,22 +169,32 @@ pub fn claude_sample_bytes() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Every transcript the recorded Claude Code cases wrote (`tests/conformance/claude/**/home/`),
-/// by path, in the walk's order.
+/// named by its path under `tests/conformance/claude`, in that order; empty files left out.
 pub fn claude_recorded_bytes() -> Vec<(String, Vec<u8>)> {
     let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
-    let mut out = Vec::new();
-    let mut stack = vec![base];
+    let mut paths = Vec::new();
+    let mut stack = vec![base.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl")
-                && path.to_string_lossy().contains("/home/")
+                && path.components().any(|c| c.as_os_str() == "home")
             {
-                out.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+                paths.push(path);
             }
         }
     }
+    paths.sort();
+    let out: Vec<(String, Vec<u8>)> = paths
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(&base).unwrap().display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .filter(|(_, bytes)| !bytes.is_empty())
+        .collect();
+    assert!(out.len() > 100, "{} recorded transcripts", out.len());
     out
 }

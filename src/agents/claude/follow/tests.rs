@@ -1,43 +1,11 @@
-use std::path::{Path, PathBuf};
-
 use super::Planner;
 use crate::AgentSession;
 use crate::agents::claude::load::Loader;
 use crate::agents::claude::session::{GrowingLoad, Session, plan};
 use crate::cache::Analysis;
 use crate::core::parallel::Threads;
-use crate::test_support::claude_sample_bytes;
+use crate::test_support::{claude_recorded_bytes, claude_sample_bytes};
 use crate::watch::{Event, Growing, Loader as WatchLoader, Watch};
-
-/// Every transcript the recorded cases wrote (`tests/conformance/claude/*/*/home/`), by path.
-fn recorded_transcripts() -> Vec<(String, Vec<u8>)> {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/claude");
-    let mut paths: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![base.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl")
-                && path.components().any(|c| c.as_os_str() == "home")
-            {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    let out: Vec<(String, Vec<u8>)> = paths
-        .into_iter()
-        .map(|p| {
-            let name = p.strip_prefix(&base).unwrap().display().to_string();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .filter(|(_, bytes)| !bytes.is_empty())
-        .collect();
-    assert!(out.len() > 100, "{} recorded transcripts", out.len());
-    out
-}
 
 /// What a session's steps, plan and rows say, as text: each step (its prompt by its blocks'
 /// data, not by the lists that hold them), its fingerprint and its row, for the first `upto`.
@@ -163,7 +131,7 @@ fn grown_is_whole(
 #[test]
 fn a_transcript_grown_line_by_line_is_the_transcript_loaded_whole() {
     let mut compared = 0;
-    for (name, bytes) in recorded_transcripts() {
+    for (name, bytes) in claude_recorded_bytes() {
         for every in [1, 2, 5] {
             compared += grown_is_whole(&name, &bytes, every, &|_| true);
         }
@@ -192,7 +160,7 @@ fn a_real_sample_grown_line_by_line_is_the_sample_loaded_whole() {
 /// (cut inside lines, of one run or of many that both threads read).
 #[test]
 fn steps_grown_while_loading_are_the_whole_files() {
-    let mut inputs = recorded_transcripts();
+    let mut inputs = claude_recorded_bytes();
     inputs.extend(claude_sample_bytes());
     let mut grown = 0;
     for (name, bytes) in &inputs {
@@ -299,7 +267,7 @@ fn watched_rows_are_the_whole_files_rows_whatever_the_chunks() {
         Some(rows.iter().map(|r| format!("{r:?}")).collect())
     };
     let mut watched = 0;
-    for (name, bytes) in recorded_transcripts() {
+    for (name, bytes) in claude_recorded_bytes() {
         let Some(whole) = rows_of(&name, &bytes) else {
             continue;
         };
@@ -369,7 +337,7 @@ fn a_parent_read_after_its_child_makes_the_steps_again() {
 
 /// The 2.1.332 tool call recording: its name and text.
 fn tool_call_2_1_332() -> (String, String) {
-    let (name, bytes) = recorded_transcripts()
+    let (name, bytes) = claude_recorded_bytes()
         .into_iter()
         .find(|(name, _)| name.starts_with("2.1.332/tool_call/"))
         .expect("the 2.1.332 tool call recording");
@@ -424,7 +392,7 @@ fn a_shape_written_again_otherwise_plans_the_steps_again() {
 #[test]
 fn a_response_that_grows_changes_its_step_only() {
     let mut changed_last = 0;
-    let mut inputs = recorded_transcripts();
+    let mut inputs = claude_recorded_bytes();
     inputs.extend(claude_sample_bytes());
     for (name, bytes) in inputs {
         let ends: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).collect();
