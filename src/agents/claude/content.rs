@@ -15,8 +15,10 @@ use crate::core::hash::Hash;
 use crate::providers::anthropic::block_hash;
 
 mod scan;
+mod sha256;
+pub use scan::value_end;
 use scan::{fast, fast_at};
-pub use scan::{message_sha256, value_end};
+pub use sha256::message_sha256;
 
 /// A line's (or a replay blob's) content blocks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -143,15 +145,31 @@ pub fn read(role: &str, content: &str) -> (Content, Heads) {
 /// [`read`] of the content at the start of `text`, not yet checked as JSON (the loader reads a
 /// line's content apart from the rest of it), with where it ends: `None` unless it is a string
 /// or an array of block objects in serde's form, which the one scan reads and so checks.
-/// `role` is `user` or `assistant`.
-pub fn read_unchecked(role: &str, text: &str) -> Option<(Content, Heads, usize)> {
-    let (content, heads, end) = fast_at(role, text.as_bytes())?;
+/// `role` is `user` or `assistant`. With `sha256`, also [`message_sha256`] of the content
+/// alone, taken in the same scan.
+pub fn read_unchecked(role: &str, text: &str, sha256: bool) -> Option<ContentScanned> {
+    let (content, heads, end, message_sha256) = fast_at(role, text.as_bytes(), sha256)?;
     // Text in serde's form has no byte below a space: none outside strings (no whitespace),
     // none inside them (JSON escapes control characters). The scan does not look for them.
     let no_control = text.as_bytes()[..end]
         .chunks(32)
         .all(|chunk| chunk.iter().fold(b' ', |low, &c| low.min(c)) == b' ');
-    no_control.then_some((content, heads, end))
+    no_control.then_some(ContentScanned {
+        content,
+        heads,
+        end,
+        message_sha256,
+    })
+}
+
+/// What [`read_unchecked`] read.
+pub struct ContentScanned {
+    pub content: Content,
+    pub heads: Heads,
+    /// Where the content ends.
+    pub end: usize,
+    /// [`message_sha256`] of the content alone, when asked for.
+    pub message_sha256: Option<Option<crate::agents::claude::record::Sha256Name>>,
 }
 
 /// The heads as serde reads them, block by block: a block that is not an object whose `type`,

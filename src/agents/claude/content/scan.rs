@@ -1,10 +1,11 @@
 //! The one-scan reading of a content array already in serde's form: each block's hash over its
-//! bytes as written, and the sha256 a replay record names a message by, without building a value.
+//! bytes as written, and the sha256 a replay record names a message by (`sha256.rs`), without
+//! building a value.
 
-use sha2::{Digest, Sha256};
 use xxhash_rust::xxh3::Xxh3Default;
 
 use super::super::load::Sha256Name;
+use super::sha256::{Member, MessageSha256, sorted_members};
 use super::{Content, Heads, billing, injected};
 use crate::core::hash::Hash;
 
@@ -12,7 +13,7 @@ use crate::core::hash::Hash;
 pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
     match b.first()? {
         b'"' | b'[' => {
-            let (content, heads, end) = fast_at(role, b)?;
+            let (content, heads, end, _) = fast_at(role, b, false)?;
             (end == b.len()).then_some((content, heads))
         }
         // Neither a string nor an array: no blocks (and no heads).
@@ -26,8 +27,14 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
     }
 }
 
-/// [`fast`] of the string or array at the start of `b`, with where it ends.
-pub(super) fn fast_at(role: &str, b: &[u8]) -> Option<(Content, Heads, usize)> {
+/// [`fast`] of the string or array at the start of `b`, with where it ends, and when
+/// `sha256` asks for it, [`message_sha256`] of it, taken in the same scan (`Some(None)` where
+/// that is `None`).
+pub(super) fn fast_at(
+    role: &str,
+    b: &[u8],
+    sha256: bool,
+) -> Option<(Content, Heads, usize, Option<Option<Sha256Name>>)> {
     let role_prefix = |h: &mut Xxh3Default| {
         h.update(b"claude-block\0[\"");
         h.update(role.as_bytes());
@@ -58,6 +65,13 @@ pub(super) fn fast_at(role: &str, b: &[u8]) -> Option<(Content, Heads, usize)> {
             let mut h = Xxh3Default::new();
             text_block(&mut h, false);
             let text = decoded(b)?;
+            let message_sha256 = sha256.then(|| {
+                let mut out = MessageSha256::new();
+                out.update(b"{\"text\":");
+                out.update(b);
+                out.update(b",\"type\":\"text\"}");
+                Some(out.finish(role))
+            });
             let content = Content {
                 hashes: Box::new([finish(h)]),
                 first_is_text: true,
@@ -73,7 +87,7 @@ pub(super) fn fast_at(role: &str, b: &[u8]) -> Option<(Content, Heads, usize)> {
                     finish(h)
                 }),
             };
-            Some((content, Heads::default(), b.len()))
+            Some((content, Heads::default(), b.len(), message_sha256))
         }
         b'[' => {
             let mut hashes: Vec<Hash> = Vec::new();
@@ -81,15 +95,27 @@ pub(super) fn fast_at(role: &str, b: &[u8]) -> Option<(Content, Heads, usize)> {
             let (mut first_is_text, mut last_is_text, mut lone_plain) = (false, false, false);
             let mut first_prompt = None;
             let mut newline_last = None;
+            // The sha256's text so far; `None` once a block is not in the form it takes.
+            let mut sha = sha256.then(MessageSha256::new);
+            let mut members = Vec::new();
             let mut i = 1;
             if b.get(i) == Some(&b']') {
                 i += 1;
             } else {
                 loop {
                     let mut scan = Scan::default();
-                    let block = scan.block(b, i)?;
+                    members.clear();
+                    let block = scan.block(b, i, sha.is_some().then_some(&mut members))?;
                     if scan.odd || scan.cache_control {
                         return None;
+                    }
+                    if let Some(out) = &mut sha {
+                        if !hashes.is_empty() {
+                            out.update(b",");
+                        }
+                        if sorted_members(b, &mut members, out).is_none() {
+                            sha = None;
+                        }
                     }
                     let raw = &b[i..block.end];
                     let mut h = Xxh3Default::new();
@@ -153,7 +179,8 @@ pub(super) fn fast_at(role: &str, b: &[u8]) -> Option<(Content, Heads, usize)> {
                 first_prompt,
                 newline_last,
             };
-            Some((content, heads, i))
+            let message_sha256 = sha256.then(|| sha.map(|out| out.finish(role)));
+            Some((content, heads, i, message_sha256))
         }
         _ => None,
     }
@@ -239,10 +266,10 @@ impl<'a> Keys<'a> {
 /// write back (`odd` when not). Text it reads without `odd` is JSON but for control bytes, which
 /// it does not look for: serde has checked the text, or [`super::read_unchecked`] checks them.
 #[derive(Default)]
-struct Scan {
-    odd: bool,
+pub(super) struct Scan {
+    pub(super) odd: bool,
     /// A key `cache_control`, at any depth.
-    cache_control: bool,
+    pub(super) cache_control: bool,
     /// Arrays and objects open around the value being scanned.
     depth: usize,
 }
@@ -254,7 +281,12 @@ const DEEPEST: usize = 100;
 impl Scan {
     /// A block object at `i`; `None` where it is not an object or one of its head fields is not
     /// a plain string (serde reads those: see [`heads`]).
-    fn block<'a>(&mut self, b: &'a [u8], i: usize) -> Option<Block<'a>> {
+    fn block<'a>(
+        &mut self,
+        b: &'a [u8],
+        i: usize,
+        mut members: Option<&mut Vec<Member<'a>>>,
+    ) -> Option<Block<'a>> {
         if b.get(i) != Some(&b'{') {
             return None;
         }
@@ -302,6 +334,9 @@ impl Scan {
             }
             self.cache_control |= key == b"cache_control";
             self.odd |= !keys.insert(key);
+            if let Some(members) = &mut members {
+                members.push((key, v, end));
+            }
             j = end;
             match b.get(j)? {
                 b',' => j += 1,
@@ -317,7 +352,7 @@ impl Scan {
     }
 
     /// The end of the value at `i`.
-    fn value(&mut self, b: &[u8], i: usize) -> Option<usize> {
+    pub(super) fn value(&mut self, b: &[u8], i: usize) -> Option<usize> {
         if !matches!(b.get(i), Some(b'{' | b'[')) {
             return self.scalar(b, i);
         }
@@ -408,7 +443,7 @@ impl Scan {
     }
 
     /// The end of the string at `i` (after its closing quote).
-    fn string(&mut self, b: &[u8], i: usize) -> Option<usize> {
+    pub(super) fn string(&mut self, b: &[u8], i: usize) -> Option<usize> {
         if b.get(i) != Some(&b'"') {
             self.odd = true;
             return None;
@@ -437,149 +472,6 @@ impl Scan {
                     j += 2;
                 }
             }
-        }
-    }
-}
-
-/// The sha256 a 2.1.3xx replay record names a history message by (`replay::message_hash` of
-/// its lines' blocks under `role`), from the contents as written: `None` where one is not in
-/// serde's form (the caller takes the value's way).
-pub fn message_sha256<'a>(
-    role: &str,
-    contents: impl Iterator<Item = &'a str>,
-) -> Option<Sha256Name> {
-    let mut out: Vec<u8> = Vec::with_capacity(4096);
-    let mut members = Vec::new();
-    out.extend_from_slice(b"{\"content\":[");
-    let mut first = true;
-    for content in contents {
-        let b = content.as_bytes();
-        match b.first() {
-            Some(b'"') => {
-                let mut scan = Scan::default();
-                if scan.value(b, 0)? != b.len() || scan.odd {
-                    return None;
-                }
-                if !first {
-                    out.push(b',');
-                }
-                first = false;
-                out.extend_from_slice(b"{\"text\":");
-                out.extend_from_slice(b);
-                out.extend_from_slice(b",\"type\":\"text\"}");
-            }
-            Some(b'[') => {
-                let mut i = 1;
-                if b.get(1) == Some(&b']') {
-                    continue;
-                }
-                loop {
-                    if !first {
-                        out.push(b',');
-                    }
-                    first = false;
-                    i = sorted(b, i, &mut out, &mut members)?;
-                    match b.get(i)? {
-                        b',' => i += 1,
-                        b']' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out.extend_from_slice(b"],\"role\":\"");
-    out.extend_from_slice(role.as_bytes());
-    out.extend_from_slice(b"\"}");
-    Some(Sha256Name::of_digest(Sha256::digest(&out).into()))
-}
-
-/// Write the value at `i` with its keys sorted at every level (keys without escapes, no
-/// `cache_control`, text in serde's form); its end. `members` is room for the keys of the
-/// objects being written (a stack, one list for the whole value).
-fn sorted<'a>(
-    b: &'a [u8],
-    i: usize,
-    out: &mut Vec<u8>,
-    members: &mut Vec<(&'a [u8], usize, usize)>,
-) -> Option<usize> {
-    match *b.get(i)? {
-        b'{' => {
-            let start = members.len();
-            let mut j = i + 1;
-            let mut scan = Scan::default();
-            if b.get(j) != Some(&b'}') {
-                loop {
-                    let key_end = scan.string(b, j)?;
-                    let key = &b[j + 1..key_end - 1];
-                    if key.contains(&b'\\') || key == b"cache_control" || b.get(key_end)? != &b':' {
-                        return None;
-                    }
-                    j = scan.value(b, key_end + 1)?;
-                    members.push((key, key_end + 1, j));
-                    match b.get(j)? {
-                        b',' => j += 1,
-                        b'}' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            if scan.odd || scan.cache_control {
-                return None;
-            }
-            let end = members.len();
-            members[start..end].sort_unstable_by(|x, y| x.0.cmp(y.0));
-            if members[start..end].windows(2).any(|w| w[0].0 == w[1].0) {
-                return None;
-            }
-            out.push(b'{');
-            for n in start..end {
-                let (key, at, value_end) = members[n];
-                if n > start {
-                    out.push(b',');
-                }
-                out.push(b'"');
-                out.extend_from_slice(key);
-                out.extend_from_slice(b"\":");
-                // A scalar was checked by the scan above: written as it is.
-                if matches!(b[at], b'{' | b'[') {
-                    sorted(b, at, out, members)?;
-                } else {
-                    out.extend_from_slice(&b[at..value_end]);
-                }
-            }
-            members.truncate(start);
-            out.push(b'}');
-            Some(j + 1)
-        }
-        b'[' => {
-            out.push(b'[');
-            let mut j = i + 1;
-            if b.get(j) != Some(&b']') {
-                loop {
-                    j = sorted(b, j, out, members)?;
-                    match b.get(j)? {
-                        b',' => {
-                            out.push(b',');
-                            j += 1
-                        }
-                        b']' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            out.push(b']');
-            Some(j + 1)
-        }
-        _ => {
-            let mut scan = Scan::default();
-            let end = scan.value(b, i)?;
-            if scan.odd {
-                return None;
-            }
-            out.extend_from_slice(&b[i..end]);
-            Some(end)
         }
     }
 }

@@ -1,7 +1,7 @@
 use serde_json::Value;
 
 use super::super::load::Sha256Name;
-use super::{Content, fast, heads, message_sha256, read};
+use super::{Content, fast, fast_at, heads, message_sha256, read};
 use crate::agents::claude::replay::message_hash;
 use crate::test_support::{claude_recorded_bytes, claude_sample_bytes};
 
@@ -108,6 +108,39 @@ fn message_hashes_are_replays() {
     }
 }
 
+/// The sha256 the content's scan takes as it reads a line's content is the one
+/// [`message_sha256`] takes of that content alone, `None` where that is; a content the scan
+/// does not read has none.
+#[test]
+fn the_scans_sha256_is_the_messages() {
+    let more = [
+        r#"[{"type":"text","a\"b":"a key with an escape"}]"#,
+        r#"[{"type":"tool_use","id":"t","input":{"a\"b":1}}]"#,
+        r#"[{"z":1,"type":"tool_use","id":"t","input":{"q":[{"b":2,"a":1}],"a":{"d":4,"c":3}}}]"#,
+        r#"[{"type":"text","text":"a"},{"type":"tool_use","id":"t","input":{"y":1,"x":2}}]"#,
+    ];
+    let mut taken = 0;
+    for role in ["user", "assistant"] {
+        for content in ODD.iter().chain(&more) {
+            let expected = message_sha256(role, [*content].into_iter());
+            match fast_at(role, content.as_bytes(), true) {
+                Some((_, _, end, sha)) if end == content.len() => {
+                    assert_eq!(sha, Some(expected.clone()), "{role} {content}");
+                    taken += usize::from(expected.is_some());
+                }
+                _ => {}
+            }
+            if let Some((_, _, _, sha)) = fast_at(role, content.as_bytes(), false) {
+                assert_eq!(sha, None, "{role} {content}");
+            }
+        }
+    }
+    assert!(taken >= 20, "{taken} taken");
+    // A key with an escape: the scan reads the block, the message has no sha256.
+    let (_, _, _, sha) = fast_at("user", more[0].as_bytes(), true).unwrap();
+    assert_eq!(sha, Some(None));
+}
+
 /// Every content of every real sample and recorded transcript: the one-scan reading equals the
 /// value's, and so does the replay hash of each line as a message.
 #[test]
@@ -133,8 +166,12 @@ fn every_recorded_content_reads_as_its_value() {
             let text = raw.message.content.get();
             assert_eq!(serde_json::from_str::<Value>(text).unwrap(), *content);
             assert_eq!(read(role, text), slow(role, text), "{name}: {line:.200}");
-            if let Some(h) = message_sha256(role, [text].into_iter()) {
-                assert_eq!(h, slow_sha256(role, &[text]), "{name}: {line:.200}");
+            let sha = message_sha256(role, [text].into_iter());
+            if let Some(h) = &sha {
+                assert_eq!(*h, slow_sha256(role, &[text]), "{name}: {line:.200}");
+            }
+            if let Some((_, _, _, scanned)) = fast_at(role, text.as_bytes(), true) {
+                assert_eq!(scanned, Some(sha), "{name}: {line:.200}");
             }
             lines += 1;
             fast_lines += usize::from(fast(role, text.as_bytes()).is_some());

@@ -271,6 +271,8 @@ struct ContentRead<'a> {
     text: &'a str,
     blocks: super::super::content::Content,
     heads: super::super::content::Heads,
+    /// `message_sha256` of the text alone, when the scan took it.
+    message_sha256: Option<Option<Sha256Name>>,
 }
 
 /// The most room [`read_split`] keeps between lines for a line without its content.
@@ -288,7 +290,11 @@ fn read_split(
     repeated: &mut Repeated,
 ) -> Option<Result<Line, LineError>> {
     let (role, start) = content_at(text.as_bytes())?;
-    let (blocks, heads, len) = super::super::content::read_unchecked(role, &text[start..])?;
+    // Whether the line names its message by sha256 is in its `version`, which serde reads
+    // after the content: the line before's is the guess (a wrong one costs a second scan).
+    let sha256 = repeated.context.build >= Build::V2_1_332;
+    let scanned = super::super::content::read_unchecked(role, &text[start..], sha256)?;
+    let len = scanned.end;
     let mut rest = std::mem::take(&mut repeated.rest);
     rest.clear();
     rest.push_str(&text[..start]);
@@ -296,8 +302,9 @@ fn read_split(
     rest.push_str(&text[start + len..]);
     let read = ContentRead {
         text: &text[start..start + len],
-        blocks,
-        heads,
+        blocks: scanned.content,
+        heads: scanned.heads,
+        message_sha256: scanned.message_sha256,
     };
     let line = serde_json::from_str::<Envelope<'_, Message<'_>>>(&rest)
         .ok()
@@ -520,8 +527,10 @@ fn kept(content: &str, keep: bool) -> Box<str> {
 }
 
 /// The sha256 replay records name a message of this line alone by.
-fn one_line_sha256(role: &str, content: &str) -> Option<Sha256Name> {
-    super::super::content::message_sha256(role, std::iter::once(content))
+fn one_line_sha256(role: &str, read: &ContentRead<'_>) -> Option<Sha256Name> {
+    read.message_sha256
+        .clone()
+        .unwrap_or_else(|| super::super::content::message_sha256(role, std::iter::once(read.text)))
 }
 
 /// The message's content as written, and its blocks and heads: as read apart from the line, or
@@ -543,6 +552,7 @@ fn content_of<'a>(
         text,
         blocks,
         heads,
+        message_sha256: None,
     })
 }
 
@@ -555,11 +565,16 @@ fn user<'a, M: MessageField<'a>>(
     let m = message(e, "user")?;
     // An array of another shape is kept as written and pairs no call (the model view shows it
     // as recorded).
+    let read = content_of(&m, read, "user")?;
+    let message_sha256 = replayed
+        .then(|| one_line_sha256("user", &read).map(Box::new))
+        .flatten();
     let ContentRead {
         text: content,
         blocks,
         heads,
-    } = content_of(&m, read, "user")?;
+        ..
+    } = read;
     Ok(User {
         content: kept(content, keep_content),
         tool_results: heads.tool_results,
@@ -568,9 +583,7 @@ fn user<'a, M: MessageField<'a>>(
         meta: e.is_meta.unwrap_or(false),
         compact_summary: e.is_compact_summary.unwrap_or(false),
         transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
-        message_sha256: replayed
-            .then(|| one_line_sha256("user", content).map(Box::new))
-            .flatten(),
+        message_sha256,
     })
 }
 
@@ -582,11 +595,16 @@ fn assistant<'a, M: MessageField<'a>>(
     repeated: &mut Repeated,
 ) -> Result<Assistant, LineError> {
     let m = message(e, "assistant")?;
+    let read = content_of(&m, read, "assistant")?;
+    let message_sha256 = replayed
+        .then(|| one_line_sha256("assistant", &read))
+        .flatten();
     let ContentRead {
         text: content,
         blocks,
         heads,
-    } = content_of(&m, read, "assistant")?;
+        ..
+    } = read;
     let fields = m
         .usage
         .filter(|u| u.get() != "null")
@@ -621,9 +639,7 @@ fn assistant<'a, M: MessageField<'a>>(
         api_error: e.is_api_error_message.unwrap_or(false),
         request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
         unreadable_usage,
-        message_sha256: replayed
-            .then(|| one_line_sha256("assistant", content))
-            .flatten(),
+        message_sha256,
     })
 }
 

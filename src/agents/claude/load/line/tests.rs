@@ -194,3 +194,36 @@ proptest! {
         }
     }
 }
+
+/// A 2.1.3xx line's sha256 is the same whether the content's scan took it (the line before was
+/// 2.1.3xx too) or it was taken after (the guess was wrong), and so is a 2.1.100 line's none.
+#[test]
+fn a_message_sha256_does_not_hang_on_the_line_before() {
+    use crate::agents::claude::record::LineKind;
+    let line = |version: &str| {
+        format!(
+            r#"{{"type":"user","version":"{version}","message":{{"role":"user","content":[{{"tool_use_id":"t","type":"tool_result","content":"a \"b\"\n"}}]}},"uuid":"u"}}"#
+        )
+    };
+    let sha = |line: &str, before: &str| {
+        let mut repeated = Repeated::default();
+        assert!(matches!(
+            read_split(before, 1, true, &mut repeated),
+            Some(Ok(_))
+        ));
+        match read_split(line, 2, true, &mut repeated).map(|r| r.map(|l| l.kind)) {
+            Some(Ok(LineKind::User(u))) => u.message_sha256,
+            _ => panic!("not read as a user line"),
+        }
+    };
+    let (new, old) = (line("2.1.332"), line("2.1.100"));
+    let expected = crate::agents::claude::content::message_sha256(
+        "user",
+        [r#"[{"tool_use_id":"t","type":"tool_result","content":"a \"b\"\n"}]"#].into_iter(),
+    );
+    assert!(expected.is_some());
+    assert_eq!(sha(&new, &new).map(|s| *s), expected);
+    assert_eq!(sha(&new, &old).map(|s| *s), expected);
+    assert_eq!(sha(&old, &new), None);
+    assert_eq!(sha(&old, &old), None);
+}
