@@ -59,6 +59,9 @@ pub(crate) struct Repeated {
     /// bookkeeping lines, does not make the next line copy it again).
     texts: [Option<Arc<str>>; 4],
     model: Option<Arc<str>>,
+    /// The last shape line's text: a build writes the same shape again (at each resume, each
+    /// compaction), tens of kB each time.
+    shape: Option<Arc<str>>,
     /// Room for a line without its content ([`read_split`]), kept from one line to the next.
     rest: String,
 }
@@ -101,6 +104,14 @@ impl Repeated {
         match &self.model {
             Some(shared) if **shared == *text.0 => Some(shared.clone()),
             _ => Some(self.model.insert(Arc::from(text.0.as_ref())).clone()),
+        }
+    }
+
+    /// A shape's text: the last shape line's when it is the same.
+    fn shape(&mut self, text: &str) -> Arc<str> {
+        match &self.shape {
+            Some(shared) if **shared == *text => shared.clone(),
+            _ => self.shape.insert(Arc::from(text)).clone(),
         }
     }
 }
@@ -491,7 +502,7 @@ fn line_of<'a, M: MessageField<'a>>(
                 .ok_or_else(|| LineError::new("`api-request-shape` line without a `shapeHash`"))?,
             shape: e
                 .shape
-                .map(|m| m.get().into())
+                .map(|m| repeated.shape(m.get()))
                 .ok_or_else(|| LineError::new("`api-request-shape` line without a `shape`"))?,
         },
         other => match BOOKKEEPING_LINE_TYPES.iter().find(|t| **t == other) {

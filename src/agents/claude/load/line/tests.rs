@@ -227,3 +227,30 @@ fn a_message_sha256_does_not_hang_on_the_line_before() {
     assert_eq!(sha(&old, &new), None);
     assert_eq!(sha(&old, &old), None);
 }
+
+/// A shape line of the same text as the shape line before shares its text; another does not.
+#[test]
+fn a_repeated_shape_is_kept_once() {
+    use crate::agents::claude::record::LineKind;
+    let line = |hash: &str, text: &str| {
+        format!(
+            r#"{{"type":"api-request-shape","shapeHash":"{hash}","shape":{{"system":[{{"type":"text","text":"{text}"}}],"tools":[]}}}}"#
+        )
+    };
+    let mut repeated = Repeated::default();
+    let mut shape = |k: usize, line: &str| match read_whole(line, k, true, &mut repeated) {
+        Ok(Line {
+            kind: LineKind::ApiRequestShape { shape, .. },
+            ..
+        }) => shape,
+        _ => panic!("not read as a shape line"),
+    };
+    let a = shape(1, &line(&"a".repeat(64), "one"));
+    let again = shape(2, &line(&"a".repeat(64), "one"));
+    let b = shape(3, &line(&"b".repeat(64), "two"));
+    let b_again = shape(4, &line(&"b".repeat(64), "two"));
+    assert!(std::sync::Arc::ptr_eq(&a, &again));
+    assert!(std::sync::Arc::ptr_eq(&b, &b_again));
+    assert!(!std::sync::Arc::ptr_eq(&a, &b));
+    assert!(b.contains(r#""text":"two""#) && a.contains(r#""text":"one""#));
+}
