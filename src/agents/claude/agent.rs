@@ -183,8 +183,16 @@ impl AgentSession for Session {
         let (t, c) = (&self.transcript, &self.conversation);
         let mut lines = vec![("file", format!("{} (Claude Code transcript)", t.name))];
         let mut versions: Vec<&str> = Vec::new();
-        for v in t.lines.iter().filter_map(|l| l.context.version.as_deref()) {
-            if !versions.contains(&v) {
+        // Lines in a row share their context: each is looked at once.
+        let mut last: Option<&std::sync::Arc<_>> = None;
+        for l in &t.lines {
+            if last.is_some_and(|c| std::sync::Arc::ptr_eq(c, &l.context)) {
+                continue;
+            }
+            last = Some(&l.context);
+            if let Some(v) = l.context.version.as_deref()
+                && !versions.contains(&v)
+            {
                 versions.push(v);
             }
         }
