@@ -36,7 +36,7 @@ pub(super) fn read<'a>(
         marks: Vec::new(),
         head: Vec::new(),
     };
-    if let Some(entries) = plain_entries(text) {
+    if let Some(entries) = written_entries(text).or_else(|| plain_entries(text)) {
         for entry in entries {
             let ttl = ttl_named(entry.ttl);
             read.entry(&entry.path, || Cow::Borrowed(entry.text), ttl, &block_at)?;
@@ -73,7 +73,7 @@ struct Plain<'a> {
 }
 
 /// A member of an entry's path, as the rules tell them apart.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Member<'a> {
     Text(&'a str),
     /// A number: its value when it is a whole number that fits 64 bits.
@@ -87,6 +87,74 @@ impl<'a> Member<'a> {
             Value::String(text) => Member::Text(text),
             Value::Number(n) => Member::Number(n.as_u64()),
             _ => Member::Other,
+        }
+    }
+}
+
+/// [`plain_entries`] of a `cacheControl` exactly as the builds write it, read without serde
+/// (three serde passes a request were a fifth of replaying a 2.1.3xx record): no whitespace,
+/// each entry `{"path":[…],"value":{"type":"…"}}` or with `,"ttl":"…"` after the type, each
+/// path member a string without escapes or a whole number without a sign. `None` for anything
+/// else, which [`plain_entries`] reads.
+fn written_entries(text: &str) -> Option<Vec<Plain<'_>>> {
+    let b = text.as_bytes();
+    // A string without escapes or control bytes at `i`: its text and where it ends.
+    let string = |i: usize| -> Option<(&str, usize)> {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let len = b[i + 1..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        (b[i + 1 + len] == b'"').then(|| (&text[i + 1..i + 1 + len], i + len + 2))
+    };
+    let literal = |i: usize, what: &[u8]| b[i..].starts_with(what).then_some(i + what.len());
+    let mut entries = Vec::new();
+    let mut i = literal(0, b"[")?;
+    if b.get(i) == Some(&b']') {
+        return (i + 1 == b.len()).then_some(entries);
+    }
+    loop {
+        let start = i;
+        i = literal(i, br#"{"path":["#)?;
+        let mut path = Vec::new();
+        loop {
+            if b.get(i) == Some(&b'"') {
+                let (member, end) = string(i)?;
+                path.push(Member::Text(member));
+                i = end;
+            } else {
+                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits == 0 || (digits > 1 && b[i] == b'0') {
+                    return None;
+                }
+                path.push(Member::Number(text[i..i + digits].parse().ok()));
+                i += digits;
+            }
+            match b.get(i)? {
+                b',' => i += 1,
+                b']' => break,
+                _ => return None,
+            }
+        }
+        let (_, end) = string(literal(i, br#"],"value":{"type":"#)?)?;
+        i = end;
+        let mut ttl = None;
+        if let Some(at) = literal(i, br#","ttl":"#) {
+            let (named, end) = string(at)?;
+            ttl = Some(named);
+            i = end;
+        }
+        i = literal(i, b"}}")?;
+        entries.push(Plain {
+            text: &text[start..i],
+            path,
+            ttl,
+        });
+        match b.get(i)? {
+            b',' => i += 1,
+            b']' if i + 1 == b.len() => return Some(entries),
+            _ => return None,
         }
     }
 }
@@ -223,6 +291,86 @@ mod tests {
             }
         }
         Ok((marks, head))
+    }
+
+    /// The entries as read without serde, where that reading takes them, are serde's; every
+    /// `cacheControl` a recorded build wrote is read without serde.
+    #[test]
+    fn entries_as_written_read_as_serde_reads_them() {
+        let seen = |entries: Option<Vec<Plain<'_>>>| {
+            entries.map(|e| {
+                e.into_iter()
+                    .map(|p| {
+                        (
+                            p.text.to_string(),
+                            format!("{:?}", p.path),
+                            p.ttl.map(str::to_string),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        let mut recorded = Vec::new();
+        for (_, bytes) in crate::test_support::claude_recorded_bytes() {
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                #[derive(Deserialize)]
+                struct Record<'a> {
+                    #[serde(borrow, rename = "type")]
+                    type_: Option<&'a str>,
+                    #[serde(borrow, rename = "cacheControl")]
+                    cache_control: Option<&'a RawValue>,
+                }
+                if let Ok(Record {
+                    type_: Some("api-request"),
+                    cache_control: Some(c),
+                }) = serde_json::from_str::<Record<'_>>(line)
+                {
+                    recorded.push(c.get().to_string());
+                }
+            }
+        }
+        assert!(recorded.len() > 20, "{} recorded", recorded.len());
+        for text in &recorded {
+            assert!(written_entries(text).is_some(), "{text}");
+        }
+        let cases = [
+            r#"[]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"}},{"path":["tools",12],"value":{"type":"ephemeral","ttl":"1h"}},{"path":["messages",3,"content",0],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["messages",3,"content",0],"value":{"type":"ephemeral","ttl":"5m"}}]"#,
+            r#"[{"path":["messages",18446744073709551616,"content",0],"value":{"type":"x"}}]"#,
+            r#"[{"path":["messages",03,"content",0],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["messages",-3,"content",0],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["messages",3.0,"content",0],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["mess\u0061ges",3,"content",0],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"}} ]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"}}]x"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"}},]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral","ttl":null}}]"#,
+            r#"[{"path":["system",0],"value":{"ttl":"1h","type":"ephemeral"}}]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"},"x":1}]"#,
+            r#"[{"path":[],"value":{"type":"ephemeral"}}]"#,
+            r#"[{"path":["system",0],"value":{}}]"#,
+            r#"[{"path":["system",0],"value":{"type":"ephemeral"}}"#,
+            r#"[{"path":["system",0],"value":{"type":"eph"#,
+            r#"[{"path":["#,
+            r#"["#,
+        ];
+        let mut written = 0;
+        for case in cases
+            .iter()
+            .copied()
+            .chain(recorded.iter().map(String::as_str))
+        {
+            if let Some(entries) = seen(written_entries(case)) {
+                written += 1;
+                assert_eq!(Some(entries), seen(plain_entries(case)), "{case}");
+            }
+        }
+        assert!(
+            written >= recorded.len() + 4,
+            "{written} read without serde"
+        );
     }
 
     #[test]

@@ -101,7 +101,7 @@ pub(crate) struct Records {
     blob_content: HashMap<usize, Blob>,
     history: HistoryHashes,
     /// Each `params` text met: its `thinking` and `tool_choice` (`None`: not an object).
-    params: HashMap<Box<str>, Option<(Hash, Value)>>,
+    params: HashMap<Box<str>, Option<Arc<(Hash, Value)>>>,
     /// Heads by shape line and what of the record they depend on, before and after the billing
     /// block's code.
     heads: HashMap<(usize, Hash), Option<Arc<[Block]>>>,
@@ -201,9 +201,8 @@ impl Records {
     /// Note that a request looked for a blob or shape `hash` and the transcript did not have
     /// it.
     fn missing_hash(&mut self, hash: &Sha256Name) {
-        if !self.awaited_hashes.contains(hash) {
-            self.awaited_hashes.insert(hash.clone());
-        }
+        // Most are new (every history message a record names): one lookup, not two.
+        self.awaited_hashes.insert(hash.clone());
     }
 
     /// The prompt of the request whose response names record `reference`, its history being
@@ -243,7 +242,7 @@ impl Records {
                             "tool_choice": map.get("tool_choice"),
                         });
                         let key = hash("claude-record-params", part.to_string().as_bytes());
-                        Some((key, part))
+                        Some(Arc::new((key, part)))
                     }
                     _ => None,
                 };
