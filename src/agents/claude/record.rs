@@ -241,7 +241,8 @@ pub struct ApiRequest {
     /// The hashes of the messages after those.
     pub tail: Vec<Sha256Name>,
     /// `params` as written (model, betas, max_tokens, thinking, ...).
-    pub params: Box<str>,
+    /// Shared with the record before it where they are the same.
+    pub params: Arc<str>,
     /// `cacheControl` as written: JSON paths and values.
     pub cache_control: Box<str>,
     pub shape_hash: Option<Sha256Name>,

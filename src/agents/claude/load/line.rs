@@ -62,6 +62,8 @@ pub(crate) struct Repeated {
     /// The last shape line's text: a build writes the same shape again (at each resume, each
     /// compaction), tens of kB each time.
     shape: Option<Arc<str>>,
+    /// The last replay record's `params`: the same from one request to the next, mostly.
+    params: Option<Arc<str>>,
     /// Room for a line without its content ([`read_split`]), kept from one line to the next.
     rest: String,
 }
@@ -109,10 +111,20 @@ impl Repeated {
 
     /// A shape's text: the last shape line's when it is the same.
     fn shape(&mut self, text: &str) -> Arc<str> {
-        match &self.shape {
-            Some(shared) if **shared == *text => shared.clone(),
-            _ => self.shape.insert(Arc::from(text)).clone(),
-        }
+        shared(&mut self.shape, text)
+    }
+
+    /// A record's `params`: the last record's when they are the same.
+    fn params(&mut self, text: &str) -> Arc<str> {
+        shared(&mut self.params, text)
+    }
+}
+
+/// `text`, shared with `last` when it is the same; else the new `last`.
+fn shared(last: &mut Option<Arc<str>>, text: &str) -> Arc<str> {
+    match last {
+        Some(shared) if **shared == *text => shared.clone(),
+        _ => last.insert(Arc::from(text)).clone(),
     }
 }
 
@@ -477,7 +489,7 @@ fn line_of<'a, M: MessageField<'a>>(
                 .iter()
                 .map(|s| Sha256Name::new(&s.0))
                 .collect(),
-            params: e.params.map_or("null".into(), |p| p.get().into()),
+            params: repeated.params(e.params.map_or("null", RawValue::get)),
             cache_control: e.cache_control.map_or("[]".into(), |c| c.get().into()),
             shape_hash: e.shape_hash.as_ref().map(|s| Sha256Name::new(&s.0)),
             request_digest: boxed(e.request_digest),

@@ -101,13 +101,18 @@ pub(crate) struct Records {
     blob_content: HashMap<usize, Blob>,
     history: HistoryHashes,
     /// Each `params` text met: its `thinking` and `tool_choice` (`None`: not an object).
-    params: HashMap<Box<str>, Option<Arc<(Hash, Value)>>>,
+    params: HashMap<Arc<str>, Option<ParamsRead>>,
+    /// The last params read, as the loader shares them from one record to the next.
+    last_params: Option<(Arc<str>, Option<ParamsRead>)>,
     /// Heads by shape line and what of the record they depend on, before and after the billing
     /// block's code.
     heads: HashMap<(usize, Hash), Option<Arc<[Block]>>>,
     billed_heads: HashMap<(usize, Hash, Hash), Arc<[Block]>>,
     shapes_parsed: HashMap<usize, Value>,
 }
+
+/// What of a record's params the prompt depends on, and its hash.
+type ParamsRead = Arc<(Hash, Value)>;
 
 /// Two shape lines of the same text.
 fn same_shape(a: &LineKind, b: &LineKind) -> bool {
@@ -141,6 +146,7 @@ impl Records {
             blob_content: HashMap::new(),
             history: HistoryHashes::default(),
             params: HashMap::new(),
+            last_params: None,
             heads: HashMap::new(),
             billed_heads: HashMap::new(),
             shapes_parsed: HashMap::new(),
@@ -232,24 +238,7 @@ impl Records {
             return Err(NoReplay::Compile);
         }
         let r = record(t, line);
-        let params = match self.params.get(&*r.params) {
-            Some(known) => known.clone(),
-            None => {
-                let read = match serde_json::from_str::<Value>(&r.params) {
-                    Ok(Value::Object(map)) => {
-                        let part = serde_json::json!({
-                            "thinking": map.get("thinking"),
-                            "tool_choice": map.get("tool_choice"),
-                        });
-                        let key = hash("claude-record-params", part.to_string().as_bytes());
-                        Some(Arc::new((key, part)))
-                    }
-                    _ => None,
-                };
-                self.params.insert(r.params.clone(), read.clone());
-                read
-            }
-        };
+        let params = self.params(&r.params);
         let params = params.ok_or(NoReplay::ByRule)?;
         let shape = r.shape_hash.as_ref().ok_or(NoReplay::ByRule)?;
         let Some(&shape_line) = self.shapes.get(shape) else {
@@ -286,6 +275,36 @@ impl Records {
         message_marks.sort_unstable();
         breakpoints.extend(message_marks.iter().map(|&(p, ttl)| (head.len() + p, ttl)));
         Ok((head, list.blocks, list.block_len, breakpoints))
+    }
+
+    /// What of a record's `params` the prompt depends on (`thinking`, `tool_choice`) and its
+    /// hash; `None` where they are not a JSON object. Read once per text.
+    fn params(&mut self, text: &Arc<str>) -> Option<ParamsRead> {
+        if let Some((last, read)) = &self.last_params
+            && Arc::ptr_eq(last, text)
+        {
+            return read.clone();
+        }
+        let read = match self.params.get(text) {
+            Some(known) => known.clone(),
+            None => {
+                let read = match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(map)) => {
+                        let part = serde_json::json!({
+                            "thinking": map.get("thinking"),
+                            "tool_choice": map.get("tool_choice"),
+                        });
+                        let key = hash("claude-record-params", part.to_string().as_bytes());
+                        Some(Arc::new((key, part)))
+                    }
+                    _ => None,
+                };
+                self.params.insert(text.clone(), read.clone());
+                read
+            }
+        };
+        self.last_params = Some((text.clone(), read.clone()));
+        read
     }
 
     /// Whether the `base` links of record `line` end within the file.

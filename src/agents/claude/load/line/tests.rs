@@ -254,3 +254,29 @@ fn a_repeated_shape_is_kept_once() {
     assert!(!std::sync::Arc::ptr_eq(&a, &b));
     assert!(b.contains(r#""text":"two""#) && a.contains(r#""text":"one""#));
 }
+
+/// A replay record's `params` as the record before's are shared with them.
+#[test]
+fn repeated_params_are_kept_once() {
+    use crate::agents::claude::record::LineKind;
+    let line = |id: &str, params: &str| {
+        format!(r#"{{"type":"api-request","id":"{id}","keep":0,"tail":[],"params":{params}}}"#)
+    };
+    let mut repeated = Repeated::default();
+    let mut params = |k: usize, line: &str| match read_whole(line, k, true, &mut repeated) {
+        Ok(Line {
+            kind: LineKind::ApiRequest(r),
+            ..
+        }) => r.params,
+        _ => panic!("not read as a record"),
+    };
+    let a = params(1, &line("a", r#"{"max_tokens":1}"#));
+    let again = params(2, &line("b", r#"{"max_tokens":1}"#));
+    let other = params(3, &line("c", r#"{"max_tokens":2}"#));
+    assert!(std::sync::Arc::ptr_eq(&a, &again));
+    assert!(!std::sync::Arc::ptr_eq(&a, &other));
+    assert_eq!(
+        (&*a, &*other),
+        (r#"{"max_tokens":1}"#, r#"{"max_tokens":2}"#)
+    );
+}
