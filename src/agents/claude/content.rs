@@ -168,7 +168,8 @@ pub struct ContentScanned {
     pub heads: Heads,
     /// Where the content ends.
     pub end: usize,
-    /// [`message_sha256`] of the content alone, when asked for.
+    /// [`message_sha256`] of the content alone, when asked for (`Some(None)`: asked for, and
+    /// that is `None`).
     pub message_sha256: Option<Option<crate::agents::claude::record::Sha256Name>>,
 }
 

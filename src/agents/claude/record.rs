@@ -88,7 +88,7 @@ pub enum LineKind {
     /// 2.1.3xx: a request's system blocks and tools, by the sha256 of their canonical JSON.
     ApiRequestShape {
         hash: Sha256Name,
-        /// Shared with the shape lines before it of the same text.
+        /// Shared with the shape line before it when that one's text is the same.
         shape: Arc<str>,
     },
     /// A line type that carries nothing promptc reads (the name as written).

@@ -28,7 +28,7 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
 }
 
 /// [`fast`] of the string or array at the start of `b`, with where it ends, and when
-/// `sha256` asks for it, [`message_sha256`] of it, taken in the same scan (`Some(None)` where
+/// `sha256` asks for it, [`super::message_sha256`] of it, taken in the same scan (`Some(None)` where
 /// that is `None`).
 pub(super) fn fast_at(
     role: &str,
@@ -280,7 +280,8 @@ const DEEPEST: usize = 100;
 
 impl Scan {
     /// A block object at `i`; `None` where it is not an object or one of its head fields is not
-    /// a plain string (serde reads those: see [`heads`]).
+    /// a plain string (serde reads those: see [`super::heads`]). Each member's key and value
+    /// go to `members`, when given (for the message's sha256).
     fn block<'a>(
         &mut self,
         b: &'a [u8],

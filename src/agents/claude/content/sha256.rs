@@ -93,22 +93,37 @@ pub(super) fn sorted_members<'a>(
     if members.iter().any(|m| m.0.contains(&b'\\')) {
         return None;
     }
-    members.sort_unstable_by(|x, y| x.0.cmp(y.0));
+    write_object(b, members, 0, out)
+}
+
+/// Write the object whose members are `members[start..]` (checked: no key twice, scalars in
+/// serde's form) with its keys sorted, each nested value [`sorted`]; those members are taken
+/// off the list.
+fn write_object<'a>(
+    b: &'a [u8],
+    members: &mut Vec<Member<'a>>,
+    start: usize,
+    out: &mut MessageSha256,
+) -> Option<()> {
+    let end = members.len();
+    members[start..end].sort_unstable_by(|x, y| x.0.cmp(y.0));
     out.update(b"{");
-    for n in 0..members.len() {
+    for n in start..end {
         let (key, at, value_end) = members[n];
-        if n > 0 {
+        if n > start {
             out.update(b",");
         }
         out.update(b"\"");
         out.update(key);
         out.update(b"\":");
+        // A scalar was checked by the scan: written as it is.
         if matches!(b[at], b'{' | b'[') {
             sorted(b, at, out, members)?;
         } else {
             out.update(&b[at..value_end]);
         }
     }
+    members.truncate(start);
     out.update(b"}");
     Some(())
 }
@@ -146,29 +161,12 @@ fn sorted<'a>(
             if scan.odd || scan.cache_control {
                 return None;
             }
-            let end = members.len();
-            members[start..end].sort_unstable_by(|x, y| x.0.cmp(y.0));
-            if members[start..end].windows(2).any(|w| w[0].0 == w[1].0) {
+            // Sorted here to find a key written twice (sorting again costs little).
+            members[start..].sort_unstable_by(|x, y| x.0.cmp(y.0));
+            if members[start..].windows(2).any(|w| w[0].0 == w[1].0) {
                 return None;
             }
-            out.update(b"{");
-            for n in start..end {
-                let (key, at, value_end) = members[n];
-                if n > start {
-                    out.update(b",");
-                }
-                out.update(b"\"");
-                out.update(key);
-                out.update(b"\":");
-                // A scalar was checked by the scan above: written as it is.
-                if matches!(b[at], b'{' | b'[') {
-                    sorted(b, at, out, members)?;
-                } else {
-                    out.update(&b[at..value_end]);
-                }
-            }
-            members.truncate(start);
-            out.update(b"}");
+            write_object(b, members, start, out)?;
             Some(j + 1)
         }
         b'[' => {

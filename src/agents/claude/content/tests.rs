@@ -115,6 +115,7 @@ fn message_hashes_are_replays() {
 fn the_scans_sha256_is_the_messages() {
     let more = [
         r#"[{"type":"text","a\"b":"a key with an escape"}]"#,
+        r#"[{"type":"text","a\"b":"x"},{"type":"tool_use","id":"t","input":{"b":1,"a":2}}]"#,
         r#"[{"type":"tool_use","id":"t","input":{"a\"b":1}}]"#,
         r#"[{"z":1,"type":"tool_use","id":"t","input":{"q":[{"b":2,"a":1}],"a":{"d":4,"c":3}}}]"#,
         r#"[{"type":"text","text":"a"},{"type":"tool_use","id":"t","input":{"y":1,"x":2}}]"#,

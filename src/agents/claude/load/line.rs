@@ -102,11 +102,7 @@ impl Repeated {
     }
 
     fn model(&mut self, text: Option<Str<'_>>) -> Option<Arc<str>> {
-        let text = text?;
-        match &self.model {
-            Some(shared) if **shared == *text.0 => Some(shared.clone()),
-            _ => Some(self.model.insert(Arc::from(text.0.as_ref())).clone()),
-        }
+        text.map(|t| shared(&mut self.model, &t.0))
     }
 
     /// A shape's text: the last shape line's when it is the same.
@@ -550,10 +546,12 @@ fn kept(content: &str, keep: bool) -> Box<str> {
 }
 
 /// The sha256 replay records name a message of this line alone by.
-fn one_line_sha256(role: &str, read: &ContentRead<'_>) -> Option<Sha256Name> {
-    read.message_sha256
-        .clone()
-        .unwrap_or_else(|| super::super::content::message_sha256(role, std::iter::once(read.text)))
+fn one_line_sha256(
+    role: &str,
+    content: &str,
+    scanned: Option<Option<Sha256Name>>,
+) -> Option<Sha256Name> {
+    scanned.unwrap_or_else(|| super::super::content::message_sha256(role, std::iter::once(content)))
 }
 
 /// The message's content as written, and its blocks and heads: as read apart from the line, or
@@ -588,16 +586,15 @@ fn user<'a, M: MessageField<'a>>(
     let m = message(e, "user")?;
     // An array of another shape is kept as written and pairs no call (the model view shows it
     // as recorded).
-    let read = content_of(&m, read, "user")?;
-    let message_sha256 = replayed
-        .then(|| one_line_sha256("user", &read).map(Box::new))
-        .flatten();
     let ContentRead {
         text: content,
         blocks,
         heads,
-        ..
-    } = read;
+        message_sha256,
+    } = content_of(&m, read, "user")?;
+    let message_sha256 = replayed
+        .then(|| one_line_sha256("user", content, message_sha256).map(Box::new))
+        .flatten();
     Ok(User {
         content: kept(content, keep_content),
         tool_results: heads.tool_results,
@@ -618,16 +615,15 @@ fn assistant<'a, M: MessageField<'a>>(
     repeated: &mut Repeated,
 ) -> Result<Assistant, LineError> {
     let m = message(e, "assistant")?;
-    let read = content_of(&m, read, "assistant")?;
-    let message_sha256 = replayed
-        .then(|| one_line_sha256("assistant", &read))
-        .flatten();
     let ContentRead {
         text: content,
         blocks,
         heads,
-        ..
-    } = read;
+        message_sha256,
+    } = content_of(&m, read, "assistant")?;
+    let message_sha256 = replayed
+        .then(|| one_line_sha256("assistant", content, message_sha256))
+        .flatten();
     let fields = m
         .usage
         .filter(|u| u.get() != "null")
