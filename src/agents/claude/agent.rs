@@ -183,16 +183,12 @@ impl AgentSession for Session {
         let (t, c) = (&self.transcript, &self.conversation);
         let mut lines = vec![("file", format!("{} (Claude Code transcript)", t.name))];
         let mut versions: Vec<&str> = Vec::new();
-        // Lines in a row share their context: each is looked at once.
-        let mut last: Option<&std::sync::Arc<_>> = None;
-        for l in &t.lines {
-            if last.is_some_and(|c| std::sync::Arc::ptr_eq(c, &l.context)) {
-                continue;
-            }
-            last = Some(&l.context);
-            if let Some(v) = l.context.version.as_deref()
-                && !versions.contains(&v)
-            {
+        // Lines in a row share their context: each run is looked at once.
+        let runs = t
+            .lines
+            .chunk_by(|a, b| std::sync::Arc::ptr_eq(&a.context, &b.context));
+        for v in runs.filter_map(|run| run[0].context.version.as_deref()) {
+            if !versions.contains(&v) {
                 versions.push(v);
             }
         }

@@ -170,7 +170,7 @@ pub struct ContentScanned {
     pub end: usize,
     /// [`message_sha256`] of the content alone, when asked for (`Some(None)`: asked for, and
     /// that is `None`).
-    pub message_sha256: Option<Option<crate::agents::claude::record::Sha256Name>>,
+    pub message_sha256: Option<Option<super::record::Sha256Name>>,
 }
 
 /// The heads as serde reads them, block by block: a block that is not an object whose `type`,

@@ -27,8 +27,8 @@ pub(super) fn fast(role: &str, b: &[u8]) -> Option<(Content, Heads)> {
     }
 }
 
-/// [`fast`] of the string or array at the start of `b`, with where it ends, and when
-/// `sha256` asks for it, [`super::message_sha256`] of it, taken in the same scan (`Some(None)` where
+/// [`fast`] of the string or array at the start of `b`, with where it ends, and when `sha256`
+/// asks for it, [`super::message_sha256`] of it, taken in the same scan (`Some(None)` where
 /// that is `None`).
 pub(super) fn fast_at(
     role: &str,
@@ -67,9 +67,7 @@ pub(super) fn fast_at(
             let text = decoded(b)?;
             let message_sha256 = sha256.then(|| {
                 let mut out = MessageSha256::new();
-                out.update(b"{\"text\":");
-                out.update(b);
-                out.update(b",\"type\":\"text\"}");
+                out.text_block(b);
                 Some(out.finish(role))
             });
             let content = Content {

@@ -29,9 +29,7 @@ pub fn message_sha256<'a>(
                     out.update(b",");
                 }
                 first = false;
-                out.update(b"{\"text\":");
-                out.update(b);
-                out.update(b",\"type\":\"text\"}");
+                out.text_block(b);
             }
             Some(b'[') => {
                 let mut i = 1;
@@ -72,6 +70,14 @@ impl MessageSha256 {
         self.0.update(bytes);
     }
 
+    /// The block a string content is sent as: `quoted` (a JSON string in serde's form) as a
+    /// text block, its keys sorted.
+    pub(super) fn text_block(&mut self, quoted: &[u8]) {
+        self.update(b"{\"text\":");
+        self.update(quoted);
+        self.update(b",\"type\":\"text\"}");
+    }
+
     pub(super) fn finish(mut self, role: &str) -> Sha256Name {
         self.0.update(b"],\"role\":\"");
         self.0.update(role.as_bytes());
@@ -93,12 +99,13 @@ pub(super) fn sorted_members<'a>(
     if members.iter().any(|m| m.0.contains(&b'\\')) {
         return None;
     }
+    members.sort_unstable_by(|x, y| x.0.cmp(y.0));
     write_object(b, members, 0, out)
 }
 
-/// Write the object whose members are `members[start..]` (checked: no key twice, scalars in
-/// serde's form) with its keys sorted, each nested value [`sorted`]; those members are taken
-/// off the list.
+/// Write the object whose members are `members[start..]`, sorted by key (checked: no key
+/// twice, scalars in serde's form), each nested value [`sorted`]; those members are taken off
+/// the list.
 fn write_object<'a>(
     b: &'a [u8],
     members: &mut Vec<Member<'a>>,
@@ -106,7 +113,6 @@ fn write_object<'a>(
     out: &mut MessageSha256,
 ) -> Option<()> {
     let end = members.len();
-    members[start..end].sort_unstable_by(|x, y| x.0.cmp(y.0));
     out.update(b"{");
     for n in start..end {
         let (key, at, value_end) = members[n];
@@ -161,7 +167,6 @@ fn sorted<'a>(
             if scan.odd || scan.cache_control {
                 return None;
             }
-            // Sorted here to find a key written twice (sorting again costs little).
             members[start..].sort_unstable_by(|x, y| x.0.cmp(y.0));
             if members[start..].windows(2).any(|w| w[0].0 == w[1].0) {
                 return None;

@@ -73,7 +73,7 @@ struct Plain<'a> {
 }
 
 /// A member of an entry's path, as the rules tell them apart.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 enum Member<'a> {
     Text(&'a str),
     /// A number: its value when it is a whole number that fits 64 bits.
@@ -91,11 +91,12 @@ impl<'a> Member<'a> {
     }
 }
 
-/// [`plain_entries`] of a `cacheControl` exactly as the builds write it, read without serde
-/// (three serde passes a request were a fifth of replaying a 2.1.3xx record): no whitespace,
-/// each entry `{"path":[…],"value":{"type":"…"}}` or with `,"ttl":"…"` after the type, each
-/// path member a string without escapes or a whole number without a sign. `None` for anything
-/// else, which [`plain_entries`] reads.
+/// [`plain_entries`] of a `cacheControl` exactly as the recorded builds write it, read without
+/// serde (three serde passes a request were a fifth of replaying a 2.1.3xx record): no
+/// whitespace, each entry `{"path":[…],"value":{"type":"…"}}` (or with `,"ttl":"…"` after the
+/// type, the order of Anthropic's documented form; no recording has a `ttl`), each path member
+/// a string without escapes or a whole number without a sign. `None` for anything else, which
+/// [`plain_entries`] reads.
 fn written_entries(text: &str) -> Option<Vec<Plain<'_>>> {
     let b = text.as_bytes();
     // A string without escapes or control bytes at `i`: its text and where it ends.

@@ -238,8 +238,7 @@ impl Records {
             return Err(NoReplay::Compile);
         }
         let r = record(t, line);
-        let params = self.params(&r.params);
-        let params = params.ok_or(NoReplay::ByRule)?;
+        let params = self.params(&r.params).ok_or(NoReplay::ByRule)?;
         let shape = r.shape_hash.as_ref().ok_or(NoReplay::ByRule)?;
         let Some(&shape_line) = self.shapes.get(shape) else {
             self.missing_hash(shape);
