@@ -67,6 +67,23 @@ pub fn hex(hash: &Hash) -> String {
     out
 }
 
+/// Each byte's value as a lowercase hexadecimal digit, 16 for any other byte: digits read by a
+/// lookup and an or of all of them checked once (`value | bad < 16`), not a branch a digit.
+pub(crate) const HEX_DIGIT_VALUE: [u8; 256] = {
+    let mut table = [16u8; 256];
+    let mut c = 0;
+    while c < 10 {
+        table[b'0' as usize + c] = c as u8;
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 6 {
+        table[b'a' as usize + c] = 10 + c as u8;
+        c += 1;
+    }
+    table
+};
+
 /// Append the lowercase hex digits of `bytes` to `out` (of a hash: [`hex`]`(hash)`).
 pub fn push_hex(out: &mut String, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

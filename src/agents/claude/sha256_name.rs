@@ -54,17 +54,16 @@ impl fmt::Debug for Sha256Name {
 
 /// 64 lowercase hexadecimal digits as their 32 bytes; `None` for any other text.
 fn unhex(text: &str) -> Option<[u8; 32]> {
+    use crate::core::hash::HEX_DIGIT_VALUE as DIGIT;
     let digits: &[u8; 64] = text.as_bytes().try_into().ok()?;
-    let value = |d: u8| match d {
-        b'0'..=b'9' => Some(d - b'0'),
-        b'a'..=b'f' => Some(d - b'a' + 10),
-        _ => None,
-    };
     let mut digest = [0u8; 32];
+    let mut bad = 0u8;
     for (byte, pair) in digest.iter_mut().zip(digits.chunks_exact(2)) {
-        *byte = value(pair[0])? << 4 | value(pair[1])?;
+        let (high, low) = (DIGIT[usize::from(pair[0])], DIGIT[usize::from(pair[1])]);
+        bad |= high | low;
+        *byte = high << 4 | (low & 15);
     }
-    Some(digest)
+    (bad < 16).then_some(digest)
 }
 
 #[cfg(test)]

@@ -104,21 +104,7 @@ fn first_noted<K: Eq + std::hash::Hash>(
 /// other text (which is then keyed by its text: two texts get one key only when they are the
 /// same).
 fn pack(uuid: &str) -> Option<[u64; 2]> {
-    /// Each byte's value as a lowercase hexadecimal digit, 16 for any other byte.
-    const DIGIT: [u8; 256] = {
-        let mut table = [16u8; 256];
-        let mut c = 0;
-        while c < 10 {
-            table[b'0' as usize + c] = c as u8;
-            c += 1;
-        }
-        let mut c = 0;
-        while c < 6 {
-            table[b'a' as usize + c] = 10 + c as u8;
-            c += 1;
-        }
-        table
-    };
+    use crate::core::hash::HEX_DIGIT_VALUE as DIGIT;
     let b: &[u8; 36] = uuid.as_bytes().try_into().ok()?;
     if b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
         return None;
