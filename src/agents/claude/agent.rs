@@ -182,25 +182,15 @@ impl AgentSession for Session {
     fn header(&self) -> Header<'_> {
         let (t, c) = (&self.transcript, &self.conversation);
         let mut lines = vec![("file", format!("{} (Claude Code transcript)", t.name))];
-        let mut versions: Vec<&str> = Vec::new();
-        // Lines in a row share their context: each run is looked at once.
-        let runs = t
-            .lines
-            .chunk_by(|a, b| std::sync::Arc::ptr_eq(&a.context, &b.context));
-        for v in runs.filter_map(|run| run[0].context.version.as_deref()) {
-            if !versions.contains(&v) {
-                versions.push(v);
-            }
-        }
         lines.push((
             "session",
             format!(
                 "{}  claude-code {}",
                 self.id().unwrap_or("-"),
-                if versions.is_empty() {
+                if t.versions.is_empty() {
                     "-".to_string()
                 } else {
-                    versions.join(", ")
+                    t.versions.join(", ")
                 }
             ),
         ));

@@ -8,6 +8,7 @@
 //! whole and `watch` can feed appended bytes.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -249,6 +250,8 @@ pub(crate) struct Recorder {
     line_notes: usize,
     /// The texts shared with the lines read before on this thread (boxed: a watch holds it).
     repeated: Box<line::Repeated>,
+    /// The versions in [`Transcript::versions`].
+    versions: foldhash::HashSet<Arc<str>>,
 }
 
 impl Recorder {
@@ -333,6 +336,16 @@ impl Recorder {
                         .parent
                         .as_ref()
                         .is_some_and(|p| t.uuids.get(p).is_none_or(|at| at >= index));
+                }
+                let new_context = t
+                    .lines
+                    .last()
+                    .is_none_or(|last| !Arc::ptr_eq(&last.context, &line.context));
+                if new_context
+                    && let Some(version) = &line.context.version
+                    && self.versions.insert(version.clone())
+                {
+                    t.versions.push(version.clone());
                 }
                 t.lines.push(line);
             }

@@ -20,6 +20,9 @@ pub struct Transcript {
     pub notes: Vec<String>,
     /// Non-blank lines read: `lines.len() + skipped.len()`.
     pub non_blank_lines: usize,
+    /// The builds' `version`s its lines carry, in the order first met (noted as the lines are
+    /// recorded: a walk over the lines at the end touches every line's record again).
+    pub versions: Vec<Arc<str>>,
     /// The first line of each `uuid` (what [`Line::duplicate_of`] points at).
     pub(crate) uuids: super::uuids::LinesByUuid,
     /// A lean load left messages' contents out (`load::Loader::lean`): what reads them

@@ -381,10 +381,54 @@ fn pieces_of_any_size_load_as_the_whole() {
                 }
                 let t = loader.finish().unwrap();
                 let read = |t: &super::Transcript| {
-                    format!("{:?}", (&t.lines, &t.skipped, &t.notes, t.non_blank_lines))
+                    format!(
+                        "{:?}",
+                        (
+                            &t.lines,
+                            &t.skipped,
+                            &t.notes,
+                            t.non_blank_lines,
+                            &t.versions
+                        )
+                    )
                 };
                 assert_eq!(read(&t), read(&whole), "{name} in {piece}");
             }
+        }
+    }
+}
+
+/// The builds a transcript names are its lines' versions in the order first met, however the
+/// lines were read (each thread shares a run of lines' context apart).
+#[test]
+fn the_builds_are_the_lines_versions_in_the_order_first_met() {
+    let line = |version: Option<&str>| {
+        let version = version.map_or(String::new(), |v| format!(r#","version":"{v}""#));
+        format!(r#"{{"type":"progress","sessionId":"s"{version}}}"#)
+    };
+    let versions = [
+        Some("2.0.1"),
+        Some("2.0.1"),
+        None,
+        Some("2.1.100"),
+        Some("2.0.1"),
+        None,
+        Some("2.1.332"),
+        Some("2.1.100"),
+    ];
+    let text: String = (0..40)
+        .flat_map(|_| versions.iter().map(|v| line(*v) + "\n"))
+        .collect();
+    let expected = ["2.0.1", "2.1.100", "2.1.332"];
+    for piece in [1, 64, 1 << 20] {
+        for threads in [1, 2] {
+            let mut loader = Loader::with_threads("t.jsonl", Threads::new(threads));
+            for chunk in text.as_bytes().chunks(piece) {
+                loader.push(chunk);
+            }
+            let t = loader.finish().unwrap();
+            let found: Vec<&str> = t.versions.iter().map(|v| &**v).collect();
+            assert_eq!(found, expected, "{piece} {threads}");
         }
     }
 }
