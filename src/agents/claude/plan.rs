@@ -33,7 +33,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::cache::compiled_blocks;
 use super::content::billing;
-use super::load::{LineKind, Transcript};
+use super::load::{LineId, LineKind, Transcript};
 use super::thread::{Conversation, Request, RequestKind, Role};
 use super::wire::{Build, Given, compile};
 use crate::core::hash::{Hash, hash};
@@ -441,13 +441,17 @@ fn request_line(c: &Conversation, request: &Request) -> usize {
 }
 
 /// The replay record `request`'s response names (2.1.3xx), as `replay` finds it.
-fn replay_reference<'t>(t: &'t Transcript, c: &Conversation, request: &Request) -> Option<&'t str> {
+fn replay_reference<'t>(
+    t: &'t Transcript,
+    c: &Conversation,
+    request: &Request,
+) -> Option<&'t LineId> {
     let r = request.response?;
     c.responses[r]
         .lines
         .iter()
         .find_map(|&i| match &t.lines[i].kind {
-            LineKind::Assistant(a) => a.request_ref.as_deref(),
+            LineKind::Assistant(a) => a.request_ref.as_ref(),
             _ => None,
         })
 }

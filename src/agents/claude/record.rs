@@ -164,7 +164,7 @@ pub struct Assistant {
     /// `isApiErrorMessage`: an error Claude Code wrote itself (model `<synthetic>`).
     pub api_error: bool,
     /// 2.1.3xx: the `api-request` record of the request this answered (`requestRef`).
-    pub request_ref: Option<Box<str>>,
+    pub request_ref: Option<LineId>,
     /// `usage` was written but is not Anthropic's shape: counted as none, with a note.
     pub unreadable_usage: bool,
     /// Builds that write replay records (2.1.332 on): the sha256 the records name its message
@@ -237,9 +237,10 @@ pub struct Attachment {
 /// 2.1.3xx: a replay record of one sampling request.
 #[derive(Debug, Clone)]
 pub struct ApiRequest {
-    pub id: Box<str>,
-    /// The request whose first `keep` messages this one starts with.
-    pub base: Option<Box<str>>,
+    /// Its id, and the request whose first `keep` messages this one starts with: the UUIDs
+    /// Claude Code writes kept as their bits, as a line's `uuid`.
+    pub id: LineId,
+    pub base: Option<LineId>,
     pub keep: usize,
     /// The hashes of the messages after those.
     pub tail: Vec<Sha256Name>,
@@ -249,6 +250,6 @@ pub struct ApiRequest {
     /// `cacheControl` as written: JSON paths and values.
     pub cache_control: Box<str>,
     pub shape_hash: Option<Sha256Name>,
-    pub request_digest: Option<Box<str>>,
+    pub request_digest: Option<Sha256Name>,
     pub query_source: Option<Box<str>>,
 }

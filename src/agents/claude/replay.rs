@@ -87,7 +87,7 @@ pub fn replay(
     for line in &t.lines {
         match &line.kind {
             LineKind::ApiRequest(r) => {
-                records.insert(&*r.id, r);
+                records.insert(&r.id, r);
             }
             LineKind::ApiRequestBlob { hash, message } => {
                 blobs.insert(hash.clone(), parse(message)?);
@@ -99,7 +99,7 @@ pub fn replay(
         }
     }
     let record = *records
-        .get(&*reference)
+        .get(&reference)
         .ok_or_else(|| ReplayError::MissingRecord(reference.to_string()))?;
     // The messages this history holds, by hash, as the transcript wrote them.
     for message in c.history(t, request).messages {
@@ -110,7 +110,7 @@ pub fn replay(
     let mut chain = vec![record];
     while let Some(base) = &chain.last().expect("not empty").base {
         let record = records
-            .get(&**base)
+            .get(base)
             .ok_or_else(|| ReplayError::MissingRecord(base.to_string()))?;
         if chain.len() > records.len() {
             return Err(ReplayError::Malformed(format!(
@@ -233,7 +233,7 @@ pub fn replay(
             },
         ],
         digest,
-        recorded_digest: record.request_digest.as_deref().map(str::to_string),
+        recorded_digest: record.request_digest.as_ref().map(Sha256Name::to_string),
     })
 }
 

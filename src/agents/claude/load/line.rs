@@ -473,11 +473,9 @@ fn line_of<'a, M: MessageField<'a>>(
         },
         "progress" => LineKind::Progress,
         "api-request" => LineKind::ApiRequest(Box::new(ApiRequest {
-            id: e
-                .id
-                .map(|s| s.0.into())
+            id: line_id(e.id)
                 .ok_or_else(|| LineError::new("`api-request` line without an `id`"))?,
-            base: boxed(e.base),
+            base: line_id(e.base),
             keep: e.keep.unwrap_or(0),
             tail: e
                 .tail
@@ -488,7 +486,7 @@ fn line_of<'a, M: MessageField<'a>>(
             params: repeated.params(e.params.map_or("null", RawValue::get)),
             cache_control: e.cache_control.map_or("[]".into(), |c| c.get().into()),
             shape_hash: e.shape_hash.as_ref().map(|s| Sha256Name::new(&s.0)),
-            request_digest: boxed(e.request_digest),
+            request_digest: e.request_digest.as_ref().map(|s| Sha256Name::new(&s.0)),
             query_source: boxed(e.query_source),
         })),
         "api-request-blob" => LineKind::ApiRequestBlob {
@@ -656,7 +654,7 @@ fn assistant<'a, M: MessageField<'a>>(
         thinking: heads.thinking,
         usage,
         api_error: e.is_api_error_message.unwrap_or(false),
-        request_ref: e.request_ref.as_ref().map(|s| s.0.as_ref().into()),
+        request_ref: line_id(e.request_ref.clone()),
         unreadable_usage,
         message_sha256,
     })

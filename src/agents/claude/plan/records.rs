@@ -15,7 +15,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::super::content::billing;
-use super::super::load::{ApiRequest, LineKind, Sha256Name, Transcript};
+use super::super::load::{ApiRequest, LineId, LineKind, Sha256Name, Transcript};
 use super::super::thread::Role;
 use super::history::Builder;
 use super::history_hashes::HistoryHashes;
@@ -44,8 +44,8 @@ pub(crate) enum NoReplay {
 enum MessageSource {
     /// The message of an `api-request-blob` line.
     Blob(usize),
-    /// A message of the history: its role and lines.
-    History(Role, Arc<[usize]>),
+    /// A message of the history: its role and its lines, `history_lines[start..start + len]`.
+    History(Role, usize, usize),
 }
 
 /// One message of a record's list.
@@ -84,13 +84,13 @@ enum Chain {
 pub(crate) struct Records {
     /// Record id, blob hash, shape hash → its line (the last of a repeated record or blob, as
     /// `replay`; a shape's line of the text last written under its hash).
-    by_id: HashMap<Box<str>, usize>,
+    by_id: HashMap<LineId, usize>,
     blobs: HashMap<Sha256Name, usize>,
     shapes: HashMap<Sha256Name, usize>,
     /// Lines read into the three.
     read: usize,
     /// Record ids and hashes a request looked for before they were read.
-    awaited_ids: HashSet<Box<str>>,
+    awaited_ids: HashSet<LineId>,
     awaited_hashes: HashSet<Sha256Name>,
     stale: bool,
     chains: HashMap<usize, Chain>,
@@ -98,6 +98,9 @@ pub(crate) struct Records {
     /// A record whose list could not be made → the message hash it did not find.
     failed: HashMap<usize, Sha256Name>,
     messages: SharedLists<Entry>,
+    /// The lines of the history messages the lists took, one after another (one list, not one
+    /// allocation a message).
+    history_lines: Vec<usize>,
     blob_content: HashMap<usize, Blob>,
     history: HistoryHashes,
     /// Each `params` text met: its `thinking` and `tool_choice` (`None`: not an object).
@@ -143,6 +146,7 @@ impl Records {
             lists: HashMap::new(),
             failed: HashMap::new(),
             messages: SharedLists::new(),
+            history_lines: Vec::new(),
             blob_content: HashMap::new(),
             history: HistoryHashes::default(),
             params: HashMap::new(),
@@ -198,9 +202,9 @@ impl Records {
     }
 
     /// Note that a request looked for record `id` and the transcript did not have it.
-    fn missing_record(&mut self, id: &str) {
+    fn missing_record(&mut self, id: &LineId) {
         if !self.awaited_ids.contains(id) {
-            self.awaited_ids.insert(id.into());
+            self.awaited_ids.insert(id.clone());
         }
     }
 
@@ -219,7 +223,7 @@ impl Records {
         t: &Transcript,
         history: &mut Builder,
         blocks: &mut SharedLists<BlockData>,
-        reference: &str,
+        reference: &LineId,
     ) -> Result<(Arc<[Block]>, ListId, usize, Vec<(usize, i64)>), NoReplay> {
         self.history.update(t, history);
         let Some(&line) = self.by_id.get(reference) else {
@@ -375,7 +379,7 @@ impl Records {
                 self.failed.remove(&r);
             }
             stale.push(r);
-            match record(t, r).base.as_deref() {
+            match &record(t, r).base {
                 None => break None,
                 Some(b) => r = self.by_id[b],
             }
@@ -444,7 +448,11 @@ impl Records {
                 MessageSource::Blob(blob)
             } else if let Some(m) = self.history.first(h) {
                 used = used.max(Some(m));
-                MessageSource::History(history.messages[m].role, history.message_lines(m).into())
+                let start = self.history_lines.len();
+                self.history_lines
+                    .extend_from_slice(history.message_lines(m));
+                let len = self.history_lines.len() - start;
+                MessageSource::History(history.messages[m].role, start, len)
             } else {
                 self.failed.insert(line, h.clone());
                 return Err(NoReplay::ByRule);
@@ -491,10 +499,10 @@ impl Records {
                 }
                 (blob.kind, blob.content.all_objects, blob.odd)
             }
-            MessageSource::History(role, message_lines) => {
+            &MessageSource::History(role, start, len) => {
                 let mut count = 0;
                 let (mut all_objects, mut cache_control, mut lone) = (true, false, false);
-                for &i in message_lines.iter() {
+                for &i in &self.history_lines[start..start + len] {
                     let content = content(t, i);
                     for (j, h) in content.hashes.iter().enumerate() {
                         let at = Source::Line {
@@ -510,7 +518,7 @@ impl Records {
                         lone = content.lone_text_not_plain;
                     }
                 }
-                let odd = cache_control || (count == 1 && lone && *role != Role::Assistant);
+                let odd = cache_control || (count == 1 && lone && role != Role::Assistant);
                 (ContentKind::Blocks(count), all_objects, odd)
             }
         };
@@ -616,7 +624,9 @@ impl Records {
                         .first_prompt
                         .unwrap_or_else(|| billing(""))
                 }
-                MessageSource::History(_, lines) => first_prompt(t, lines),
+                &MessageSource::History(_, start, len) => {
+                    first_prompt(t, &self.history_lines[start..start + len])
+                }
             },
         };
         self.billed_heads
