@@ -17,6 +17,7 @@ use crate::core::lines::SkippedLine;
 use crate::core::parallel::Threads;
 
 mod line;
+mod neighbours;
 mod pieces;
 
 use line::{Str, read_line};
@@ -117,7 +118,9 @@ struct Lean {
 }
 
 impl Lean {
-    fn see(&mut self, line: &Line) {
+    /// Note what a line left out; whether it is a content its line names alone (see
+    /// `neighbours`).
+    fn see(&mut self, line: &Line) -> bool {
         let session = || line.context.session_id.clone().unwrap_or_default();
         // A lone text block of another shape matters in a user message only (an assistant's is
         // sent as written).
@@ -126,11 +129,15 @@ impl Lean {
             LineKind::Assistant(a) => (&a.content, &a.blocks, false),
             LineKind::ApiRequest(_) => {
                 self.record_sessions.insert(session());
-                return;
+                return false;
             }
-            _ => return,
+            _ => return false,
         };
+        self.odd |= blocks.cache_control || (user && blocks.lone_text_not_plain);
         // No JSON text is empty: an empty content is one left out.
+        if content.is_empty() && named(line) {
+            return true;
+        }
         if content.is_empty() {
             self.dropped = true;
             if !self
@@ -140,7 +147,7 @@ impl Lean {
                 self.dropped_sessions.insert(session());
             }
         }
-        self.odd |= blocks.cache_control || (user && blocks.lone_text_not_plain);
+        false
     }
 
     /// Whether `steps` needs contents left out: replay records of a session some of whose
@@ -158,7 +165,17 @@ impl Lean {
     }
 }
 
-/// Whether a line whose content was left out is an ancestor of a replayed request's response.
+/// A 2.1.3xx line whose message its own content names (`message_sha256`).
+fn named(line: &Line) -> bool {
+    match &line.kind {
+        LineKind::User(u) => u.message_sha256.is_some(),
+        LineKind::Assistant(a) => a.message_sha256.is_some(),
+        _ => false,
+    }
+}
+
+/// Whether a line whose content was left out (not one named alone) is an ancestor of a
+/// replayed request's response.
 fn replayed_after_dropped(t: &Transcript) -> bool {
     let mut seen = vec![false; t.lines.len()];
     for (i, line) in t.lines.iter().enumerate() {
@@ -172,8 +189,8 @@ fn replayed_after_dropped(t: &Transcript) -> bool {
         while let Some(l) = at.filter(|&l| !seen[l]) {
             seen[l] = true;
             let dropped = match &t.lines[l].kind {
-                LineKind::User(u) => u.content.is_empty(),
-                LineKind::Assistant(a) => a.content.is_empty(),
+                LineKind::User(u) => u.content.is_empty() && u.message_sha256.is_none(),
+                LineKind::Assistant(a) => a.content.is_empty() && a.message_sha256.is_none(),
                 _ => false,
             };
             if dropped {
@@ -330,7 +347,7 @@ impl Recorder {
                 }
                 self.line_notes = t.notes.len();
                 if let Some(lean) = &mut self.lean {
-                    lean.see(&line);
+                    t.left_out_named.any |= lean.see(&line);
                     let index = t.lines.len();
                     lean.parent_not_before |= line
                         .parent
@@ -610,7 +627,7 @@ impl Loader {
         self.merge(true);
         let mut t = std::mem::take(&mut self.transcript);
         if let Some(lean) = &self.recorder.lean {
-            t.content_left_out = lean.dropped;
+            t.content_left_out = lean.dropped || t.left_out_named.any;
             t.needs_content = lean.needs_content(&t);
         }
         self.recorder.close(&mut t);

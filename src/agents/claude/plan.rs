@@ -231,6 +231,8 @@ impl Planner {
 
     /// The prompt of `compile`'s body: for what the planner does not take apart.
     fn compiled(&mut self, t: &Transcript, c: &Conversation, request: &Request) -> Planned {
+        // Compiled from the lines' contents, which a lean load may have left out.
+        t.left_out_named.note_needed();
         let compiled = compile(t, c, request, &Given::default());
         if compiled.record_elsewhere {
             return Planned::RecordElsewhere;

@@ -28,8 +28,47 @@ pub struct Transcript {
     /// A lean load left messages' contents out (`load::Loader::lean`): what reads them
     /// (`compile`, `view`, `diff`, `check`) needs the file loaded again whole.
     pub content_left_out: bool,
-    /// The lean load left out contents that `steps` needs after all: load the file again whole.
+    /// The lean load left out contents that `steps` needs after all (its lines call for them,
+    /// or planning the steps did): load the file again whole.
     pub needs_content: bool,
+    /// 2.1.3xx contents a lean load left out though their builds name messages by them.
+    pub(crate) left_out_named: LeftOutNamed,
+}
+
+/// A lean load leaves out the content of a 2.1.3xx line whose message it names alone (its
+/// `message_sha256`) where no line next to it in the file is of its role: a message the
+/// history forms of several lines is named by the sha256 of all their blocks, and such lines
+/// are next to each other. Should planning need a content left out after all (a message formed
+/// of lines apart, a request compiled whole), it says so here, and the file is loaded again
+/// whole (`session::GrowingLoad::finish`).
+#[derive(Debug, Default)]
+pub(crate) struct LeftOutNamed {
+    pub any: bool,
+    /// Set by the planner, which reads the transcript shared.
+    needed: std::sync::atomic::AtomicBool,
+}
+
+impl LeftOutNamed {
+    /// Planning read contents where some may have been left out.
+    pub fn note_needed(&self) {
+        if self.any {
+            self.needed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    pub fn needed(&self) -> bool {
+        self.needed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Clone for LeftOutNamed {
+    fn clone(&self) -> LeftOutNamed {
+        LeftOutNamed {
+            any: self.any,
+            needed: self.needed().into(),
+        }
+    }
 }
 
 /// One line's record: the fields every conversational line carries, and its kind.

@@ -59,7 +59,8 @@ impl GrowingLoad {
     }
 
     /// The session of the whole file. Where a lean load finds it needs the contents after all
-    /// ([`Transcript::needs_content`]), its steps are not grown: load the file again whole.
+    /// ([`Transcript::needs_content`]: its lines call for them, or planning its steps did), its
+    /// steps are not grown or are let go of: load the file again whole.
     pub fn finish(mut self) -> Result<Session, super::load::LoadError> {
         let transcript = self.loader.finish()?;
         if transcript.needs_content {
@@ -70,13 +71,27 @@ impl GrowingLoad {
                 None,
             ));
         }
-        if self.at_the_end {
-            return Ok(Session::new(transcript));
+        let mut session = if self.at_the_end {
+            Session::new(transcript)
+        } else {
+            self.session.transcript = transcript;
+            self.session.grow();
+            self.session
+        };
+        if session.transcript.left_out_named.needed() {
+            let mut transcript = std::mem::take(&mut session.transcript);
+            transcript.needs_content = true;
+            return Ok(Session::empty(
+                transcript,
+                Conversation::default(),
+                None,
+                None,
+            ));
         }
-        self.session.transcript = transcript;
-        self.session.grow();
-        self.session.settle();
-        Ok(self.session)
+        if !self.at_the_end {
+            session.settle();
+        }
+        Ok(session)
     }
 }
 
@@ -156,7 +171,15 @@ impl Session {
     pub fn new(transcript: Transcript) -> Session {
         let mut session = Session::read(transcript, None);
         session.settle();
+        session.note_contents_needed();
         session
+    }
+
+    /// A lean load's planning needed a content it left out: the steps are not the file's
+    /// ([`Transcript::needs_content`]).
+    fn note_contents_needed(&mut self) {
+        let t = &mut self.transcript;
+        t.needs_content |= t.left_out_named.needed();
     }
 
     /// [`Session::new`], keeping what recording its lines kept, for lines appended later.
@@ -175,6 +198,7 @@ impl Session {
         let mut session = Session::empty(transcript, conversation, Some(thread), None);
         session.grow();
         session.settle();
+        session.note_contents_needed();
         session
     }
 

@@ -1748,6 +1748,114 @@ fn steps_of_a_lean_load_are_the_whole_loads() {
     assert!(!lean(other_session).needs_content);
 }
 
+/// 2.1.3xx lines in a lean load: a content that names its line's message alone is left out
+/// where neither neighbour in the file (lines that are no part of a message between) is of its
+/// role, and kept where one is or is not known (the first and last of a run).
+#[test]
+fn a_lean_load_keeps_a_content_named_alone_where_a_neighbour_is_of_its_role() {
+    use serde_json::json;
+    let user = |uuid: &str, text: &str| {
+        json!({"type": "user", "uuid": uuid, "version": "2.1.332", "sessionId": "s",
+               "message": {"role": "user", "content": text}})
+    };
+    let assistant = |uuid: &str, id: &str, text: &str| {
+        json!({"type": "assistant", "uuid": uuid, "version": "2.1.332", "sessionId": "s",
+               "message": {"id": id, "role": "assistant", "model": "claude-sonnet-4-6",
+                           "content": [{"type": "text", "text": text}]}})
+    };
+    let lines = [
+        assistant("x0", "m0", "first of the run"),
+        user("u1", "between two answers"),
+        json!({"type": "api-request", "id": "r", "sessionId": "s", "version": "2.1.332",
+               "keep": 0, "tail": []}),
+        assistant("x1", "m1", "between two prompts"),
+        user("u2", "before a prompt"),
+        json!({"type": "progress", "sessionId": "s", "version": "2.1.332"}),
+        user("u3", "after a prompt"),
+        assistant("x2", "m2", "one block"),
+        assistant("x3", "m2", "its next block"),
+        user("u4", "last of the run"),
+    ];
+    let kept: Vec<(String, bool)> = [false, true]
+        .into_iter()
+        .flat_map(|lean| {
+            let mut loader = match lean {
+                // On one thread lines are read one at a time, each content kept.
+                true => Loader::lean("t.jsonl", Threads::new(2)),
+                false => Loader::new("t.jsonl"),
+            };
+            loader.push(transcript_of(&lines).as_bytes());
+            let t = loader.finish().unwrap();
+            assert_eq!(t.left_out_named.any, lean);
+            assert_eq!(t.content_left_out, lean);
+            t.lines
+                .iter()
+                .filter_map(|l| {
+                    let content = match &l.kind {
+                        LineKind::User(u) => &u.content,
+                        LineKind::Assistant(a) => &a.content,
+                        _ => return None,
+                    };
+                    let uuid = l.uuid.as_ref().map(ToString::to_string).unwrap_or_default();
+                    Some((format!("{lean} {uuid}"), !content.is_empty()))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let left_out: Vec<&str> = kept
+        .iter()
+        .filter(|(_, kept)| !kept)
+        .map(|(line, _)| line.as_str())
+        .collect();
+    assert_eq!(left_out, ["true u1", "true x1"]);
+}
+
+/// A message formed of lines apart in the file needs a content a lean load left out: planning
+/// says so, and the file is loaded again whole; of lines next to each other, it does not.
+#[test]
+fn a_message_of_lines_apart_calls_for_the_contents_a_lean_load_left_out() {
+    use serde_json::json;
+    let line = |kind: &str, uuid: &str, parent: Option<&str>, extra: serde_json::Value| {
+        let mut line = json!({"type": kind, "uuid": uuid, "parentUuid": parent,
+                              "version": "2.1.332", "sessionId": "s"});
+        line.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        line
+    };
+    let user = |uuid: &str, parent: &str, text: &str| {
+        line(
+            "user",
+            uuid,
+            Some(parent),
+            json!({"message": {"role": "user", "content": text}}),
+        )
+    };
+    let assistant = |uuid: &str, parent: Option<&str>, id: &str, extra: serde_json::Value| {
+        let mut extra = extra;
+        extra["message"] = json!({"id": id, "role": "assistant", "model": "claude-sonnet-4-6",
+                                  "content": [{"type": "text", "text": id}],
+                                  "usage": {"input_tokens": 3, "output_tokens": 1}});
+        line("assistant", uuid, parent, extra)
+    };
+    let first = assistant("a0", None, "m0", json!({}));
+    let one = user("u1", "a0", "one");
+    let two = user("u2", "u1", "two");
+    // A line of another thread between the two.
+    let aside = assistant("s1", None, "ms", json!({"isSidechain": true}));
+    let answer = assistant("a1", Some("u2"), "m1", json!({"requestRef": "r-elsewhere"}));
+    let load = |lines: &[serde_json::Value]| {
+        let mut load = super::session::GrowingLoad::new(Loader::lean("t.jsonl", Threads::new(2)));
+        load.push(transcript_of(lines).as_bytes());
+        load.finish().unwrap()
+    };
+    let next_to = load(&[first.clone(), one.clone(), two.clone(), answer.clone()]);
+    assert!(!next_to.transcript.needs_content);
+    let apart = load(&[first, one, aside, two, answer]);
+    assert!(apart.transcript.left_out_named.any);
+    assert!(apart.transcript.needs_content);
+}
+
 /// A resume's copy of a response holds its final output count where the original's only line
 /// stopped at a partial one (happy-cli's `resumed-session.jsonl`, 1.0.51: output 1, then 99 in
 /// the copy, which has no `requestId` and no parent): the same response, counted and judged

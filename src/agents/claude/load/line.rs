@@ -66,6 +66,11 @@ pub(crate) struct Repeated {
     params: Option<Arc<str>>,
     /// Room for a line without its content ([`read_split`]), kept from one line to the next.
     rest: String,
+    /// A lean load's reader of runs, which looks at a line's neighbours, reads this thread's
+    /// lines: a 2.1.3xx content named alone is left out ([`Keep::Unnamed`]), and where it lay
+    /// in the last line read is `left_out`.
+    pub leave_out_named: bool,
+    pub left_out: Option<std::ops::Range<usize>>,
 }
 
 impl Repeated {
@@ -274,12 +279,12 @@ fn read_whole(
     // not read so is read again to say why.
     match serde_json::from_str::<Envelope<'_, Message<'_>>>(text) {
         Ok(e) if e.type_.as_ref().is_none_or(|t| t.0 != "api-request-blob") => {
-            line_of(e, number, lean, repeated, None)
+            line_of(e, text, number, lean, repeated, None)
         }
         _ => {
             let e: Envelope<'_, &RawValue> =
                 serde_json::from_str(text).map_err(|err| LineError::json("not JSON: ", &err))?;
-            line_of(e, number, lean, repeated, None)
+            line_of(e, text, number, lean, repeated, None)
         }
     }
 }
@@ -337,7 +342,7 @@ fn read_split(
                 std::ptr::eq(h.get().as_ptr(), rest[start..].as_ptr()) && h.get() == "0"
             }) && e.type_.as_ref().is_some_and(|t| t.0 == role)
         })
-        .map(|e| line_of(e, number, lean, repeated, Some(read)));
+        .map(|e| line_of(e, text, number, lean, repeated, Some(read)));
     // Kept for the next line, unless one long line grew it (a large `toolUseResult`).
     if rest.capacity() <= KEPT_REST {
         repeated.rest = rest;
@@ -418,6 +423,7 @@ impl<'a> MessageField<'a> for &'a RawValue {
 
 fn line_of<'a, M: MessageField<'a>>(
     e: Envelope<'a, M>,
+    text: &str,
     number: usize,
     lean: bool,
     repeated: &mut Repeated,
@@ -426,20 +432,27 @@ fn line_of<'a, M: MessageField<'a>>(
     let context = repeated.context(&e);
     // Builds that write replay records name their messages by sha256 of the content.
     let replayed = context.build >= Build::V2_1_332;
-    let keep_content = !lean || replayed;
+    let keep = match (lean, replayed) {
+        (false, _) => Keep::All,
+        (true, false) => Keep::None,
+        (true, true) if repeated.leave_out_named => Keep::Unnamed,
+        (true, true) => Keep::All,
+    };
+    let mut left_out = None;
     let type_name = e
         .type_
         .as_ref()
         .map(|t| t.0.as_ref())
         .ok_or_else(|| LineError::new("a JSON object without a `type`"))?;
     let kind = match type_name {
-        "user" => LineKind::User(user(&e, read, keep_content, replayed)?),
+        "user" => LineKind::User(user(&e, read, keep, replayed, &mut left_out)?),
         "assistant" => LineKind::Assistant(Box::new(assistant(
             &e,
             read,
-            keep_content,
+            keep,
             replayed,
             repeated,
+            &mut left_out,
         )?)),
         "system" => LineKind::System(System {
             subtype: boxed(e.subtype),
@@ -516,6 +529,8 @@ fn line_of<'a, M: MessageField<'a>>(
             None => LineKind::Unknown(other.into()),
         },
     };
+    // Where it lies in the line, for the reader of the run to put back.
+    repeated.left_out = left_out.map(|content| span_in(text, content));
     Ok(Line {
         number,
         kind,
@@ -538,9 +553,39 @@ fn message<'a, M: MessageField<'a>>(
         .read(type_name)
 }
 
-/// A message's content as written, or left out (empty: no JSON text is).
-fn kept(content: &str, keep: bool) -> Box<str> {
-    if keep { content.into() } else { Box::default() }
+/// Which messages' contents a line keeps.
+#[derive(Clone, Copy)]
+enum Keep {
+    All,
+    None,
+    /// All but where the line's message is named by its content alone (`message_sha256`).
+    Unnamed,
+}
+
+/// A message's content as written, or left out (empty: no JSON text is); `left_out` is its
+/// text where a content named alone was left out.
+fn kept<'a>(content: &'a str, keep: Keep, named: bool, left_out: &mut Option<&'a str>) -> Box<str> {
+    match keep {
+        Keep::All => content.into(),
+        Keep::Unnamed if !named => content.into(),
+        Keep::Unnamed => {
+            *left_out = Some(content);
+            Box::default()
+        }
+        Keep::None => Box::default(),
+    }
+}
+
+/// Where `part`, borrowed from `whole`, lies in it: both are the line's text, which a content
+/// read apart from the line or by serde borrows (an empty range, which no content is, should
+/// it not).
+fn span_in(whole: &str, part: &str) -> std::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    let range = start..start.wrapping_add(part.len());
+    match whole.get(range.clone()) {
+        Some(found) if std::ptr::eq(found, part) => range,
+        _ => 0..0,
+    }
 }
 
 /// The sha256 replay records name a message of this line alone by.
@@ -578,8 +623,9 @@ fn content_of<'a>(
 fn user<'a, M: MessageField<'a>>(
     e: &Envelope<'a, M>,
     read: Option<ContentRead<'a>>,
-    keep_content: bool,
+    keep: Keep,
     replayed: bool,
+    left_out: &mut Option<&'a str>,
 ) -> Result<User, LineError> {
     let m = message(e, "user")?;
     // An array of another shape is kept as written and pairs no call (the model view shows it
@@ -594,7 +640,7 @@ fn user<'a, M: MessageField<'a>>(
         .then(|| one_line_sha256("user", content, message_sha256).map(Box::new))
         .flatten();
     Ok(User {
-        content: kept(content, keep_content),
+        content: kept(content, keep, message_sha256.is_some(), left_out),
         tool_results: heads.tool_results,
         blocks,
         unread_blocks: heads.unread.into(),
@@ -608,9 +654,10 @@ fn user<'a, M: MessageField<'a>>(
 fn assistant<'a, M: MessageField<'a>>(
     e: &Envelope<'a, M>,
     read: Option<ContentRead<'a>>,
-    keep_content: bool,
+    keep: Keep,
     replayed: bool,
     repeated: &mut Repeated,
+    left_out: &mut Option<&'a str>,
 ) -> Result<Assistant, LineError> {
     let m = message(e, "assistant")?;
     let ContentRead {
@@ -647,7 +694,7 @@ fn assistant<'a, M: MessageField<'a>>(
         message_id: m.id.map(|s| s.0.into()),
         request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
         model: repeated.model(m.model),
-        content: kept(content, keep_content),
+        content: kept(content, keep, message_sha256.is_some(), left_out),
         tool_uses: heads.tool_uses,
         blocks,
         unread_blocks: heads.unread.into(),

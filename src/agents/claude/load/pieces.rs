@@ -14,6 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use super::line::Repeated;
+use super::neighbours::Neighbours;
 use super::{Line, SkippedLine, read_line};
 
 /// A line read: its number and its record, or why it is skipped.
@@ -40,7 +41,11 @@ pub(super) fn parse_one(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let parsed = read_line(bytes, number, lean, repeated).map_err(|err| {
+    let parsed = read_line(bytes, number, lean, repeated);
+    if let Some(content) = &mut repeated.left_out {
+        *content = content.start + bom..content.end + bom;
+    }
+    let parsed = parsed.map_err(|err| {
         let reason = if last_without_newline {
             format!("last line cut short (no newline): {}", err.reason)
         } else {
@@ -64,12 +69,29 @@ fn parse_lines(
     repeated: &mut Repeated,
     out: &mut Vec<Parsed>,
 ) {
+    let run = bytes;
     let mut number = first;
+    let mut at = 0;
+    // A lean load looks at each line's neighbours (see `neighbours`).
+    let mut neighbours = lean.then(Neighbours::default);
+    repeated.leave_out_named = lean;
     while let Some(end) = memchr::memchr(b'\n', bytes) {
-        out.extend(parse_one(&bytes[..end], number, false, lean, repeated));
+        let parsed = parse_one(&bytes[..end], number, false, lean, repeated);
+        let left_out = repeated.left_out.take();
+        if let Some(parsed) = parsed {
+            out.push(parsed);
+            if let Some(n) = &mut neighbours {
+                n.read(out, run, left_out.map(|c| at + c.start..at + c.end));
+            }
+        }
         number += 1;
+        at += end + 1;
         bytes = &bytes[end + 1..];
     }
+    if let Some(n) = neighbours {
+        n.end(out, run);
+    }
+    repeated.leave_out_named = false;
 }
 
 /// A piece's lines, cut into runs that either thread may read.

@@ -66,11 +66,16 @@ impl HistoryHashes {
                 _ => None,
             };
             let h = read_with_line.unwrap_or_else(|| {
-                let contents = lines.iter().filter_map(|&i| match &t.lines[i].kind {
+                let content = |i: usize| match &t.lines[i].kind {
                     LineKind::User(u) => Some(&*u.content),
                     LineKind::Assistant(a) => Some(&*a.content),
                     _ => None,
-                });
+                };
+                // No JSON text is empty: a content a lean load left out.
+                if lines.iter().any(|&i| content(i) == Some("")) {
+                    t.left_out_named.note_needed();
+                }
+                let contents = lines.iter().filter_map(|&i| content(i));
                 message_sha256(role_name(role), contents)
                     .unwrap_or_else(|| message_hash(&sent_message(t, role, lines)))
             });
