@@ -26,6 +26,8 @@ use crate::core::hash::{Hash, hash, hex};
 use crate::core::shared::{ListId, SharedLists};
 use crate::providers::anthropic::Block;
 
+mod params;
+
 /// Why a request's replay records give no prompt of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NoReplay {
@@ -203,9 +205,8 @@ impl Records {
 
     /// Note that a request looked for record `id` and the transcript did not have it.
     fn missing_record(&mut self, id: &LineId) {
-        if !self.awaited_ids.contains(id) {
-            self.awaited_ids.insert(id.clone());
-        }
+        // An id is its bits: no text copied to look first.
+        self.awaited_ids.insert(id.clone());
     }
 
     /// Note that a request looked for a blob or shape `hash` and the transcript did not have
@@ -278,36 +279,6 @@ impl Records {
         message_marks.sort_unstable();
         breakpoints.extend(message_marks.iter().map(|&(p, ttl)| (head.len() + p, ttl)));
         Ok((head, list.blocks, list.block_len, breakpoints))
-    }
-
-    /// What of a record's `params` the prompt depends on (`thinking`, `tool_choice`) and its
-    /// hash; `None` where they are not a JSON object. Read once per text.
-    fn params(&mut self, text: &Arc<str>) -> Option<ParamsRead> {
-        if let Some((last, read)) = &self.last_params
-            && Arc::ptr_eq(last, text)
-        {
-            return read.clone();
-        }
-        let read = match self.params.get(text) {
-            Some(known) => known.clone(),
-            None => {
-                let read = match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Object(map)) => {
-                        let part = serde_json::json!({
-                            "thinking": map.get("thinking"),
-                            "tool_choice": map.get("tool_choice"),
-                        });
-                        let key = hash("claude-record-params", part.to_string().as_bytes());
-                        Some(Arc::new((key, part)))
-                    }
-                    _ => None,
-                };
-                self.params.insert(text.clone(), read.clone());
-                read
-            }
-        };
-        self.last_params = Some((text.clone(), read.clone()));
-        read
     }
 
     /// Whether the `base` links of record `line` end within the file.
