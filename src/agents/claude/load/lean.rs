@@ -17,6 +17,9 @@ pub(super) struct Lean {
     /// A line whose parent is not a line before it (missing, later, itself): only then can
     /// following parents come back to a line, which the end of the load checks.
     pub parent_not_before: bool,
+    /// An assistant line names the replay record of its request (`requestRef`): only then is
+    /// there a replayed request whose ancestors the end of the load walks.
+    replayed: bool,
 }
 
 impl Lean {
@@ -28,7 +31,10 @@ impl Lean {
         // sent as written).
         let (content, blocks, user) = match &line.kind {
             LineKind::User(u) => (&u.content, &u.blocks, true),
-            LineKind::Assistant(a) => (&a.content, &a.blocks, false),
+            LineKind::Assistant(a) => {
+                self.replayed |= a.request_ref.is_some();
+                (&a.content, &a.blocks, false)
+            }
             LineKind::ApiRequest(_) => {
                 self.record_sessions.insert(session());
                 return false;
@@ -62,7 +68,7 @@ impl Lean {
                     .record_sessions
                     .iter()
                     .any(|s| self.dropped_sessions.contains(s))
-                || replayed_after_dropped(t)
+                || (self.replayed && replayed_after_dropped(t))
                 || (self.parent_not_before && parent_cycle(t)))
     }
 }
