@@ -280,10 +280,12 @@ impl Loader {
 
     /// A loader for what `steps` reads: the messages' contents as written are left out (their
     /// blocks' hashes are kept), but where a build that writes replay records (2.1.3xx) wrote
-    /// them. [`Transcript::needs_content`] says when the lines call for them after all (replay
-    /// records that may name older lines' messages, blocks no build writes, a cycle of
-    /// parents): load the file again with [`Loader::with_threads`]. Memory then holds a little
-    /// more than the lines' fields, not the file.
+    /// them and a neighbouring line may be part of the same message (see `neighbours`).
+    /// [`Transcript::needs_content`] says when the lines or planning the steps call for them
+    /// after all (replay records that may name older lines' messages, blocks no build writes,
+    /// a cycle of parents, a message of lines apart): load the file again with
+    /// [`Loader::with_threads`]. Memory then holds a little more than the lines' fields, not
+    /// the file.
     pub fn lean(name: &str, threads: Threads) -> Loader {
         Loader::with(name, threads, true)
     }

@@ -25,8 +25,9 @@ pub struct Transcript {
     pub versions: Vec<Arc<str>>,
     /// The first line of each `uuid` (what [`Line::duplicate_of`] points at).
     pub(crate) uuids: super::uuids::LinesByUuid,
-    /// A lean load left messages' contents out (`load::Loader::lean`): what reads them
-    /// (`compile`, `view`, `diff`, `check`) needs the file loaded again whole.
+    /// A lean load left messages' contents out (`load::Loader::lean`): only `steps` and
+    /// `fingerprint` are read from it; `compile`, `view`, `diff` and `check` load the file
+    /// whole.
     pub content_left_out: bool,
     /// The lean load left out contents that `steps` needs after all (its lines call for them,
     /// or planning the steps did): load the file again whole.

@@ -27,7 +27,8 @@ pub struct GrowingLoad {
     session: Session,
     /// Steps are no longer grown piece by piece but once at the end: a growth changed the steps
     /// from the first on (every step made again: the thread shown changed, a parent came after
-    /// its child), which could repeat with each piece.
+    /// its child), which could repeat with each piece; or planning needed a content a lean load
+    /// left out, and the file is to be loaded again whole.
     at_the_end: bool,
 }
 
@@ -62,7 +63,8 @@ impl GrowingLoad {
     /// ([`Transcript::needs_content`]: its lines call for them, or planning its steps did), its
     /// steps are not grown or are let go of: load the file again whole.
     pub fn finish(mut self) -> Result<Session, super::load::LoadError> {
-        let transcript = self.loader.finish()?;
+        let mut transcript = self.loader.finish()?;
+        transcript.needs_content |= transcript.left_out_named.needed();
         if transcript.needs_content {
             return Ok(Session::empty(
                 transcript,
@@ -104,7 +106,9 @@ fn grow_from(session: &mut Session, at_the_end: &mut bool, t: &mut Transcript) {
     std::mem::swap(&mut session.transcript, t);
     let unchanged = session.grow();
     std::mem::swap(&mut session.transcript, t);
-    *at_the_end = before > 1 && unchanged == 0;
+    // Planning needed a content a lean load left out: the file is loaded again whole, and
+    // the steps are not grown further.
+    *at_the_end = (before > 1 && unchanged == 0) || t.left_out_named.needed();
 }
 
 /// What a Claude Code step is beyond the neutral [`Step`].

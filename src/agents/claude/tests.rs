@@ -1652,8 +1652,9 @@ fn rows_of_a_cache_simulated_while_planning_are_those_after_it() {
     assert!(judged > 200, "{judged} rows of a simulated cache");
 }
 
-/// `steps` on a lean load (messages' contents left out but for 2.1.3xx's) is `steps` on the
-/// whole one, on every sample and recording; a load that cannot be lean says so.
+/// `steps` on a lean load (messages' contents left out but for 2.1.3xx's that a neighbour may
+/// share a message with) is `steps` on the whole one, on every sample and recording; a load
+/// that cannot be lean says so.
 #[test]
 fn steps_of_a_lean_load_are_the_whole_loads() {
     // Each thread's rows and the facts they are drawn from.
@@ -1750,7 +1751,9 @@ fn steps_of_a_lean_load_are_the_whole_loads() {
 
 /// 2.1.3xx lines in a lean load: a content that names its line's message alone is left out
 /// where neither neighbour in the file (lines that are no part of a message between) is of its
-/// role, and kept where one is or is not known (the first and last of a run).
+/// role, and kept where one is or is not known (the first and last of a run); a content kept is
+/// the whole load's, whatever comes before it in the run (a byte order mark, `\r\n`, a blank
+/// line, a line that is not JSON, escapes).
 #[test]
 fn a_lean_load_keeps_a_content_named_alone_where_a_neighbour_is_of_its_role() {
     use serde_json::json;
@@ -1763,51 +1766,55 @@ fn a_lean_load_keeps_a_content_named_alone_where_a_neighbour_is_of_its_role() {
                "message": {"id": id, "role": "assistant", "model": "claude-sonnet-4-6",
                            "content": [{"type": "text", "text": text}]}})
     };
-    let lines = [
-        assistant("x0", "m0", "first of the run"),
-        user("u1", "between two answers"),
-        json!({"type": "api-request", "id": "r", "sessionId": "s", "version": "2.1.332",
-               "keep": 0, "tail": []}),
-        assistant("x1", "m1", "between two prompts"),
-        user("u2", "before a prompt"),
-        json!({"type": "progress", "sessionId": "s", "version": "2.1.332"}),
-        user("u3", "after a prompt"),
-        assistant("x2", "m2", "one block"),
-        assistant("x3", "m2", "its next block"),
-        user("u4", "last of the run"),
-    ];
-    let kept: Vec<(String, bool)> = [false, true]
-        .into_iter()
-        .flat_map(|lean| {
-            let mut loader = match lean {
-                // On one thread lines are read one at a time, each content kept.
-                true => Loader::lean("t.jsonl", Threads::new(2)),
-                false => Loader::new("t.jsonl"),
-            };
-            loader.push(transcript_of(&lines).as_bytes());
-            let t = loader.finish().unwrap();
-            assert_eq!(t.left_out_named.any, lean);
-            assert_eq!(t.content_left_out, lean);
-            t.lines
-                .iter()
-                .filter_map(|l| {
-                    let content = match &l.kind {
-                        LineKind::User(u) => &u.content,
-                        LineKind::Assistant(a) => &a.content,
-                        _ => return None,
-                    };
-                    let uuid = l.uuid.as_ref().map(ToString::to_string).unwrap_or_default();
-                    Some((format!("{lean} {uuid}"), !content.is_empty()))
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let left_out: Vec<&str> = kept
-        .iter()
-        .filter(|(_, kept)| !kept)
-        .map(|(line, _)| line.as_str())
-        .collect();
-    assert_eq!(left_out, ["true u1", "true x1"]);
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let text = [
+        format!("\u{feff}{}\r\n", assistant("x0", "m0", "first of the run")),
+        line(user("u1", "between two answers")),
+        "\n".to_string(),
+        line(
+            json!({"type": "api-request", "id": "r", "sessionId": "s", "version": "2.1.332",
+                    "keep": 0, "tail": []}),
+        ),
+        "not JSON\n".to_string(),
+        line(assistant("x1", "m1", "between two prompts")),
+        line(user(
+            "u2",
+            "before a prompt: \"quoted\", a\\backslash, é and \u{1F600}",
+        )),
+        line(json!({"type": "progress", "sessionId": "s", "version": "2.1.332"})),
+        line(user("u3", "after a prompt")),
+        line(assistant("x2", "m2", "one block")),
+        line(assistant("x3", "m2", "its next block")),
+        line(user("u4", "last of the run")),
+    ]
+    .concat();
+    let contents = |lean: bool| {
+        let mut loader = match lean {
+            // On one thread lines are read one at a time, each content kept.
+            true => Loader::lean("t.jsonl", Threads::new(2)),
+            false => Loader::new("t.jsonl"),
+        };
+        loader.push(text.as_bytes());
+        let t = loader.finish().unwrap();
+        assert_eq!(t.left_out_named.any, lean);
+        assert_eq!(t.content_left_out, lean);
+        assert_eq!(t.skipped.len(), 1);
+        t.lines
+            .iter()
+            .filter_map(|l| match &l.kind {
+                LineKind::User(u) => Some(u.content.to_string()),
+                LineKind::Assistant(a) => Some(a.content.to_string()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let (whole, lean) = (contents(false), contents(true));
+    let left_out: Vec<usize> = (0..lean.len()).filter(|&i| lean[i].is_empty()).collect();
+    // u1 and x1.
+    assert_eq!(left_out, [1, 2]);
+    for i in (0..whole.len()).filter(|i| !left_out.contains(i)) {
+        assert_eq!(lean[i], whole[i]);
+    }
 }
 
 /// A message formed of lines apart in the file needs a content a lean load left out: planning
@@ -1849,11 +1856,32 @@ fn a_message_of_lines_apart_calls_for_the_contents_a_lean_load_left_out() {
         load.push(transcript_of(lines).as_bytes());
         load.finish().unwrap()
     };
-    let next_to = load(&[first.clone(), one.clone(), two.clone(), answer.clone()]);
+    // Then a prompt between two answers: both left out, each a message of its own.
+    let three = user("u3", "a1", "three");
+    let last = assistant(
+        "a2",
+        Some("u3"),
+        "m2",
+        json!({"requestRef": "r-elsewhere-too"}),
+    );
+    let next_to = load(&[
+        first.clone(),
+        one.clone(),
+        two.clone(),
+        answer.clone(),
+        three,
+        last,
+    ]);
+    assert!(next_to.transcript.left_out_named.any);
     assert!(!next_to.transcript.needs_content);
-    let apart = load(&[first, one, aside, two, answer]);
-    assert!(apart.transcript.left_out_named.any);
-    assert!(apart.transcript.needs_content);
+    let apart = [first, one, aside, two, answer];
+    assert!(load(&apart).transcript.needs_content);
+    // A lean transcript planned whole says so too.
+    let mut loader = Loader::lean("t.jsonl", Threads::new(2));
+    loader.push(transcript_of(&apart).as_bytes());
+    let t = loader.finish().unwrap();
+    assert!(t.left_out_named.any && !t.needs_content);
+    assert!(Session::new(t).transcript.needs_content);
 }
 
 /// A resume's copy of a response holds its final output count where the original's only line

@@ -240,7 +240,9 @@ struct CacheCreation {
 
 /// Read one line. `lean`: a message's content as written is left out (its blocks' hashes are
 /// kept), but where a build that writes replay records (2.1.3xx) wrote it: their messages are
-/// named by its sha256. Left out here, it is never copied.
+/// named by its sha256. There too, for the reader of a run ([`Repeated::leave_out_named`]), a
+/// content that names its line's message alone is left out, and where it lay noted
+/// (`Repeated::left_out`), for that reader to put back (see `neighbours`).
 pub(crate) fn read_line(
     bytes: &[u8],
     number: usize,

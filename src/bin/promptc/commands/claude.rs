@@ -55,7 +55,8 @@ pub fn load_file(path: &Path) -> anyhow::Result<Session> {
 }
 
 /// Load a transcript for the commands that read no message's text (`steps`, `fingerprint`):
-/// lean (`Loader::lean`), and again whole where its lines call for the texts after all.
+/// lean (`Loader::lean`), and again whole where its lines or planning its steps call for the
+/// texts after all.
 pub fn load_lean(path: &Path) -> anyhow::Result<Session> {
     match load(path, true)? {
         None => load_file(path),
@@ -88,8 +89,6 @@ fn load(path: &Path, lean: bool) -> anyhow::Result<Option<Session>> {
     Ok(finish(load.finish()?))
 }
 
-/// The session loaded, a warning on stderr for each skipped line; `None` when a lean load
-/// finds it must read the texts after all.
 /// The session, or `None` when a lean load found it needs the messages' texts (read again
 /// whole). Its skipped lines are the caller's to report (`commands::load`).
 fn finish(session: Session) -> Option<Session> {
