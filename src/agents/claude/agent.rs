@@ -28,10 +28,15 @@ impl Session {
     /// left out).
     pub fn models(&self) -> Vec<String> {
         let mut models: Vec<String> = Vec::new();
+        // Responses in a row share their model's text: each run is looked at once.
+        let mut last: Option<&std::sync::Arc<str>> = None;
         for r in self.conversation.responses.iter().filter(|r| !r.synthetic) {
-            if let Some(m) = r.model.as_deref()
-                && !models.iter().any(|x| x == m)
-            {
+            let Some(m) = &r.model else { continue };
+            if last.is_some_and(|l| std::sync::Arc::ptr_eq(l, m)) {
+                continue;
+            }
+            last = Some(m);
+            if !models.iter().any(|x| **x == **m) {
                 models.push(m.to_string());
             }
         }
@@ -196,11 +201,12 @@ impl AgentSession for Session {
         ));
         lines.push(("models", Session::models(self).join(", ")));
         let shown = &self.thread;
-        let main = c.thread(shown).count();
-        let compactions = c
-            .thread(shown)
-            .filter(|r| r.kind == RequestKind::Compaction)
-            .count();
+        let (main, compactions) = c.thread(shown).fold((0, 0), |(all, compactions), r| {
+            (
+                all + 1,
+                compactions + usize::from(r.kind == RequestKind::Compaction),
+            )
+        });
         match shown {
             ThreadKey::Subagent(agent) => {
                 lines.push(("thread", format!("subagent {agent} (its own file)")));

@@ -2001,3 +2001,34 @@ fn a_stop_reason_of_any_shape_is_read() {
     assert_eq!(t.lines.len(), 2);
     assert_eq!(conversation(&t).requests.len(), 1);
 }
+
+/// The models a session names, in the order first met, each once: responses in a row share
+/// their model's text, and a model met again after another is not named twice.
+#[test]
+fn the_models_are_named_once_in_the_order_first_met() {
+    use serde_json::json;
+    let mut lines = Vec::new();
+    let mut parent: Option<String> = None;
+    for (k, model) in ["m-one", "m-one", "m-two", "m-one", "m-three"]
+        .iter()
+        .enumerate()
+    {
+        let (u, a) = (format!("u{k}"), format!("a{k}"));
+        lines.push(
+            json!({"type": "user", "uuid": u, "parentUuid": parent, "sessionId": "s",
+                          "version": "2.1.100",
+                          "message": {"role": "user", "content": format!("prompt {k}")}}),
+        );
+        lines.push(
+            json!({"type": "assistant", "uuid": a, "parentUuid": u, "sessionId": "s",
+                          "version": "2.1.100", "requestId": format!("req{k}"),
+                          "message": {"id": format!("msg{k}"), "role": "assistant",
+                                      "model": model,
+                                      "content": [{"type": "text", "text": "ok"}],
+                                      "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        );
+        parent = Some(a);
+    }
+    let session = Session::new(load("t.jsonl", transcript_of(&lines).as_bytes()).unwrap());
+    assert_eq!(session.models(), ["m-one", "m-two", "m-three"]);
+}
