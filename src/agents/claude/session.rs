@@ -61,7 +61,7 @@ impl GrowingLoad {
 
     /// The session of the whole file. Where a lean load finds it needs the contents after all
     /// ([`Transcript::needs_content`]: its lines call for them, or planning its steps did), its
-    /// steps are not grown or are let go of: load the file again whole.
+    /// steps are not the file's: load the file again whole.
     pub fn finish(mut self) -> Result<Session, super::load::LoadError> {
         let mut transcript = self.loader.finish()?;
         transcript.needs_content |= transcript.left_out_named.needed();
@@ -73,27 +73,14 @@ impl GrowingLoad {
                 None,
             ));
         }
-        let mut session = if self.at_the_end {
-            Session::new(transcript)
-        } else {
-            self.session.transcript = transcript;
-            self.session.grow();
-            self.session
-        };
-        if session.transcript.left_out_named.needed() {
-            let mut transcript = std::mem::take(&mut session.transcript);
-            transcript.needs_content = true;
-            return Ok(Session::empty(
-                transcript,
-                Conversation::default(),
-                None,
-                None,
-            ));
+        if self.at_the_end {
+            return Ok(Session::new(transcript));
         }
-        if !self.at_the_end {
-            session.settle();
-        }
-        Ok(session)
+        self.session.transcript = transcript;
+        self.session.grow();
+        self.session.settle();
+        self.session.note_contents_needed();
+        Ok(self.session)
     }
 }
 

@@ -27,12 +27,7 @@ pub(super) enum Keep {
 
 /// A message's content as written, or left out (empty: no JSON text is); `left_out` is its
 /// text where a content named alone was left out.
-pub(super) fn kept<'a>(
-    content: &'a str,
-    keep: Keep,
-    named: bool,
-    left_out: &mut Option<&'a str>,
-) -> Box<str> {
+fn kept<'a>(content: &'a str, keep: Keep, named: bool, left_out: &mut Option<&'a str>) -> Box<str> {
     match keep {
         Keep::All => content.into(),
         Keep::Unnamed if !named => content.into(),
@@ -67,6 +62,43 @@ fn one_line_sha256(
     })
 }
 
+/// A user or assistant line's message read: its content kept or left out, its blocks and heads,
+/// and where the line is `replayed` (2.1.3xx) the sha256 its records name it by alone.
+struct Read<'a> {
+    m: Message<'a>,
+    content: Box<str>,
+    blocks: super::super::super::content::Content,
+    heads: super::super::super::content::Heads,
+    message_sha256: Option<Sha256Name>,
+}
+
+fn read_message<'a, M: MessageField<'a>>(
+    e: &Envelope<'a, M>,
+    read: Option<ContentRead<'a>>,
+    role: &str,
+    keep: Keep,
+    replayed: bool,
+    left_out: &mut Option<&'a str>,
+) -> Result<Read<'a>, LineError> {
+    let m = message(e, role)?;
+    let ContentRead {
+        text,
+        blocks,
+        heads,
+        message_sha256,
+    } = content_of(&m, read, role)?;
+    let message_sha256 = replayed
+        .then(|| one_line_sha256(role, text, message_sha256))
+        .flatten();
+    Ok(Read {
+        content: kept(text, keep, message_sha256.is_some(), left_out),
+        m,
+        blocks,
+        heads,
+        message_sha256,
+    })
+}
+
 /// The message's content as written, and its blocks and heads: as read apart from the line, or
 /// read now.
 fn content_of<'a>(
@@ -97,27 +129,24 @@ pub(super) fn user<'a, M: MessageField<'a>>(
     replayed: bool,
     left_out: &mut Option<&'a str>,
 ) -> Result<User, LineError> {
-    let m = message(e, "user")?;
     // An array of another shape is kept as written and pairs no call (the model view shows it
     // as recorded).
-    let ContentRead {
-        text: content,
+    let Read {
+        content,
         blocks,
         heads,
         message_sha256,
-    } = content_of(&m, read, "user")?;
-    let message_sha256 = replayed
-        .then(|| one_line_sha256("user", content, message_sha256).map(Box::new))
-        .flatten();
+        ..
+    } = read_message(e, read, "user", keep, replayed, left_out)?;
     Ok(User {
-        content: kept(content, keep, message_sha256.is_some(), left_out),
+        content,
         tool_results: heads.tool_results,
         blocks,
         unread_blocks: heads.unread.into(),
         meta: e.is_meta.unwrap_or(false),
         compact_summary: e.is_compact_summary.unwrap_or(false),
         transcript_only: e.is_visible_in_transcript_only.unwrap_or(false),
-        message_sha256,
+        message_sha256: message_sha256.map(Box::new),
     })
 }
 
@@ -129,16 +158,13 @@ pub(super) fn assistant<'a, M: MessageField<'a>>(
     repeated: &mut Repeated,
     left_out: &mut Option<&'a str>,
 ) -> Result<Assistant, LineError> {
-    let m = message(e, "assistant")?;
-    let ContentRead {
-        text: content,
+    let Read {
+        m,
+        content,
         blocks,
         heads,
         message_sha256,
-    } = content_of(&m, read, "assistant")?;
-    let message_sha256 = replayed
-        .then(|| one_line_sha256("assistant", content, message_sha256))
-        .flatten();
+    } = read_message(e, read, "assistant", keep, replayed, left_out)?;
     let fields = m
         .usage
         .filter(|u| u.get() != "null")
@@ -164,7 +190,7 @@ pub(super) fn assistant<'a, M: MessageField<'a>>(
         message_id: m.id.map(|s| s.0.into()),
         request_id: e.request_id.as_ref().map(|s| s.0.as_ref().into()),
         model: repeated.model(m.model),
-        content: kept(content, keep, message_sha256.is_some(), left_out),
+        content,
         tool_uses: heads.tool_uses,
         blocks,
         unread_blocks: heads.unread.into(),
