@@ -34,9 +34,12 @@ pub struct GrowingLoad {
 
 impl GrowingLoad {
     pub fn new(loader: Loader) -> GrowingLoad {
+        let mut session =
+            Session::empty(Transcript::default(), Conversation::default(), None, None);
+        session.copies_at_settle();
         GrowingLoad {
             loader,
-            session: Session::empty(Transcript::default(), Conversation::default(), None, None),
+            session,
             at_the_end: false,
         }
     }
@@ -160,7 +163,9 @@ impl Session {
     /// The steps of a loaded transcript's shown thread, each request's prompt grown from the one
     /// before (time linear in the transcript).
     pub fn new(transcript: Transcript) -> Session {
-        let mut session = Session::read(transcript, None);
+        let mut session = Session::empty(transcript, Conversation::default(), None, None);
+        session.copies_at_settle();
+        session.grow();
         session.settle();
         session.note_contents_needed();
         session
@@ -187,6 +192,7 @@ impl Session {
         thread: ThreadKey,
     ) -> Session {
         let mut session = Session::empty(transcript, conversation, Some(thread), None);
+        session.copies_at_settle();
         session.grow();
         session.settle();
         session.note_contents_needed();

@@ -73,6 +73,8 @@ impl Growth {
 /// 2.0.31 rewrites old lines under new uuids into the file), as `usage::copied_responses` says
 /// of the whole: kept as responses grow, each change at the cost of its (id, counts) group
 /// (a backend that reuses one `message.id` for every response makes one group of them all).
+/// A session read once ([`Session::new`], a load growing piece by piece) finds them all when
+/// it settles instead ([`Copies::at_settle`]).
 #[derive(Debug, Default)]
 struct Copies {
     /// Per response: its input counts at their largest, where it answers a sampling request
@@ -82,6 +84,8 @@ struct Copies {
     /// Such responses by message id and input counts, in request order (request, response):
     /// each but the first is a copy.
     by_key: HashMap<CopyKey, Members>,
+    /// No response is looked at until the session settles: then all at once, by sorting.
+    deferred: bool,
 }
 
 /// The (request, response) members of a copy group, in order. Most groups are one response (no
@@ -148,6 +152,9 @@ impl Copies {
     ) -> Vec<usize> {
         self.counts.resize(c.responses.len(), None);
         self.copied.resize(c.responses.len(), false);
+        if self.deferred {
+            return Vec::new();
+        }
         let mut changed = Vec::new();
         let mut set = |copied: &mut Vec<bool>, r: usize, copy: bool| {
             if copied[r] != copy {
@@ -203,6 +210,41 @@ impl Copies {
         }
         changed
     }
+
+    /// Every response's counts and whether it is a copy, found at once (the copies' state is
+    /// let go of next, [`Session::settle`]): the responses whose being a copy changed. Sorting
+    /// the responses' keys costs a fifth of keeping a map of them as they grow, one entry a
+    /// response looked up at random (3.5 % of `steps` on a 1 GB 2.1.100 transcript).
+    fn at_settle(&mut self, t: &Transcript, c: &Conversation, request_of: &[u32]) -> Vec<usize> {
+        self.deferred = false;
+        self.counts.resize(c.responses.len(), None);
+        self.copied.resize(c.responses.len(), false);
+        let mut keyed: Vec<(CopyKey, u32, u32)> = Vec::new();
+        for (r, response) in c.responses.iter().enumerate() {
+            let request = request_of.get(r).copied().unwrap_or(0);
+            let sampling =
+                request > 0 && c.requests[request as usize - 1].kind == RequestKind::Sampling;
+            let (Some(id), Some(_), true) = (&response.message_id, response.usage, sampling) else {
+                continue;
+            };
+            let counts = super::usage::input_counts(&super::usage::largest(t, &response.lines));
+            self.counts[r] = Some(counts);
+            keyed.push((copy_key(id, counts), request - 1, r as u32));
+        }
+        // In each group, the first (request, response) is the one the others copy.
+        keyed.sort_unstable();
+        let mut changed = Vec::new();
+        for (k, &(key, _, r)) in keyed.iter().enumerate() {
+            let copy = k > 0 && keyed[k - 1].0 == key;
+            let r = r as usize;
+            if self.copied[r] != copy {
+                self.copied[r] = copy;
+                changed.push(r);
+            }
+        }
+        changed.sort_unstable();
+        changed
+    }
 }
 
 impl Session {
@@ -234,8 +276,23 @@ impl Session {
             &self.growth.request_of,
             &touched,
         );
+        let unchanged = self.refresh_responses(touched.into_iter().chain(flipped));
+        for index in self.growth.requests..self.conversation.requests.len() {
+            self.add_step(index);
+        }
+        self.growth.requests = self.conversation.requests.len();
+        if self.growth.planner.stale(&self.transcript) {
+            return self.make_steps_again();
+        }
+        self.follow_ttl(unchanged);
+        unchanged
+    }
+
+    /// The steps of responses `responses` read again ([`Session::refresh_step`]): the first
+    /// step that changed (the number of steps when none did).
+    fn refresh_responses(&mut self, responses: impl IntoIterator<Item = usize>) -> usize {
         let mut unchanged = self.steps.len();
-        for r in touched.into_iter().chain(flipped) {
+        for r in responses {
             let request = self.growth.request_of[r] as usize;
             let step = match request.checked_sub(1) {
                 Some(q) if q < self.growth.requests => self.growth.step_of[q] as usize,
@@ -247,15 +304,13 @@ impl Session {
                 unchanged = unchanged.min(k);
             }
         }
-        for index in self.growth.requests..self.conversation.requests.len() {
-            self.add_step(index);
-        }
-        self.growth.requests = self.conversation.requests.len();
-        if self.growth.planner.stale(&self.transcript) {
-            return self.make_steps_again();
-        }
-        self.follow_ttl(unchanged);
         unchanged
+    }
+
+    /// A session read once, to settle after ([`Session::new`], a load growing piece by piece):
+    /// its copies are found when it settles, not as it grows.
+    pub(crate) fn copies_at_settle(&mut self) {
+        self.growth.copies.deferred = true;
     }
 
     /// Each step's TTL from step `from` on, as the writes up to it say (a step's depends on
@@ -291,6 +346,14 @@ impl Session {
     /// 100 MB transcript, `steps`' peak heap 137 -> 118 MB. Should it grow after all, every
     /// step is planned again.
     pub(crate) fn settle(&mut self) {
+        if self.growth.copies.deferred {
+            let g = &mut self.growth;
+            let flipped = g
+                .copies
+                .at_settle(&self.transcript, &self.conversation, &g.request_of);
+            let unchanged = self.refresh_responses(flipped);
+            self.follow_ttl(unchanged);
+        }
         let blocks = std::mem::take(&mut self.growth.planner.blocks);
         let fixed = self.growth.fixed_thread;
         self.growth = Growth::new(fixed, None);
@@ -302,7 +365,9 @@ impl Session {
     fn make_steps_again(&mut self) -> usize {
         let recorder = self.growth.recorder.take();
         let fixed = self.growth.fixed_thread;
+        let deferred = self.growth.copies.deferred;
         self.growth = Growth::new(fixed, recorder);
+        self.growth.copies.deferred = deferred;
         if !fixed {
             self.thread = self.conversation.shown_thread();
         }
@@ -550,6 +615,22 @@ mod tests {
         set_read(&mut t, 0);
         assert_eq!(copies.update(&t, &c, &request_of, &[0]), [1]);
         assert_eq!(copies.copied, [false, true]);
+        // Deferred, nothing is looked at until the session settles, then all at once.
+        let mut deferred = Copies {
+            deferred: true,
+            ..Copies::default()
+        };
+        assert!(deferred.update(&t, &c, &request_of, &[0, 1]).is_empty());
+        assert_eq!(deferred.copied, [false, false]);
+        assert_eq!(deferred.at_settle(&t, &c, &request_of), [1]);
+        assert_eq!(deferred.copied, [false, true]);
+        set_read(&mut t, 5);
+        let mut deferred = Copies {
+            deferred: true,
+            ..Copies::default()
+        };
+        assert!(deferred.at_settle(&t, &c, &request_of).is_empty());
+        assert_eq!(deferred.copied, [false, false]);
     }
 
     /// A group kept without a list while it has one member reads, grows and shrinks as a sorted

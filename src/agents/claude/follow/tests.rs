@@ -469,6 +469,11 @@ fn responses_under_one_reused_id_are_copies_as_the_whole_says() {
             })
             .collect();
         assert_eq!(says, reference, "at byte {}", pair[1]);
+        // Read once, the copies are found when the session settles: the same.
+        let transcript = crate::agents::claude::load("reused.jsonl", &bytes[..pair[1]]).unwrap();
+        let once = Session::new(transcript);
+        let once_says: Vec<bool> = once.claude_steps.iter().map(|s| s.copied).collect();
+        assert_eq!(once_says, reference, "read once, at byte {}", pair[1]);
         copies = says.iter().filter(|&&c| c).count();
     }
     // Responses 2, 5, ... 38 repeat the counts of 1, 4, ... 37.
