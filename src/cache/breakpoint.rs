@@ -31,7 +31,10 @@ pub(crate) struct Simulated {
 /// A breakpoint cache and what it found for each step simulated so far.
 pub(super) struct Simulation {
     cache: Box<dyn crate::providers::BreakpointCache>,
+    /// What it found for the steps after those handed over.
     pub(super) simulated: Vec<Option<Simulated>>,
+    /// The first steps, whose results were handed over ([`Simulation::hand_over`]).
+    handed: usize,
     last_time: i64,
 }
 
@@ -42,13 +45,14 @@ impl Simulation {
         Some(Simulation {
             cache: session.cache_model().breakpoint_cache()?,
             simulated: Vec::new(),
+            handed: 0,
             last_time: 0,
         })
     }
 
     /// Every step with a prompt up to step `upto`, in order, after those simulated.
     pub(super) fn run<S: AgentSession>(&mut self, session: &S, upto: usize) {
-        let from = self.simulated.len();
+        let from = self.handed + self.simulated.len();
         let more = upto.saturating_sub(from);
         self.simulated.reserve(more);
         self.cache.reserve(more);
@@ -73,6 +77,14 @@ impl Simulation {
                 now,
             }));
         }
+    }
+}
+
+impl Simulation {
+    /// What it found for the steps simulated since the last hand-over, taken away.
+    pub(super) fn hand_over(&mut self) -> Vec<Option<Simulated>> {
+        self.handed += self.simulated.len();
+        std::mem::take(&mut self.simulated)
     }
 }
 

@@ -1646,6 +1646,11 @@ fn rows_of_a_cache_simulated_while_planning_are_those_after_it() {
                 .unwrap();
             assert_eq!(again.fingerprints, plan.fingerprints, "{name}");
             assert_eq!(rows_again, rows, "{name}: {threads} threads");
+            // A plan that fails is the answer, the simulation beside it stopped.
+            let failed = crate::cache::plan_and_analyze(&session, Threads::new(threads), || {
+                Err::<crate::fingerprint::Plan, _>("no plan")
+            });
+            assert_eq!(failed.err(), Some("no plan"), "{name}");
         }
     }
     // The recordings alone hold 284 (the real samples, when present, thousands more).
