@@ -470,7 +470,8 @@ pub(crate) fn analyze_step<S: AgentSession>(
         read_block: None,
         breakpoints: 0,
         incremental: false,
-        chain_break: Some("first request".into()),
+        // Set where a step before it says whether it extends that one.
+        chain_break: None,
         lost_tokens: 0,
     };
     if let Some(simulated) = simulated {
@@ -481,6 +482,7 @@ pub(crate) fn analyze_step<S: AgentSession>(
     let provider = session.cache_model();
     let observed_cached = row.observed_cached;
     let Some(previous) = k.checked_sub(1) else {
+        row.chain_break = Some("first request".into());
         row.verdict = if usage.is_some() {
             Verdict::First
         } else {

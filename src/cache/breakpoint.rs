@@ -103,7 +103,6 @@ pub(super) fn breakpoint_step<S: AgentSession>(
 ) {
     let steps = session.steps();
     row.incremental = false;
-    row.chain_break = None;
     row.predicted_cached = None;
     if session.copied(k) {
         row.verdict = Verdict::Copied;
