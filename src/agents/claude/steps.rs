@@ -84,8 +84,11 @@ struct Copies {
     /// Such responses by message id and input counts, in request order (request, response):
     /// each but the first is a copy.
     by_key: HashMap<CopyKey, Members>,
-    /// No response is looked at until the session settles: then all at once, by sorting.
+    /// Responses are keyed as they grow but grouped only when the session settles: then all
+    /// at once, by sorting their keys ([`Copies::at_settle`]), not in `by_key`.
     deferred: bool,
+    /// Deferred: each response's key and request, as its last growth had them.
+    keys: Vec<Option<(CopyKey, u32)>>,
 }
 
 /// The (request, response) members of a copy group, in order. Most groups are one response (no
@@ -153,7 +156,7 @@ impl Copies {
         self.counts.resize(c.responses.len(), None);
         self.copied.resize(c.responses.len(), false);
         if self.deferred {
-            return Vec::new();
+            self.keys.resize(c.responses.len(), None);
         }
         let mut changed = Vec::new();
         let mut set = |copied: &mut Vec<bool>, r: usize, copy: bool| {
@@ -173,6 +176,10 @@ impl Copies {
             let counts = super::usage::input_counts(&super::usage::largest(t, &response.lines));
             let was = self.counts[r].replace(counts);
             if was == Some(counts) {
+                continue;
+            }
+            if self.deferred {
+                self.keys[r] = Some((copy_key(id, counts), request - 1));
                 continue;
             }
             let member = (request as usize - 1, r);
@@ -211,26 +218,18 @@ impl Copies {
         changed
     }
 
-    /// Every response's counts and whether it is a copy, found at once (the copies' state is
-    /// let go of next, [`Session::settle`]): the responses whose being a copy changed. Sorting
-    /// the responses' keys costs a fifth of keeping a map of them as they grow, one entry a
-    /// response looked up at random (3.5 % of `steps` on a 1 GB 2.1.100 transcript).
-    fn at_settle(&mut self, t: &Transcript, c: &Conversation, request_of: &[u32]) -> Vec<usize> {
+    /// Whether each response is a copy, from the keys its growth took, found at once (the
+    /// copies' state is let go of next, [`Session::settle`]): the responses whose being a
+    /// copy changed. Sorting the keys once costs less than keeping a map of them as they
+    /// grow, one entry a response looked up at random (3.5 % of `steps` on a 1 GB 2.1.100
+    /// transcript).
+    fn at_settle(&mut self) -> Vec<usize> {
         self.deferred = false;
-        self.counts.resize(c.responses.len(), None);
-        self.copied.resize(c.responses.len(), false);
-        let mut keyed: Vec<(CopyKey, u32, u32)> = Vec::new();
-        for (r, response) in c.responses.iter().enumerate() {
-            let request = request_of.get(r).copied().unwrap_or(0);
-            let sampling =
-                request > 0 && c.requests[request as usize - 1].kind == RequestKind::Sampling;
-            let (Some(id), Some(_), true) = (&response.message_id, response.usage, sampling) else {
-                continue;
-            };
-            let counts = super::usage::input_counts(&super::usage::largest(t, &response.lines));
-            self.counts[r] = Some(counts);
-            keyed.push((copy_key(id, counts), request - 1, r as u32));
-        }
+        let mut keyed: Vec<(CopyKey, u32, u32)> = std::mem::take(&mut self.keys)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(r, key)| key.map(|(key, request)| (key, request, r as u32)))
+            .collect();
         // In each group, the first (request, response) is the one the others copy.
         keyed.sort_unstable();
         let mut changed = Vec::new();
@@ -348,9 +347,7 @@ impl Session {
     pub(crate) fn settle(&mut self) {
         if self.growth.copies.deferred {
             let g = &mut self.growth;
-            let flipped = g
-                .copies
-                .at_settle(&self.transcript, &self.conversation, &g.request_of);
+            let flipped = g.copies.at_settle();
             let unchanged = self.refresh_responses(flipped);
             self.follow_ttl(unchanged);
         }
@@ -622,14 +619,20 @@ mod tests {
         };
         assert!(deferred.update(&t, &c, &request_of, &[0, 1]).is_empty());
         assert_eq!(deferred.copied, [false, false]);
-        assert_eq!(deferred.at_settle(&t, &c, &request_of), [1]);
+        // The first response's counts change and change back before it settles.
+        set_read(&mut t, 5);
+        assert!(deferred.update(&t, &c, &request_of, &[0]).is_empty());
+        set_read(&mut t, 0);
+        assert!(deferred.update(&t, &c, &request_of, &[0]).is_empty());
+        assert_eq!(deferred.at_settle(), [1]);
         assert_eq!(deferred.copied, [false, true]);
         set_read(&mut t, 5);
         let mut deferred = Copies {
             deferred: true,
             ..Copies::default()
         };
-        assert!(deferred.at_settle(&t, &c, &request_of).is_empty());
+        assert!(deferred.update(&t, &c, &request_of, &[0, 1]).is_empty());
+        assert!(deferred.at_settle().is_empty());
         assert_eq!(deferred.copied, [false, false]);
     }
 
