@@ -306,7 +306,7 @@ impl Analysis {
         upto: usize,
     ) {
         let upto = upto.min(session.steps().len());
-        let simulated = self.simulation.as_ref().map_or(0, |s| s.simulated.len());
+        let simulated = self.simulation.as_ref().map_or(0, |s| s.whole().len());
         if self.simulation.is_none() || unchanged < simulated {
             self.simulation = Simulation::new(session);
         }
@@ -327,7 +327,7 @@ impl Analysis {
     ) {
         self.rows.truncate(unchanged.min(upto));
         let from = self.rows.len();
-        let simulated = self.simulation.as_ref().map(|s| &s.simulated[..]);
+        let simulated = self.simulation.as_ref().map(Simulation::whole);
         crate::core::parallel::map_each_onto(
             &mut self.rows,
             upto - from,
@@ -470,7 +470,8 @@ pub(crate) fn analyze_step<S: AgentSession>(
         read_block: None,
         breakpoints: 0,
         incremental: false,
-        // Set where a step before it says whether it extends that one.
+        // None for a breakpoint cache; "first request", or why the step does not extend the
+        // one before it, below.
         chain_break: None,
         lost_tokens: 0,
     };

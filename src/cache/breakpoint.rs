@@ -81,6 +81,13 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// What it found for every step simulated, indexed by step: a simulation that handed
+    /// nothing over ([`Analysis`](super::Analysis)'s).
+    pub(super) fn whole(&self) -> &[Option<Simulated>] {
+        debug_assert_eq!(self.handed, 0, "the first steps' lookups were handed over");
+        &self.simulated
+    }
+
     /// What it found for the steps simulated since the last hand-over, taken away.
     pub(super) fn hand_over(&mut self) -> Vec<Option<Simulated>> {
         self.handed += self.simulated.len();

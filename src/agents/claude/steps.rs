@@ -87,7 +87,8 @@ struct Copies {
     /// Responses are keyed as they grow but grouped only when the session settles: then all
     /// at once, by sorting their keys ([`Copies::at_settle`]), not in `by_key`.
     deferred: bool,
-    /// Deferred: each response's key and request, as its last growth had them.
+    /// Deferred: each response's key and request, as keyed when its counts last changed (as
+    /// `by_key` keeps its members).
     keys: Vec<Option<(CopyKey, u32)>>,
 }
 

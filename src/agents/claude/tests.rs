@@ -1631,6 +1631,10 @@ fn rows_of_a_cache_simulated_while_planning_are_those_after_it() {
     let mut judged = 0;
     for (name, bytes) in &inputs {
         let session = Session::load(name, bytes).unwrap();
+        // Read once, its copies are found when it settles, by sorting: those the map kept.
+        let once = Session::new(super::load(name, bytes).unwrap());
+        let copied = |s: &Session| s.claude_steps.iter().map(|s| s.copied).collect::<Vec<_>>();
+        assert_eq!(copied(&once), copied(&session), "{name}");
         let make_plan = || super::session::plan(&session, Default::default(), Threads::new(2));
         let plan = make_plan();
         let rows = crate::cache::analyze(&session, &plan);
@@ -1639,9 +1643,12 @@ fn rows_of_a_cache_simulated_while_planning_are_those_after_it() {
             .filter(|r| r.read_block.is_some() || r.breakpoints > 0)
             .count();
         for threads in [1, 2] {
+            // A plan made before, given at once: the steps are analysed as the simulation
+            // hands them over.
+            let made = make_plan();
             let (again, rows_again) =
-                crate::cache::plan_and_analyze(&session, Threads::new(threads), || {
-                    Ok::<_, std::convert::Infallible>(make_plan())
+                crate::cache::plan_and_analyze(&session, Threads::new(threads), move || {
+                    Ok::<_, std::convert::Infallible>(made)
                 })
                 .unwrap();
             assert_eq!(again.fingerprints, plan.fingerprints, "{name}");
