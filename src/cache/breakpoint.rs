@@ -78,9 +78,7 @@ impl Simulation {
             }));
         }
     }
-}
 
-impl Simulation {
     /// What it found for every step simulated, indexed by step: a simulation that handed
     /// nothing over ([`Analysis`](super::Analysis)'s).
     pub(super) fn whole(&self) -> &[Option<Simulated>] {

@@ -232,11 +232,11 @@ impl Copies {
             .filter_map(|(r, key)| key.map(|(key, request)| (key, request, r as u32)))
             .collect();
         // Most files copy no response: their keys' first halves, sorted alone (8 bytes each, a
-        // third of the time), are all different, and no response is a copy.
+        // third of the time), are all different. Deferred, no response was marked a copy yet.
         let mut halves: Vec<u64> = keyed.iter().map(|(key, _, _)| key[0]).collect();
         halves.sort_unstable();
         if halves.windows(2).all(|pair| pair[0] != pair[1]) {
-            keyed.clear();
+            return Vec::new();
         }
         // In each group, the first (request, response) is the one the others copy.
         keyed.sort_unstable();
@@ -249,7 +249,6 @@ impl Copies {
                 changed.push(r);
             }
         }
-        changed.sort_unstable();
         changed
     }
 }
@@ -354,8 +353,7 @@ impl Session {
     /// step is planned again.
     pub(crate) fn settle(&mut self) {
         if self.growth.copies.deferred {
-            let g = &mut self.growth;
-            let flipped = g.copies.at_settle();
+            let flipped = self.growth.copies.at_settle();
             let unchanged = self.refresh_responses(flipped);
             self.follow_ttl(unchanged);
         }
