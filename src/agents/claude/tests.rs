@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::load::{LineContext, LineId, LineKind, LoadError, Loader};
+use super::load::{LineContext, LineId, LineKind, LoadError, Loader, Transcript};
 use super::session::Session;
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
@@ -294,6 +294,61 @@ fn bad_lines_are_skipped_with_their_line_and_reason() {
             "1 line(s) of unknown type `brand-new` kept, not read (first at line 7)",
         ]
     );
+}
+
+/// Recording notes a run's `uuid`s before it records the run's lines (so that their cache
+/// misses overlap): each line still points at the first line of its uuid, and a parent written
+/// after its child is still looked for in a cycle, as recording line by line does, however the
+/// file is cut.
+#[test]
+fn uuids_noted_a_run_at_a_time_read_as_noted_line_by_line() {
+    let line = |uuid: &str, parent: Option<&str>| {
+        serde_json::json!({"type": "user", "uuid": uuid, "parentUuid": parent,
+                           "version": "2.1.100", "sessionId": "s",
+                           "message": {"role": "user", "content": "hi"}})
+    };
+    let text = transcript_of(&[
+        line("a", None),
+        line("b", Some("a")),
+        line("a", Some("b")),
+        line("c", Some("d")),
+        line("d", Some("c")),
+        line("c", Some("d")),
+    ]);
+    let duplicates = |t: &Transcript| t.lines.iter().map(|l| l.duplicate_of).collect::<Vec<_>>();
+    let mut by_line = Loader::lean("t.jsonl", Threads::new(1));
+    by_line.push(text.as_bytes());
+    let by_line = by_line.finish().unwrap();
+    let expected = [None, None, Some(0), None, None, Some(3)];
+    assert_eq!(duplicates(&by_line), expected);
+    // `c` and `d` are each other's parents: a cycle, found because `c` names a parent
+    // written after it.
+    assert!(by_line.needs_content);
+    // Without them, nothing calls for the contents.
+    let ordered = text
+        .lines()
+        .take(3)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+    let mut loader = Loader::lean("t.jsonl", Threads::new(2));
+    loader.push(ordered.as_bytes());
+    assert!(!loader.finish().unwrap().needs_content);
+    for piece in [1, 40, 200, text.len()] {
+        let mut loader = Loader::lean("t.jsonl", Threads::new(2));
+        loader
+            .read_pieces_from(&mut text.as_bytes(), piece, &mut |_| {})
+            .unwrap();
+        let by_run = loader.finish().unwrap();
+        assert_eq!(duplicates(&by_run), expected, "{piece}");
+        assert!(by_run.needs_content, "{piece}");
+        let mut loader = Loader::lean("t.jsonl", Threads::new(2));
+        for chunk in text.as_bytes().chunks(piece) {
+            loader.push(chunk);
+        }
+        let pushed = loader.finish().unwrap();
+        assert_eq!(duplicates(&pushed), expected, "{piece}");
+        assert!(pushed.needs_content, "{piece}");
+    }
 }
 
 /// With a helper thread, bad lines are skipped as on one thread, and the last line cut short is

@@ -89,6 +89,8 @@ impl Conversation {
         let new_requests = self.requests.len();
         let mut grown_responses = Vec::new();
         let mut new = Vec::new();
+        // Calls and results by id, noted after the lines are read: see `note_ids`.
+        let (mut calls, mut results) = (Vec::new(), Vec::new());
         for (i, line) in lines.iter().enumerate().skip(from) {
             if line.duplicate_of.is_some() {
                 self.response_of.push(u32::MAX);
@@ -96,16 +98,14 @@ impl Conversation {
             }
             match &line.kind {
                 LineKind::User(u) => {
-                    for id in &u.tool_results {
-                        self.results.push(id_hash(id), i);
-                    }
+                    results.extend(u.tool_results.iter().map(|id| (id_hash(id), i)));
                     if u.tool_results.is_empty() {
                         self.prompts += 1;
                     }
                     self.response_of.push(u32::MAX);
                 }
                 LineKind::Assistant(a) => {
-                    let (r, became_sampling) = self.response_line(t, i, a);
+                    let (r, became_sampling) = self.response_line(t, i, a, &mut calls);
                     self.response_of.push(r as u32);
                     if grown_responses.last() != Some(&r) {
                         grown_responses.push(r);
@@ -135,6 +135,8 @@ impl Conversation {
                 _ => self.response_of.push(u32::MAX),
             }
         }
+        note_ids(&mut self.calls, calls);
+        note_ids(&mut self.results, results);
         new.sort_by_key(|r| r.at);
         let last = self.requests.last().map(|r| r.at);
         if new
@@ -207,7 +209,14 @@ impl Conversation {
     /// Assistant line `i` into its response (a new one, or the open one of its key): the
     /// response, and whether it now answers a request it did not before (its first line that
     /// is not Claude Code's own).
-    fn response_line(&mut self, t: &Transcript, i: usize, a: &Assistant) -> (usize, bool) {
+    /// Its calls' ids go into `calls` (by their hash), with the response.
+    fn response_line(
+        &mut self,
+        t: &Transcript,
+        i: usize,
+        a: &Assistant,
+        calls: &mut Vec<(u64, usize)>,
+    ) -> (usize, bool) {
         let thread = self.thread_of(t, i);
         let key = a
             .message_id
@@ -238,15 +247,21 @@ impl Conversation {
         let response = &mut self.responses[index];
         response.lines.push(i);
         response.tool_uses.extend(a.tool_uses.iter().cloned());
-        for id in &a.tool_uses {
-            self.calls.push(id_hash(id), index);
-        }
+        calls.extend(a.tool_uses.iter().map(|id| (id_hash(id), index)));
         let was_synthetic = response.synthetic;
         response.synthetic &= a.synthetic();
         if a.usage.is_some() {
             response.usage = a.usage;
         }
         (index, was_synthetic && !response.synthetic)
+    }
+}
+
+/// Note ids in `index`, in order, in a loop of their own: there the notes do not wait for each
+/// other, and their cache misses overlap (in a large file each note misses the caches).
+fn note_ids(index: &mut IdIndex, ids: Vec<(u64, usize)>) {
+    for (key, value) in ids {
+        index.push(key, value);
     }
 }
 
