@@ -195,24 +195,27 @@ impl Recorder {
     }
 
     /// Account for the non-blank lines of a run read, in order. The run's `uuid`s are noted
-    /// first, in a loop of their own: there the notes do not wait for each other, and their
-    /// cache misses overlap (in a large file each misses; one a line, between the other work
-    /// of recording, was most of recording's time). The lines' parents are looked up after:
-    /// a parent noted for a later line of the run reads as not before its child, as one not
-    /// yet noted does.
+    /// first, in a loop of their own: notes independent of the work between them, so that
+    /// their cache misses can overlap (in a large file each note misses; noted one a line
+    /// between the rest of recording, they were most of its time). The lines' parents are
+    /// looked up after: a parent noted for a later line of the run reads as not before its
+    /// child, as one not yet noted does.
     fn record_run(&mut self, t: &mut Transcript, run: Vec<pieces::Parsed>) {
-        let mut index = t.lines.len();
+        // The index each line read takes in `t.lines` (skipped lines take none).
+        let mut next = t.lines.len();
         let firsts: Vec<Option<usize>> = run
             .iter()
             .map(|(_, parsed)| {
                 let line = parsed.as_ref().ok()?;
-                index += 1;
-                t.uuids.first(line.uuid.as_ref()?, index - 1)
+                let index = next;
+                next += 1;
+                t.uuids.first(line.uuid.as_ref()?, index)
             })
             .collect();
         for ((number, parsed), first) in run.into_iter().zip(firsts) {
             self.record_line(t, number, parsed.map(|line| (line, first)));
         }
+        debug_assert_eq!(next, t.lines.len(), "each line noted under its index");
     }
 
     /// Account for a non-blank line read.
@@ -227,7 +230,8 @@ impl Recorder {
         self.record_line(t, number, parsed);
     }
 
-    /// Account for a non-blank line read, its `uuid` noted: the first line noted for it.
+    /// Account for a non-blank line read, its `uuid` noted: with the line, the earlier line of
+    /// that uuid (its `duplicate_of`), `None` when it is the first.
     fn record_line(
         &mut self,
         t: &mut Transcript,
@@ -260,6 +264,7 @@ impl Recorder {
                 if let Some(lean) = &mut self.lean {
                     t.left_out_named.any |= lean.see(&line);
                     let index = t.lines.len();
+                    // `at > index`: not yet read, or noted for a later line of this run.
                     lean.parent_not_before |= line
                         .parent
                         .as_ref()

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::load::{LineContext, LineId, LineKind, LoadError, Loader, Transcript};
+use super::load::{LineContext, LineId, LineKind, LoadError, Loader};
 use super::session::Session;
 use super::thread::{RequestKind, Role, ThreadKey};
 use super::{conversation, load};
@@ -307,19 +307,26 @@ fn uuids_noted_a_run_at_a_time_read_as_noted_line_by_line() {
                            "version": "2.1.100", "sessionId": "s",
                            "message": {"role": "user", "content": "hi"}})
     };
+    // A skipped line and a line without a uuid take no index and one: the repeated `c` is
+    // of the line at index 4.
+    let no_uuid = serde_json::json!({"type": "user", "version": "2.1.100", "sessionId": "s",
+                                     "message": {"role": "user", "content": "hi"}});
     let text = transcript_of(&[
         line("a", None),
         line("b", Some("a")),
         line("a", Some("b")),
+        serde_json::json!([1]),
+        no_uuid,
         line("c", Some("d")),
         line("d", Some("c")),
         line("c", Some("d")),
     ]);
-    let duplicates = |t: &Transcript| t.lines.iter().map(|l| l.duplicate_of).collect::<Vec<_>>();
+    let duplicates =
+        |t: &super::Transcript| t.lines.iter().map(|l| l.duplicate_of).collect::<Vec<_>>();
     let mut by_line = Loader::lean("t.jsonl", Threads::new(1));
     by_line.push(text.as_bytes());
     let by_line = by_line.finish().unwrap();
-    let expected = [None, None, Some(0), None, None, Some(3)];
+    let expected = [None, None, Some(0), None, None, None, Some(4)];
     assert_eq!(duplicates(&by_line), expected);
     // `c` and `d` are each other's parents: a cycle, found because `c` names a parent
     // written after it.
@@ -333,6 +340,7 @@ fn uuids_noted_a_run_at_a_time_read_as_noted_line_by_line() {
     let mut loader = Loader::lean("t.jsonl", Threads::new(2));
     loader.push(ordered.as_bytes());
     assert!(!loader.finish().unwrap().needs_content);
+    // Cut in pieces of a line or two, and whole: one run of all the lines.
     for piece in [1, 40, 200, text.len()] {
         let mut loader = Loader::lean("t.jsonl", Threads::new(2));
         loader

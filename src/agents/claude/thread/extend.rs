@@ -209,7 +209,8 @@ impl Conversation {
     /// Assistant line `i` into its response (a new one, or the open one of its key): the
     /// response, and whether it now answers a request it did not before (its first line that
     /// is not Claude Code's own).
-    /// Its calls' ids go into `calls` (by their hash), with the response.
+    ///
+    /// Its calls' ids go into `calls` (by their hash), each with the response's index.
     fn response_line(
         &mut self,
         t: &Transcript,
@@ -257,8 +258,8 @@ impl Conversation {
     }
 }
 
-/// Note ids in `index`, in order, in a loop of their own: there the notes do not wait for each
-/// other, and their cache misses overlap (in a large file each note misses the caches).
+/// Note ids in `index`, in order, in a loop of their own: notes independent of the work
+/// between them, so that their cache misses can overlap (in a large file each note misses).
 fn note_ids(index: &mut IdIndex, ids: Vec<(u64, usize)>) {
     for (key, value) in ids {
         index.push(key, value);
