@@ -102,6 +102,14 @@ pub trait AgentSession: Sync {
     /// The id of the session this one was forked from, when it says so.
     fn forked_from(&self) -> Option<&str>;
 
+    /// What this session is of `parent` when its file holds copies of `parent`'s lines under a
+    /// session of its own without naming it (Claude Code's `--fork-session`, or a resume that
+    /// copied): `diff` says "B is ...". `None` otherwise, and for a fork that names its parent
+    /// ([`forked_from`](AgentSession::forked_from)).
+    fn copy_of(&self, parent: &Self) -> Option<&'static str>
+    where
+        Self: Sized;
+
     /// The prompt cache the session's requests met: its provider's.
     fn cache_model(&self) -> &'static dyn CacheModel;
 

@@ -85,6 +85,13 @@ impl AgentSession for Session {
     fn forked_from(&self) -> Option<&str> {
         each!(self, s => s.forked_from())
     }
+    fn copy_of(&self, parent: &Self) -> Option<&'static str> {
+        match (self, parent) {
+            (Session::Claude(b), Session::Claude(a)) => b.copy_of(a),
+            (Session::Codex(b), Session::Codex(a)) => b.copy_of(a),
+            _ => None,
+        }
+    }
     fn cache_model(&self) -> &'static dyn CacheModel {
         each!(self, s => s.cache_model())
     }

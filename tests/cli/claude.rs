@@ -524,6 +524,9 @@ fn diff_of_a_copied_resume_names_the_possible_causes() {
         skip("tests/conformance is not present (outside the repository checkout)");
         return;
     };
+    // A resume's copy is of A's requests, under new uuids: no fork.
+    let text = String::from_utf8(run(&["diff", &a, &b]).stdout).unwrap();
+    assert!(text.contains("B continues A with 2 more step(s)"), "{text}");
     let output = run(&["diff", "--format", "json", &a, &b]);
     assert_eq!(
         code(&output),
@@ -547,7 +550,8 @@ fn diff_of_a_copied_resume_names_the_possible_causes() {
     );
 }
 
-/// A fork whose first own request reads all the parent left cached: nothing to name, exit 0.
+/// A fork whose first own request reads all the parent left cached: no drift to name (exit 0),
+/// and B said to copy A into a session of its own.
 #[test]
 fn diff_of_a_fork_that_keeps_the_prefix_names_nothing() {
     let (Some(a), Some(b)) = (
@@ -559,6 +563,15 @@ fn diff_of_a_fork_that_keeps_the_prefix_names_nothing() {
     };
     let d = json(&["diff", "--format", "json", &a, &b]);
     assert_eq!(d["drifts"], serde_json::json!([]));
+    // Its file names no parent, but holds A's lines under a session of its own.
+    let text = String::from_utf8(run(&["diff", &a, &b]).stdout).unwrap();
+    assert!(
+        text.contains(
+            "B is a copy of A in a session of its own (a `--fork-session`, or a resume that \
+             copied A) with 2 more step(s)"
+        ),
+        "{text}"
+    );
     // The fork's copies of A's two requests are A's; its own begin at turn 2.
     assert_eq!(d["aligned_steps"], 2);
     assert_eq!(

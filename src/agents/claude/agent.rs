@@ -125,6 +125,34 @@ impl AgentSession for Session {
         None
     }
 
+    /// `--fork-session` copies the parent's lines, their uuids kept, into a file of the fork's
+    /// own session (recorded from 1.0.128 to 2.1.332; 2.0.77 keeps the copies' `sessionId`).
+    /// A resume may copy them so too: 1.0.56's `--continue` did (a real sample), and 2.1.x
+    /// resumes sometimes copy (`../shared/reference/claude-code.md`), though every recorded
+    /// resume from 1.0.128 on appends to its own session. The file cannot tell which.
+    fn copy_of(&self, parent: &Self) -> Option<&'static str> {
+        let parent_ids: std::collections::HashSet<&str> = parent
+            .transcript
+            .lines
+            .iter()
+            .filter_map(|l| l.context.session_id.as_deref())
+            .collect();
+        let lines = &self.transcript.lines;
+        let own_session = lines.iter().any(|l| {
+            l.context
+                .session_id
+                .as_deref()
+                .is_some_and(|id| !parent_ids.contains(id))
+        });
+        let copied = lines
+            .iter()
+            .filter_map(|l| l.uuid.as_ref())
+            .any(|u| parent.transcript.uuids.get(u).is_some());
+        (own_session && copied).then_some(
+            "a copy of A in a session of its own (a `--fork-session`, or a resume that copied A)",
+        )
+    }
+
     fn cache_model(&self) -> &'static dyn CacheModel {
         &BreakpointPrefixCache
     }

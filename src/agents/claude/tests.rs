@@ -1089,6 +1089,31 @@ fn before_run(case: &Path, meta: &Value, run: usize) -> Option<(String, Vec<u8>)
     Some((format!("{earlier} (before run {run})"), kept.into_bytes()))
 }
 
+/// 1.0.56's `--continue` (a real sample) copied the history into a new session, uuids kept, as
+/// `--fork-session` does: the copy is named, and as either.
+#[test]
+fn a_resume_that_copied_is_named_a_copy() {
+    use crate::AgentSession;
+    let samples = claude_sample_bytes();
+    let load = |name: &str| {
+        let (_, bytes) = samples.iter().find(|(n, _)| n == name)?;
+        Some(Session::load(name, bytes).unwrap())
+    };
+    let (Some(first), Some(continued)) = (
+        load("slopus__happy-cli__0-say-lol-session.jsonl"),
+        load("slopus__happy-cli__1-continue-run-ls-tool.jsonl"),
+    ) else {
+        assert!(samples.is_empty(), "the happy-cli samples are missing");
+        return;
+    };
+    assert_eq!(
+        continued.copy_of(&first),
+        Some("a copy of A in a session of its own (a `--fork-session`, or a resume that copied A)")
+    );
+    // The first holds no line of a session the other lacks.
+    assert_eq!(first.copy_of(&continued), None);
+}
+
 /// `diff` on every recorded resume, continue and fork: B's first request of its own against A's
 /// last names a drift exactly where the mock's cache read less than A's last request left
 /// cached, and none where it read all of it.
@@ -1183,6 +1208,12 @@ fn diff_names_the_break_of_every_recorded_resume_and_none_elsewhere() {
                     .map(|x| (x.class.name(), x.component, x.detail.clone()))
                     .collect::<Vec<_>>()
             ));
+        }
+        // Of the recorded resumes, continues and forks, only a `--fork-session` copies A's
+        // lines into a session of its own (1.0.30's resume copies them under new uuids).
+        use crate::AgentSession;
+        if sb.copy_of(&sa).is_some() != (scenario == "fork_session") {
+            report.push(format!("{label}: B is {:?}", sb.copy_of(&sa)));
         }
         if scenario == "model_switch"
             && !d

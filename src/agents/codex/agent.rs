@@ -28,6 +28,11 @@ impl AgentSession for Session {
         self.rollout.meta.as_ref()?.forked_from_id.as_deref()
     }
 
+    /// A Codex fork names its parent (`forked_from_id`), and `diff` names it as such.
+    fn copy_of(&self, _parent: &Self) -> Option<&'static str> {
+        None
+    }
+
     /// Codex talks to OpenAI's Responses API.
     fn cache_model(&self) -> &'static dyn CacheModel {
         &AutomaticPrefixCache
