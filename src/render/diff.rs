@@ -177,11 +177,11 @@ pub fn write_diff_text<S: AgentSession>(
         diff.pairs.len()
     )?;
     // B continues A only when it holds all of A; otherwise its extra steps are just its own.
-    let copy = b.copy_of(a);
-    if let Some(copy) = copy.filter(|_| !diff.b_only.is_empty() && diff.a_only.is_empty()) {
-        writeln!(out, "B is {copy} with {} more step(s)", diff.b_only.len())?;
-    } else if !diff.b_only.is_empty() && diff.a_only.is_empty() {
-        writeln!(out, "B continues A with {} more step(s)", diff.b_only.len())?;
+    if !diff.b_only.is_empty() && diff.a_only.is_empty() {
+        match b.copy_of(a) {
+            Some(copy) => writeln!(out, "B is {copy} with {} more step(s)", diff.b_only.len())?,
+            None => writeln!(out, "B continues A with {} more step(s)", diff.b_only.len())?,
+        }
     } else if !diff.b_only.is_empty() {
         writeln!(out, "{} step(s) of B are not in A", diff.b_only.len())?;
     }

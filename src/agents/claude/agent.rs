@@ -126,29 +126,22 @@ impl AgentSession for Session {
     }
 
     /// `--fork-session` copies the parent's lines, their uuids kept, into a file of the fork's
-    /// own session (recorded from 1.0.128 to 2.1.332; 2.0.77 keeps the copies' `sessionId`).
-    /// A resume may copy them so too: 1.0.56's `--continue` did (a real sample), and 2.1.x
-    /// resumes sometimes copy (`../shared/reference/claude-code.md`), though every recorded
-    /// resume from 1.0.128 on appends to its own session. The file cannot tell which.
+    /// own session (every recorded build from 1.0.128 to 2.1.332; 2.0.77 keeps the parent's
+    /// `sessionId` on the first copy only). A resume may copy them so too: 1.0.56's
+    /// `--continue` did (a real sample), and 2.1.x resumes sometimes copy
+    /// (`../shared/reference/claude-code.md`), though every recorded resume from 1.0.128 on
+    /// appends to its own session. The file cannot tell which. A line of both files under the
+    /// same session id is no copy: a file and a later snapshot of it share every line, and
+    /// some files change session id part way.
     fn copy_of(&self, parent: &Self) -> Option<&'static str> {
-        let parent_ids: std::collections::HashSet<&str> = parent
-            .transcript
-            .lines
-            .iter()
-            .filter_map(|l| l.context.session_id.as_deref())
-            .collect();
-        let lines = &self.transcript.lines;
-        let own_session = lines.iter().any(|l| {
-            l.context
-                .session_id
-                .as_deref()
-                .is_some_and(|id| !parent_ids.contains(id))
+        let of_parent = &parent.transcript;
+        let copied = self.transcript.lines.iter().any(|l| {
+            l.uuid
+                .as_ref()
+                .and_then(|u| of_parent.uuids.get(u))
+                .is_some_and(|k| of_parent.lines[k].context.session_id != l.context.session_id)
         });
-        let copied = lines
-            .iter()
-            .filter_map(|l| l.uuid.as_ref())
-            .any(|u| parent.transcript.uuids.get(u).is_some());
-        (own_session && copied).then_some(
+        copied.then_some(
             "a copy of A in a session of its own (a `--fork-session`, or a resume that copied A)",
         )
     }

@@ -1090,28 +1090,34 @@ fn before_run(case: &Path, meta: &Value, run: usize) -> Option<(String, Vec<u8>)
 }
 
 /// 1.0.56's `--continue` (a real sample) copied the history into a new session, uuids kept, as
-/// `--fork-session` does: the copy is named, and as either.
+/// `--fork-session` does: the copy is named, as either. A snapshot of that file is no copy of
+/// it, though the file's later lines are of another session than its first.
 #[test]
-fn a_resume_that_copied_is_named_a_copy() {
+fn a_resume_that_copied_is_named_a_copy_and_a_snapshot_is_not() {
     use crate::AgentSession;
     let samples = claude_sample_bytes();
-    let load = |name: &str| {
-        let (_, bytes) = samples.iter().find(|(n, _)| n == name)?;
-        Some(Session::load(name, bytes).unwrap())
-    };
+    let bytes = |name: &str| samples.iter().find(|(n, _)| n == name).map(|(_, b)| b);
     let (Some(first), Some(continued)) = (
-        load("slopus__happy-cli__0-say-lol-session.jsonl"),
-        load("slopus__happy-cli__1-continue-run-ls-tool.jsonl"),
+        bytes("slopus__happy-cli__0-say-lol-session.jsonl"),
+        bytes("slopus__happy-cli__1-continue-run-ls-tool.jsonl"),
     ) else {
         assert!(samples.is_empty(), "the happy-cli samples are missing");
         return;
     };
+    let load = |bytes: &[u8]| Session::load("t.jsonl", bytes).unwrap();
+    let (first, whole) = (load(first), load(continued));
     assert_eq!(
-        continued.copy_of(&first),
+        whole.copy_of(&first),
         Some("a copy of A in a session of its own (a `--fork-session`, or a resume that copied A)")
     );
-    // The first holds no line of a session the other lacks.
-    assert_eq!(first.copy_of(&continued), None);
+    // Its summary, its copy of the first prompt (the first session's) and the answer (its own).
+    let snapshot: Vec<u8> = continued
+        .split_inclusive(|b| *b == b'\n')
+        .take(3)
+        .flatten()
+        .copied()
+        .collect();
+    assert_eq!(whole.copy_of(&load(&snapshot)), None);
 }
 
 /// `diff` on every recorded resume, continue and fork: B's first request of its own against A's
